@@ -1,0 +1,55 @@
+# The two commands of the README:
+#   make book   -- build the book (creates .venv, installs everything, executes every chapter) into _build/html
+#   make test   -- run every test: unit/property/statistical, notebooks under nbval, the book build with
+#                  warnings as errors, and a headless-Chromium test of the built site
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+JB := $(VENV)/bin/jupyter-book
+STAMP := $(VENV)/.installed-stamp
+NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
+
+.PHONY: book test venv vendor notebooks unit nbval build-strict browser bench clean
+
+venv: $(STAMP)
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $@
+
+vendor: venv
+	$(PY) scripts/vendor_js.py
+
+# The main job: the static site in _build/html.
+book: venv vendor
+	$(JB) build . --all
+
+# Everything CI checks. The strict build comes first because the browser test reads its output.
+test: build-strict
+	$(PY) -m pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+build-strict: venv vendor
+	$(JB) build . --all -W -n --keep-going
+
+unit: venv
+	$(PY) -m pytest tests -m "not browser"
+
+nbval: venv
+	$(PY) -m pytest $(NOTEBOOKS) --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+browser: venv
+	$(PY) -m pytest tests -m browser
+
+# Re-execute the chapters in place and strip images/widget state (commit the result).
+notebooks: venv
+	$(PY) scripts/execute_notebooks.py $(NOTEBOOKS)
+
+bench: venv
+	$(PY) benchmarks/bench_simulate.py
+
+clean:
+	rm -rf _build _vendor .jupyter_cache

@@ -1,0 +1,11 @@
+"""Every figure the book shows, as functions of parameters or results.
+
+One submodule a chapter; each function draws on a given matplotlib ``Axes`` (or makes a figure),
+returns the ``Figure``, and is what both a chapter's static figure and its widget call, so the
+static page and the live notebook show the same picture.
+"""
+
+from .background import plot_kl, plot_laplace_mechanism
+from .style import new_figure
+
+__all__ = ["new_figure", "plot_kl", "plot_laplace_mechanism"]

@@ -1,0 +1,143 @@
+"""The built site, opened in a real headless Chromium, offline.
+
+Reads ``_toc.yml`` so every page of the book is covered, including chapters added later. For each
+page it asserts that:
+
+- math is typeset by the *local* MathJax (``mjx-container`` elements appear and MathJax was loaded
+  from the site itself);
+- every image has loaded (``naturalWidth > 0``);
+- chapters show a static figure for every widget cell (cells tagged ``widget`` and
+  ``static-figure``; myst-nb turns tags into ``tag_<name>`` classes);
+- nothing is requested from outside localhost.
+
+Needs ``_build/html`` (``make build-strict`` or ``make book``) and Debian's ``chromium``; driven by
+Playwright with ``executable_path`` (Playwright's own browser download is not reachable here).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "_build" / "html"
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+
+pytestmark = pytest.mark.browser
+
+
+def toc_pages() -> list[str]:
+    """Every document listed in _toc.yml (root, chapters, sections), as site-relative .html paths."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+            for part in entry.get("parts", []) or []:
+                walk(part.get("chapters"))
+
+    walk(toc.get("chapters"))
+    for part in toc.get("parts", []) or []:
+        walk(part.get("chapters"))
+    return [f"{Path(f).with_suffix('')}.html" for f in files]
+
+
+PAGES = toc_pages()
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (SITE / "index.html").exists():
+        pytest.fail("_build/html is missing: build the book first (make build-strict)")
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest output readable
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        )
+        yield b
+        b.close()
+
+
+def test_toc_lists_the_chapters():
+    assert any("ch01_background" in p for p in PAGES), PAGES
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_page_renders_offline(server, browser, page_path):
+    page = browser.new_page()
+    outside: list[str] = []
+    failed: list[str] = []
+
+    def on_request(req):
+        host = urlparse(req.url).hostname
+        if req.url.startswith(("data:", "blob:", "about:")):
+            return
+        if host not in ("127.0.0.1", "localhost"):
+            outside.append(req.url)
+
+    page.on("request", on_request)
+    page.on("requestfailed", lambda req: failed.append(req.url))
+    # Refuse anything that is not localhost, so the test is really offline.
+    page.route("**/*", lambda route: route.continue_()
+               if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost")
+               else route.abort())
+    page.goto(f"{server}/{page_path}", wait_until="load")
+
+    has_math = page.evaluate("document.querySelectorAll('.math').length") > 0
+    if has_math:
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
+        page.evaluate("MathJax.startup.promise")
+        page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=20000)
+        src = page.evaluate("Array.from(document.scripts).map(s => s.src).filter(s => s.includes('tex-chtml'))")
+        assert src and all(urlparse(s).hostname == "127.0.0.1" for s in src), src
+        errors = page.evaluate("document.querySelectorAll('mjx-merror').length")
+        assert errors == 0, f"{page_path}: {errors} formulas failed to typeset"
+
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=20000)
+    broken = page.evaluate(
+        "Array.from(document.images).filter(i => !(i.naturalWidth > 0)).map(i => i.src)")
+    assert not broken, f"{page_path}: images did not load: {broken}"
+
+    if Path(page_path).name.startswith("ch"):
+        widgets = page.evaluate("document.querySelectorAll('.cell.tag_widget').length")
+        statics = page.evaluate(
+            "Array.from(document.querySelectorAll('.cell.tag_static-figure'))"
+            ".filter(c => Array.from(c.querySelectorAll('img')).some(i => i.naturalWidth > 0)).length")
+        assert widgets >= 1, f"{page_path}: a chapter without a widget"
+        assert statics >= widgets, f"{page_path}: {widgets} widgets but only {statics} static figures"
+
+    page.wait_for_timeout(300)  # let late requests (fonts, widget modules) show up
+    assert not outside, f"{page_path}: requested outside localhost: {outside}"
+    assert not failed, f"{page_path}: failed requests: {failed}"
+    page.close()
