@@ -1,0 +1,48 @@
+"""Explorers of the Concentration chapter: the private sum's tail and its exponent."""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from ..plotting.concentration import M_RULES, plot_tail_bounds, plot_tail_exponent
+from .core import explorer
+
+__all__ = ["tail_explorer", "exponent_explorer"]
+
+_STYLE = {"description_width": "initial"}
+#: sample sizes offered by the tail explorer (the exact tail costs O(n m) per threshold)
+_N_CHOICES = (20, 50, 100, 200, 500, 1000, 2000)
+
+
+def tail_explorer(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0.5, x: float = 0.7) -> W.VBox:
+    """Move n, m, eps, mu and a threshold x; see the exact tail of the private sum against the bounds.
+
+    Redraws :func:`dpb.plotting.concentration.plot_tail_bounds` (exact tail, Monte Carlo with a fixed
+    seed and 20000 runs, private Chernoff, separate and noise-free Chernoff bounds; and the terms of
+    the convolution at ``x``).
+    """
+    if n not in _N_CHOICES:
+        raise ValueError(f"n must be one of {_N_CHOICES}, got {n!r}")
+    controls = {
+        "n": W.SelectionSlider(options=_N_CHOICES, value=n, description="samples n", style=_STYLE),
+        "m": W.IntSlider(value=m, min=0, max=20, step=1, description="noises m", style=_STYLE),
+        "eps": W.FloatLogSlider(value=eps, base=10, min=-2, max=1, step=0.05, description="ε", style=_STYLE),
+        "mu": W.FloatSlider(value=mu, min=0.05, max=0.95, step=0.05, description="mean μ", style=_STYLE),
+        "x": W.FloatSlider(value=x, min=0.05, max=1.0, step=0.01, description="threshold x", style=_STYLE),
+    }
+    return explorer(plot_tail_bounds, controls, "Tail of the private sum: exact, simulated and bounded")
+
+
+def exponent_explorer(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rule: str = "log n") -> W.VBox:
+    """Move x, mu, eps and the growth of m; see -(1/n) log P approach d_eps(x, mu) rather than kl(x, mu).
+
+    Redraws :func:`dpb.plotting.concentration.plot_tail_exponent`.  A threshold ``x`` below ``mu``
+    is moved to ``mu`` (the upper tail is shown).
+    """
+    controls = {
+        "x": W.FloatSlider(value=x, min=0.05, max=1.0, step=0.01, description="threshold x", style=_STYLE),
+        "mu": W.FloatSlider(value=mu, min=0.05, max=0.95, step=0.05, description="mean μ", style=_STYLE),
+        "eps": W.FloatLogSlider(value=eps, base=10, min=-2, max=1, step=0.05, description="ε", style=_STYLE),
+        "m_rule": W.Dropdown(options=M_RULES, value=m_rule, description="m grows like", style=_STYLE),
+    }
+    return explorer(plot_tail_exponent, controls, "Exponent of the private tail against n")

@@ -1,0 +1,238 @@
+"""Figures and explorers of the lower-bound chapter (dpb.plotting.lower_bound, dpb.widgets.lower_bound)."""
+
+import ipywidgets as W
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from dpb.bounds import azize_basu_2022_constant, lower_bound_constant  # noqa: E402
+from dpb.divergences import d_eps, z_star  # noqa: E402
+from dpb.plotting import lower_bound as pl  # noqa: E402
+from dpb.widgets import lower_bound as wl  # noqa: E402
+
+
+def _has_data(fig):
+    return all(ax.has_data() for ax in fig.axes)
+
+
+# ----------------------------------------------------------------------------------------------
+# figures
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "plot, kwargs",
+    [
+        (pl.plot_d_eps, {}),
+        (pl.plot_d_eps, {"mu_a": 0.8, "mu_star": 0.4, "eps": 3.0}),  # x > y, low privacy
+        (pl.plot_d_eps, {"mu_a": 0.2, "mu_star": 1.0, "eps": 0.3}),  # kl infinite, threshold infinite
+        (pl.plot_lower_bound_constants, {}),
+        (pl.plot_lower_bound_constants, {"env": [0.9, 0.8, 0.6, 0.3]}),
+        (pl.plot_lower_bound_constants, {"env": "mu1", "eps_min": 1e-3, "eps_max": 0.1}),
+        (pl.plot_double_change, {}),
+        (pl.plot_double_change, {"mu2_prime": 0.95}),  # clipped into [mu2, mu1]
+        (pl.plot_coupled_hamming, {"horizon": 200, "n_runs": 60}),
+        (pl.plot_coupled_hamming, {"horizon": 200, "n_runs": 60, "policy": "follow the leader"}),
+        (pl.plot_coupled_hamming, {"horizon": 200, "n_runs": 60, "policy": "uniform"}),
+    ],
+)
+def test_plot_returns_a_figure_with_data(plot, kwargs):
+    fig = plot(**kwargs)
+    assert isinstance(fig, matplotlib.figure.Figure)
+    assert len(fig.axes) == 2 and _has_data(fig)
+    plt.close(fig)
+
+
+def test_d_eps_figure_marks_the_minimiser_and_the_regime():
+    fig = pl.plot_d_eps(mu_a=0.3, mu_star=0.7, eps=0.5)
+    ax = fig.axes[0]
+    zs, dv = z_star(0.3, 0.7, 0.5), d_eps(0.3, 0.7, 0.5)
+    points = [line for line in ax.get_lines() if len(line.get_xdata()) == 1]
+    assert np.isclose(points[0].get_xdata()[0], zs) and np.isclose(points[0].get_ydata()[0], dv)
+    assert "high privacy" in ax.get_title()
+    plt.close(fig)
+    fig = pl.plot_d_eps(mu_a=0.3, mu_star=0.7, eps=2.0)  # eps* = 2 logit(0.7) = 1.69
+    assert "low privacy" in fig.axes[0].get_title()
+    plt.close(fig)
+
+
+def test_constants_figure_draws_the_library_constants():
+    fig = pl.plot_lower_bound_constants("mu2", eps_min=0.01, eps_max=10.0, n_eps=50)
+    grid = np.logspace(-2, 1, 50)
+    lines = [line for line in fig.axes[0].get_lines() if len(line.get_xdata()) == 50]
+    mu2 = [0.75, 0.625, 0.5, 0.375, 0.25]
+    np.testing.assert_allclose(lines[0].get_ydata(), lower_bound_constant(mu2, grid))
+    np.testing.assert_allclose(lines[1].get_ydata(), azize_basu_2022_constant(mu2, grid))
+    ratio = [line for line in fig.axes[1].get_lines() if len(line.get_xdata()) == 50][0].get_ydata()
+    assert np.all(ratio >= 1 - 1e-12) and np.isclose(ratio[-1], 1.0) and ratio[0] > 6
+    plt.close(fig)
+
+
+def test_double_change_figure_marks_the_optimum():
+    fig = pl.plot_double_change(mu2=0.3, mu1=0.7, eps=0.5, mu2_prime=0.45)
+    star = [line for line in fig.axes[0].get_lines() if line.get_marker() == "*"][0]
+    assert np.isclose(star.get_xdata()[0], z_star(0.3, 0.7, 0.5))
+    assert np.isclose(star.get_ydata()[0], d_eps(0.3, 0.7, 0.5))
+    # the total drawn on the grid is never below its minimum d_eps
+    total = fig.axes[0].get_lines()[2].get_ydata()
+    assert total.min() >= d_eps(0.3, 0.7, 0.5) - 1e-12
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    "plot, kwargs",
+    [
+        (pl.plot_d_eps, {"mu_a": 0.5, "mu_star": 0.5}),
+        (pl.plot_d_eps, {"eps": float("inf")}),
+        (pl.plot_d_eps, {"mu_a": 1.2}),
+        (pl.plot_lower_bound_constants, {"env": "mu9"}),
+        (pl.plot_lower_bound_constants, {"env": [0.5, 0.5]}),
+        (pl.plot_lower_bound_constants, {"eps_min": 1.0, "eps_max": 0.5}),
+        (pl.plot_double_change, {"mu2": 0.7, "mu1": 0.3}),
+        (pl.plot_double_change, {"mu1": 1.0}),
+        (pl.plot_coupled_hamming, {"mu2_prime": 0.3}),
+        (pl.plot_coupled_hamming, {"policy": "oracle"}),
+    ],
+)
+def test_plots_refuse_invalid_inputs(plot, kwargs):
+    with pytest.raises(ValueError):
+        plot(**kwargs)
+    plt.close("all")
+
+
+# ----------------------------------------------------------------------------------------------
+# the computations behind the coupled-simulation figure
+# ----------------------------------------------------------------------------------------------
+def test_pulling_rules():
+    assert pl.pulling_rule("uniform") == 0.5
+    assert pl.pulling_rule("follow the leader") is pl.follow_the_leader
+    rule = pl.pulling_rule("random rate")
+    rng = np.random.default_rng(0)
+    counts = np.zeros((2000, 2), dtype=int)
+    first = rule(1, counts, counts, rng)
+    # each run keeps its own rate: the per-run frequency over many steps is spread over [0, 1]
+    freq = np.mean([rule(t, counts, counts, rng) for t in range(2, 202)], axis=0)
+    assert first.shape == (2000,) and first.dtype == bool
+    assert freq.min() < 0.1 and freq.max() > 0.9 and abs(freq.mean() - 0.5) < 0.03
+    with pytest.raises(ValueError, match="unknown policy"):
+        pl.pulling_rule("greedy")
+
+
+def test_follow_the_leader_rule():
+    rng = np.random.default_rng(1)
+    counts = np.array([[1, 1], [1, 1], [3, 2]])
+    assert not pl.follow_the_leader(1, counts, counts, rng).any()
+    assert pl.follow_the_leader(2, counts, counts, rng).all()
+    sums = np.array([[1, 0], [0, 1], [2, 2]])  # means (1, 0), (0, 1), (2/3, 1)
+    np.testing.assert_array_equal(pl.follow_the_leader(3, counts, sums, rng), [False, True, True])
+    ties = pl.follow_the_leader(3, np.ones((4000, 2)), np.zeros((4000, 2)), rng)
+    assert 0.45 < ties.mean() < 0.55
+
+
+def test_coupled_runs_uniform_matches_the_coupling():
+    h = pl.coupled_runs(0.7, 0.3, 0.5, policy="uniform", horizon=400, n_runs=500, seed=3)
+    assert np.allclose(h.tv, [0.0, 0.2])
+    assert np.all(h.d_ham <= h.n2)
+    # E[d_Ham] = TV E[N_2]: 5-sigma bound (Var(d_Ham - TV N_2) = TV (1 - TV) E[N_2])
+    dev = h.d_ham - 0.2 * h.n2
+    assert abs(dev.mean()) <= 5 * np.sqrt(0.2 * 0.8 * h.n2.mean() / 500)
+    again = pl.coupled_runs(0.7, 0.3, 0.5, policy="uniform", horizon=400, n_runs=500, seed=3)
+    np.testing.assert_array_equal(h.d_ham, again.d_ham)
+
+
+def test_follow_the_leader_ratio_is_biased_but_pooled_ratio_is_not():
+    h = pl.coupled_runs(0.7, 0.3, 0.5, policy="follow the leader", horizon=300, n_runs=3000, seed=1)
+    ratio = h.hamming_ratio()
+    one = h.n2 == 1  # runs that gave up arm 2 after one pull: mostly after a 0, where Z = 1 w.p. 2/7
+    assert one.sum() > 1000
+    se = np.std(ratio[one]) / np.sqrt(one.sum())
+    assert ratio[one].mean() > 0.2 + 4 * se
+    dev = h.d_ham - 0.2 * h.n2
+    assert abs(dev.mean()) <= 5 * np.sqrt(0.2 * 0.8 * h.n2.mean() / 3000)
+
+
+def test_binned_means():
+    x = np.arange(100, dtype=float)
+    y = np.where(x < 50, 1.0, 3.0)
+    c, m, n = pl.binned_means(x, y, n_bins=2)
+    np.testing.assert_allclose(m, [1.0, 3.0])
+    assert n.sum() == 100 and c[0] < c[1]
+    c, m, n = pl.binned_means(np.ones(5), np.array([1.0, 2.0, 3.0, np.nan, 4.0]))
+    assert np.allclose(m, [2.5]) and n.tolist() == [4]
+    assert pl.binned_means(np.ones(2), np.full(2, np.nan))[0].size == 0
+    with pytest.raises(ValueError):
+        pl.binned_means(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError):
+        pl.binned_means(np.ones(3), np.ones(3), n_bins=0)
+
+
+# ----------------------------------------------------------------------------------------------
+# explorers
+# ----------------------------------------------------------------------------------------------
+def test_parse_means():
+    assert wl.parse_means("0.9, 0.5, 0.5") == [0.9, 0.5, 0.5]
+    assert wl.parse_means("[0.9 0.5; 0.25]") == [0.9, 0.5, 0.25]
+    for bad, match in [("0.9, x", "cannot read"), ("0.9, 1.5", r"\[0, 1\]"), ("0.9", "at least two"),
+                       ("0.4, 0.4", "equal"), ("", "at least two")]:
+        with pytest.raises(ValueError, match=match):
+            wl.parse_means(bad)
+    with pytest.raises(TypeError):
+        wl.parse_means([0.9, 0.5])
+
+
+def test_message_on_error_turns_errors_into_a_figure():
+    fig = wl.message_on_error(pl.plot_double_change)(mu2=0.8, mu1=0.3)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any("sub-optimal" in t for t in texts)
+    plt.close(fig)
+
+
+def test_environment_constants_menu():
+    fig = wl.plot_environment_constants("custom", "0.9, 0.8, 0.6, 0.3")
+    assert "custom" in fig.axes[0].get_title()
+    plt.close(fig)
+    fig = wl.plot_environment_constants("mu3", "not used")
+    assert "mu3" in fig.axes[0].get_title()
+    plt.close(fig)
+
+
+def _controls(box):
+    return list(box.children[1].children)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [wl.d_eps_explorer, wl.lower_bound_explorer, wl.double_change_explorer, wl.coupled_simulation_explorer],
+)
+def test_explorer_builds_and_redraws(make, monkeypatch):
+    calls = []
+    original = plt.Figure.__init__
+
+    def counting_init(self, *args, **kwargs):
+        calls.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(plt.Figure, "__init__", counting_init)
+    box = make()
+    assert isinstance(box, W.VBox)
+    controls = _controls(box)
+    before = len(calls)
+    first = controls[0]
+    if isinstance(first, W.Dropdown):
+        first.value = first.options[-1]
+    else:
+        first.value = first.max if first.value != first.max else first.min
+    assert len(calls) > before  # moving a control redrew a figure
+    plt.close("all")
+
+
+def test_lower_bound_explorer_custom_means_and_bad_text():
+    box = wl.lower_bound_explorer()
+    menu, text = _controls(box)
+    menu.value = "custom"
+    text.value = "0.8, 0.7, 0.2"
+    text.value = "0.8, oops"  # shows a message, does not raise
+    out = box.children[2]
+    assert isinstance(out, W.Output)
+    plt.close("all")
