@@ -2,16 +2,57 @@
 
 The tested package behind the dpb book.  One module a concept:
 
-- :mod:`dpb.divergences` -- kl, the paper's d_eps, its minimiser and confidence inversions, tv.
+- :mod:`dpb.divergences`   kl, the paper's d_eps, its minimiser, confidence inversions, tv
+- :mod:`dpb.bounds`        asymptotic regret constants (new lower bound, 2022 bound, Lai-Robbins, upper bound)
+- :mod:`dpb.coupling`      the double change of environment of the lower-bound proof, maximal couplings
+- :mod:`dpb.concentration` exact tails of Binomial + Laplace sums, the private Chernoff bound
+- :mod:`dpb.privacy`       the Laplace mechanism and privacy checks
+- :mod:`dpb.batching`      batch schedules (the paper's geometric one, doubling, polynomial)
+- :mod:`dpb.environments`  Bernoulli bandits and the paper's named instances
+- :mod:`dpb.policies`      DP-KLUCB, DP-IMED, DP-SE, AdaP-KLUCB/UCB, Lazy-DP-TS, IMED, KL-UCB
+- :mod:`dpb.simulate`      exact, fast, reproducible simulation (phases as Binomial draws)
+- :mod:`dpb.reference`     the literal per-step simulator kept as the test oracle
+- :mod:`dpb.plotting`, :mod:`dpb.widgets`  the book's figures and interactive explorers
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
-from . import divergences
+from . import (
+    batching,
+    bounds,
+    concentration,
+    coupling,
+    divergences,
+    environments,
+    policies,
+    privacy,
+    reference,
+    simulate,
+)
+from .environments import BernoulliBandit, instance
+from .policies import make_policy
+from .simulate import Result, simulate_trace
 
 try:
     __version__ = version("dpb")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
     __version__ = "0.0.0"
 
-__all__ = ["divergences", "__version__"]
+__all__ = [
+    "batching",
+    "bounds",
+    "concentration",
+    "coupling",
+    "divergences",
+    "environments",
+    "policies",
+    "privacy",
+    "reference",
+    "simulate",
+    "BernoulliBandit",
+    "instance",
+    "make_policy",
+    "Result",
+    "simulate_trace",
+    "__version__",
+]

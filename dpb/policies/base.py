@@ -1,0 +1,316 @@
+"""The common interface of every bandit policy: decisions in phases, vectorised over runs.
+
+Every algorithm of the project decides in *phases* (DESIGN.md, 'The policy interface'): at a
+decision point it picks an arm and a number of pulls, and afterwards it only sees the *sum* of
+the rewards of that phase (plus its own Laplace noise if it is private).  A per-step algorithm is
+the special case of phases of length one.
+
+A :class:`Policy` object holds the state of ``R`` independent runs at once (arrays of shape
+``(R, K)``), so that the simulator can advance many runs in lock-step with numpy; ``R = 1`` is the
+ordinary single-run policy.  Each run owns its own :class:`numpy.random.Generator` (a child of one
+``SeedSequence``), and a run's draws never depend on the other runs, so results do not depend on
+how runs are grouped.
+
+The protocol, driven by :mod:`dpb.simulate`::
+
+    policy.start(K, T, generators)          # one Generator per run
+    while some run has t <= T:
+        plan = policy.decide(rows, t[rows])  # (n, K) pulls per arm for the next phase
+        ... the environment draws the reward sums of the (truncated) phase ...
+        policy.update(rows, counts, sums)    # (n, K) pulls made and reward sums
+
+A plan with several non-zero entries (DP-SE's epochs) is executed round-robin over those arms in
+increasing arm order; all other policies plan one arm at a time.  The horizon cuts the last phase.
+
+Ties are broken uniformly at random with the run's own generator (ALGORITHMS.md, 'Conventions'):
+at small epsilon many private indexes saturate at 1 and the paper's environments list the best arm
+first, so ``np.argmax`` would quietly favour it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from .._validate import as_float_array, as_int
+
+__all__ = ["Policy", "RunRandom", "UniformStream", "pick_max", "pick_min", "check_eps", "check_real"]
+
+
+def check_eps(eps) -> float:
+    """Validate a privacy budget: a finite float > 0 (raises ``ValueError`` naming ``eps``)."""
+    arr = as_float_array("eps", eps)
+    if arr.ndim != 0:
+        raise ValueError(f"eps must be a scalar, got shape {arr.shape}")
+    val = float(arr)
+    if not (np.isfinite(val) and val > 0):
+        raise ValueError(f"eps must lie in (0, +inf), got {val!r}")
+    return val
+
+
+def check_real(name: str, value, *, low: float, strict: bool = True, high: float = np.inf) -> float:
+    """Validate a finite real scalar in (low, high] (or [low, high] when ``strict`` is false)."""
+    arr = as_float_array(name, value)
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a scalar, got shape {arr.shape}")
+    val = float(arr)
+    ok = np.isfinite(val) and (val > low if strict else val >= low) and val <= high
+    if not ok:
+        lo = "(" if strict else "["
+        raise ValueError(f"{name} must lie in {lo}{low}, {high}], got {val!r}")
+    return val
+
+
+class RunRandom:
+    """Buffered random draws for ``R`` runs, one generator per run, vectorised over runs.
+
+    Numpy's per-call overhead dominates when each of many runs needs one number at a time, so
+    each run pre-draws blocks of standard Laplace and uniform variates from *its own* generator
+    and hands them out in order.  Run ``r`` always receives the same sequence (its generator's
+    stream, block after block) whatever the other runs do, which keeps results independent of how
+    runs are grouped.
+
+    Parameters
+    ----------
+    generators : sequence of numpy.random.Generator
+        One generator per run.
+    block : int
+        Number of variates pre-drawn per refill.
+    """
+
+    def __init__(self, generators: Sequence[np.random.Generator], block: int = 64) -> None:
+        self.generators = list(generators)
+        for g in self.generators:
+            if not isinstance(g, np.random.Generator):
+                raise TypeError(f"generators must be numpy Generators, got {type(g).__name__}")
+        self.R = len(self.generators)
+        self.block = as_int("block", block, minimum=1)
+        self._buf = {"laplace": np.empty((self.R, self.block)), "uniform": np.empty((self.R, self.block))}
+        self._ptr = {k: np.full(self.R, self.block, dtype=np.int64) for k in self._buf}
+        self.count = {k: np.zeros(self.R, dtype=np.int64) for k in self._buf}  # draws handed out
+
+    def _draw(self, kind: str, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        buf, ptr = self._buf[kind], self._ptr[kind]
+        empty = rows[ptr[rows] >= self.block]
+        for r in empty:
+            g = self.generators[r]
+            buf[r] = g.laplace(0.0, 1.0, self.block) if kind == "laplace" else g.random(self.block)
+            ptr[r] = 0
+        out = buf[rows, ptr[rows]]
+        ptr[rows] += 1
+        self.count[kind][rows] += 1
+        return out
+
+    def laplace(self, rows) -> np.ndarray:
+        """One standard Laplace(0, 1) variate for each run in ``rows`` (distinct run indices)."""
+        return self._draw("laplace", rows)
+
+    def uniform(self, rows) -> np.ndarray:
+        """One Uniform[0, 1) variate for each run in ``rows`` (distinct run indices)."""
+        return self._draw("uniform", rows)
+
+
+class UniformStream:
+    """Per-run streams of Uniform[0, 1) variates, read through a window (peek, then advance).
+
+    The fast per-step simulators look ahead at the next ``L`` rewards of a run, keep the first
+    ``acc`` of them (a stopping time) and leave the rest unread: :meth:`advance` consumes exactly
+    ``acc`` values, and the next read starts with the first unused one.  Run ``r`` therefore reads
+    exactly its generator's uniform stream, in order, whatever the window sizes and the other runs
+    -- an unread value has influenced nothing, so reusing it is exact.
+
+    Parameters
+    ----------
+    generators : sequence of numpy.random.Generator
+        One generator per run (used for nothing else).
+    cap : int
+        Initial buffer length per run; it grows when a window needs more.
+    """
+
+    def __init__(self, generators: Sequence[np.random.Generator], cap: int = 4096) -> None:
+        self.generators = list(generators)
+        self.R = len(self.generators)
+        self.cap = as_int("cap", cap, minimum=1)
+        self.buf = np.empty((self.R, self.cap))
+        self.ptr = np.zeros(self.R, dtype=np.int64)  # next unread position of each run
+        self.end = np.zeros(self.R, dtype=np.int64)  # end of each run's valid values
+
+    def ensure(self, rows: np.ndarray, need: np.ndarray) -> None:
+        """Make at least ``need[i]`` unread values available for run ``rows[i]``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        need = np.broadcast_to(np.asarray(need, dtype=np.int64), rows.shape)
+        short = np.flatnonzero(self.ptr[rows] + need > self.end[rows])
+        if short.size == 0:
+            return
+        biggest = int(need[short].max())
+        if biggest > self.cap:  # grow every buffer; each run's valid window stays where it is
+            new_cap = max(2 * self.cap, biggest)
+            buf = np.empty((self.R, new_cap))
+            buf[:, : self.cap] = self.buf
+            self.buf, self.cap = buf, new_cap
+        for i in short:
+            r = rows[i]
+            p, e = self.ptr[r], self.end[r]
+            rest = e - p
+            if rest:
+                self.buf[r, :rest] = self.buf[r, p:e]
+            self.buf[r, rest:] = self.generators[r].random(self.cap - rest)
+            self.ptr[r], self.end[r] = 0, self.cap
+
+    def peek(self, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Unread values number ``offsets`` (0-based) of runs ``rows`` (call :meth:`ensure` first)."""
+        return self.buf[rows, self.ptr[rows] + offsets]
+
+    def advance(self, rows: np.ndarray, used: np.ndarray) -> None:
+        """Mark ``used[i]`` values of run ``rows[i]`` as consumed."""
+        self.ptr[rows] += used
+
+
+def _pick_tied(tied: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
+    """Index of a uniformly random True entry in each row of the boolean matrix ``tied``."""
+    n_tied = tied.sum(axis=1)
+    choice = np.argmax(tied, axis=1)  # the only candidate when there is no tie
+    multi = np.flatnonzero(n_tied > 1)
+    if multi.size:
+        u = rand.uniform(rows[multi])
+        k = np.minimum((u * n_tied[multi]).astype(np.int64), n_tied[multi] - 1)
+        rank = np.cumsum(tied[multi], axis=1) - 1
+        choice[multi] = np.argmax(tied[multi] & (rank == k[:, None]), axis=1)
+    return choice
+
+
+def pick_max(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
+    """Row-wise argmax with ties broken uniformly at random (one uniform per tied row)."""
+    values = np.asarray(values, dtype=float)
+    if np.isnan(values).any():
+        raise FloatingPointError("a policy index is NaN")
+    return _pick_tied(values == values.max(axis=1, keepdims=True), rows, rand)
+
+
+def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
+    """Row-wise argmin with ties broken uniformly at random (one uniform per tied row)."""
+    values = np.asarray(values, dtype=float)
+    if np.isnan(values).any():
+        raise FloatingPointError("a policy index is NaN")
+    return _pick_tied(values == values.min(axis=1, keepdims=True), rows, rand)
+
+
+class Policy(ABC):
+    """A bandit policy deciding in phases, holding the state of ``R`` runs.
+
+    Subclasses define :meth:`_start`, :meth:`decide` and :meth:`update`.  After each decision
+    ``self.index[rows]`` holds the index of every arm that the decision used (NaN where the
+    decision did not use one, e.g. the initial round-robin), for the teaching traces.
+
+    Class attributes
+    ----------------
+    name : str
+        The paper's name of the algorithm (e.g. ``"DP-KLUCB"``).
+    private : bool
+        Whether the policy is epsilon-global DP (then ``self.eps`` is its budget).
+    index_kind : str
+        ``"max"`` or ``"min"``: whether the decision maximises or minimises ``index``.
+
+    Diagnostics (arrays of shape ``(R, K)`` unless stated)
+    --------------------------------------------------------
+    noise_in_stat : number of Laplace draws contained in each arm's current private statistic
+        (accumulating policies: one per phase so far; forgetting policies: 1).
+    laplace_draws : shape (R,), total Laplace draws of each run (one per private release).
+    laplace_arm : total Laplace draws made for each arm.
+    last_noise : the Laplace value (already scaled by 1/eps) added at each arm's last release.
+    """
+
+    name: ClassVar[str] = "policy"
+    private: ClassVar[bool] = False
+    index_kind: ClassVar[str] = "max"
+
+    eps: float | None = None
+
+    # ------------------------------------------------------------------------------------------
+    @property
+    @abstractmethod
+    def params(self) -> dict:
+        """The parameters of the policy (JSON-friendly), recorded in every ``Result``."""
+
+    def min_horizon(self, K: int) -> int:
+        """Smallest horizon the policy accepts with ``K`` arms (its initialisation must fit)."""
+        return K
+
+    def start(self, K: int, T: int, generators: Sequence[np.random.Generator]) -> None:
+        """Allocate the state of ``len(generators)`` runs for a ``K``-armed problem of horizon T."""
+        self.K = as_int("K", K, minimum=1)
+        self.T = as_int("T", T, minimum=1)
+        if self.T < self.min_horizon(self.K):
+            raise ValueError(
+                f"T must be >= {self.min_horizon(self.K)} for {self.name} with K={self.K} arms "
+                f"(its initialisation pulls every arm), got T={self.T}"
+            )
+        self.rand = RunRandom(generators)
+        self.R = self.rand.R
+        self.index = np.full((self.R, self.K), np.nan)
+        self.noise_in_stat = np.zeros((self.R, self.K), dtype=np.int64)
+        self.laplace_draws = np.zeros(self.R, dtype=np.int64)
+        self.last_noise = np.zeros((self.R, self.K))
+        self.laplace_arm = np.zeros((self.R, self.K), dtype=np.int64)
+        self._start()
+
+    @abstractmethod
+    def _start(self) -> None:
+        """Allocate the algorithm's own state (``self.R``, ``self.K``, ``self.T`` are set)."""
+
+    @abstractmethod
+    def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """Plan the next phase of the runs ``rows`` whose next round is ``t`` (1-based).
+
+        Returns an int64 array of shape ``(len(rows), K)``: the pulls of each arm in the phase.
+        """
+
+    @abstractmethod
+    def update(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        """Feed back the pulls actually made (``counts``, after truncation) and reward sums."""
+
+    # ------------------------------------------------------------------------------------------
+    def statistic(self) -> np.ndarray:
+        """The (private) mean estimate of every arm that the policy currently uses, shape (R, K)."""
+        return np.full((self.R, self.K), np.nan)
+
+    def _noise(self, rows: np.ndarray, arms: np.ndarray) -> np.ndarray:
+        """One Laplace(1/eps) draw per (run, arm) pair, with the bookkeeping of the diagnostics."""
+        y = self.rand.laplace(rows) / self.eps
+        self.laplace_draws[rows] += 1
+        self.laplace_arm[rows, arms] += 1
+        self.last_noise[rows, arms] = y
+        return y
+
+    def _one_hot(self, arms: np.ndarray, pulls: np.ndarray) -> np.ndarray:
+        plan = np.zeros((arms.size, self.K), dtype=np.int64)
+        plan[np.arange(arms.size), arms] = pulls
+        return plan
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}({args})"
+
+
+class InitialRoundRobin:
+    """Mixin: the first K phases pull arms 0, 1, ..., K-1 once each (``B0`` pulls each).
+
+    ``self._init_left[r]`` counts the initial phases not yet made; :meth:`_init_plan` returns
+    the plan rows for those runs still in initialisation.
+    """
+
+    def _init_state(self, B0: int = 1) -> None:
+        self._B0 = B0
+        self._next_init = np.zeros(self.R, dtype=np.int64)
+
+    def _in_init(self, rows: np.ndarray) -> np.ndarray:
+        return self._next_init[rows] < self.K
+
+    def _init_plan(self, rows: np.ndarray) -> np.ndarray:
+        arms = self._next_init[rows]
+        self._next_init[rows] += 1
+        return arms

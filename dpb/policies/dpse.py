@@ -1,0 +1,120 @@
+"""DP-SE (Sajed & Sheffet, ICML 2019): private successive elimination, with forgetting.
+
+Epoch e = 1, 2, ... of the active set S (initially all arms), with Delta_e = 2^{-e}:
+
+    R_e = ceil( max( 32 ln(8|S|e^2/beta) / Delta_e^2 ,  8 ln(4|S|e^2/beta) / (eps Delta_e) ) )
+
+every arm of S is pulled R_e times, round-robin, from fresh samples (earlier epochs are
+forgotten); each arm's epoch sum receives one Lap(1/eps) draw, mu~_a = (sum + Lap(1/eps)) / R_e;
+with h_e = sqrt(ln(8|S|e^2/beta)/(2R_e)) and c_e = ln(4|S|e^2/beta)/(eps R_e), every arm with
+max_b mu~_b - mu~_a > 2 (h_e + c_e) is eliminated.  Once one arm is left it is pulled until T.
+
+Privacy: each reward enters exactly one noisy epoch sum of sensitivity 1 (parallel composition).
+
+**ASSUMPTION** (ALGORITHMS.md): the rounding of R_e and the elimination threshold follow public
+re-implementations that agree with each other; the authors' code is not public.  ``beta``
+defaults to 1/T as in the paper's experiments, so the policy is not anytime.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Policy, check_eps, check_real
+
+__all__ = ["DPSE"]
+
+
+class DPSE(Policy):
+    """DP-SE: successive elimination with per-epoch Laplace noise (forgetting).
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget, > 0.
+    beta : float, optional
+        Confidence parameter in (0, 1); default 1/T (the paper's experiments).
+    """
+
+    name = "DP-SE"
+    private = True
+    index_kind = "max"
+
+    def __init__(self, eps: float, beta: float | None = None) -> None:
+        self.eps = check_eps(eps)
+        self.beta = None if beta is None else check_real("beta", beta, low=0.0, high=1.0)
+        if self.beta is not None and self.beta >= 1.0:
+            raise ValueError(f"beta must lie in (0, 1), got {self.beta!r}")
+
+    @property
+    def params(self) -> dict:
+        return {"eps": self.eps, "beta": self.beta}
+
+    def min_horizon(self, K: int) -> int:
+        return 1
+
+    def _start(self) -> None:
+        R, K = self.R, self.K
+        self._beta = self.beta if self.beta is not None else 1.0 / self.T
+        self.active = np.ones((R, K), dtype=bool)
+        self.epoch = np.zeros(R, dtype=np.int64)
+        self.epoch_len = np.zeros(R, dtype=np.int64)  # R_e of the current epoch (0 after elimination)
+        self.mu_tilde = np.full((R, K), np.nan)
+
+    def statistic(self) -> np.ndarray:
+        return self.mu_tilde.copy()
+
+    def _epoch_terms(self, n_active: np.ndarray, e: np.ndarray):
+        """R_e, h_e and c_e for active-set sizes ``n_active`` and epochs ``e`` (arrays)."""
+        delta = np.ldexp(1.0, -e)
+        log8 = np.log(8.0 * n_active * e**2 / self._beta)
+        log4 = np.log(4.0 * n_active * e**2 / self._beta)
+        r_e = np.ceil(np.maximum(32.0 * log8 / delta**2, 8.0 * log4 / (self.eps * delta))).astype(np.int64)
+        h_e = np.sqrt(log8 / (2.0 * r_e))
+        c_e = log4 / (self.eps * r_e)
+        return r_e, h_e, c_e
+
+    def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        act = self.active[rows]
+        n_act = act.sum(axis=1)
+        plan = np.zeros((rows.size, self.K), dtype=np.int64)
+        left = n_act == 1
+        if left.any():  # a single arm remains: pull it until the horizon
+            rem = self.T - t[left] + 1
+            plan[left] = act[left] * rem[:, None]
+            self.epoch_len[rows[left]] = 0
+        epo = ~left
+        if epo.any():
+            r = rows[epo]
+            self.epoch[r] += 1
+            r_e, _, _ = self._epoch_terms(n_act[epo], self.epoch[r])
+            self.epoch_len[r] = r_e
+            plan[epo] = act[epo] * r_e[:, None]
+        self.index[rows] = np.where(act, self.mu_tilde[rows], np.nan)
+        return plan
+
+    def update(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        r_e = self.epoch_len[rows]
+        act = self.active[rows]
+        # only a complete epoch leads to eliminations (a truncated one ends the run anyway)
+        full = (r_e > 0) & np.all((counts == r_e[:, None]) | ~act, axis=1)
+        if not full.any():
+            return
+        r, a = rows[full], act[full]
+        rr, aa = np.nonzero(a)  # one Laplace draw per (run, active arm): forgetting
+        noisy = np.full((r.size, self.K), np.nan)
+        for k in range(self.K):  # arm by arm, so each run draws its noise in arm order
+            sel = aa == k
+            if sel.any():
+                rk = r[rr[sel]]
+                noisy[rr[sel], k] = (sums[full][rr[sel], k] + self._noise(rk, np.full(rk.size, k))) / r_e[
+                    full
+                ][rr[sel]]
+        self.noise_in_stat[r] = np.where(a, 1, 0)
+        self.mu_tilde[r] = noisy
+        _, h_e, c_e = self._epoch_terms(a.sum(axis=1), self.epoch[r])
+        best = np.nanmax(noisy, axis=1)
+        keep = a & ~(best[:, None] - noisy > 2.0 * (h_e + c_e)[:, None])
+        self.active[r] = keep

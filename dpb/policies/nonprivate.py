@@ -1,0 +1,340 @@
+"""The non-private references IMED (Honda & Takemura 2015) and KL-UCB (Garivier & Cappe 2011).
+
+Both pull every arm once, then decide at every step from the empirical means mu^_a = S_a / N_a:
+
+* IMED: pull argmin_a  N_a kl(mu^_a, mu^*) + log N_a,  mu^* = max_b mu^_b (the paper's non-private
+  benchmark; the DP-IMED index Eq. (imed_score) is its private analogue);
+* KL-UCB: pull argmax_a  max{q in [mu^_a, 1] : N_a kl(mu^_a, q) <= log t + c log log t}, c = 0 by
+  default (the budget is floored at 0 for the first rounds when c != 0).
+
+Ties are broken uniformly at random.
+
+Two simulators are provided.  The classes follow the generic phase protocol of
+:class:`~dpb.policies.base.Policy` with phases of one pull (exact and simple, but a numpy call per
+step).  :func:`simulate_imed_fast` / :func:`simulate_klucb_fast` are exact fast paths: most of the
+time these policies keep pulling the same *leader* arm, and while they do only the leader's
+statistics move.  The fast path therefore looks ahead at a window of the leader's next rewards
+(read from the run's own uniform stream), computes in one vectorised pass the first step at which
+the decision could differ from the leader (a stopping time), accepts the steps before it, and hands
+that step to the exact per-step rule (ties included).  Unread rewards are not consumed, so each run
+reads its generator's stream in order and the law of the trajectory is exactly the policy's.  See
+``benchmarks/README.md`` for the reasoning and the speed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.special import xlogy
+
+from ._numerics import kl_fast, kl_ucb_fast
+from .base import InitialRoundRobin, Policy, RunRandom, UniformStream, check_real, pick_max, pick_min
+
+__all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
+
+_L_MIN, _L_MAX = 4, 1 << 15  # look-ahead window lengths
+_STREAM_CAP = 4096  # initial per-run buffer of uniforms (it grows as needed)
+
+
+def _budget(t: np.ndarray, c: float) -> np.ndarray:
+    """KL-UCB exploration budget log t + c log log t (floored at 0)."""
+    lt = np.log(np.asarray(t, dtype=float))
+    if c == 0.0:
+        return lt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.maximum(lt + c * np.log(lt), 0.0)
+
+
+class _PerStep(InitialRoundRobin, Policy):
+    """Shared state of the per-step empirical-mean policies (phases of one pull)."""
+
+    private = False
+
+    def _start(self) -> None:
+        self.N = np.zeros((self.R, self.K), dtype=np.int64)
+        self.S = np.zeros((self.R, self.K))
+        self._init_state(1)
+
+    def statistic(self) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.N > 0, self.S / np.maximum(self.N, 1), np.nan)
+
+    def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        arms = np.empty(rows.size, dtype=np.int64)
+        init = self._in_init(rows)
+        if init.any():
+            arms[init] = self._init_plan(rows[init])
+            self.index[rows[init]] = np.nan
+        main = ~init
+        if main.any():
+            r = rows[main]
+            idx = self._index(r, t[main])
+            self.index[r] = idx
+            arms[main] = (
+                pick_max(idx, r, self.rand) if self.index_kind == "max" else pick_min(idx, r, self.rand)
+            )
+        return self._one_hot(arms, np.ones(rows.size, dtype=np.int64))
+
+    def update(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        self.N[rows] += counts
+        self.S[rows] += sums
+
+    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class IMED(_PerStep):
+    """IMED (Honda & Takemura 2015), Bernoulli form: argmin_a N_a kl(mu^_a, mu^*) + log N_a."""
+
+    name = "IMED"
+    index_kind = "min"
+
+    def __init__(self) -> None:
+        pass
+
+    @property
+    def params(self) -> dict:
+        return {}
+
+    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        n = self.N[rows]
+        mu = self.S[rows] / n
+        return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + np.log(n)
+
+    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
+        """Exact fast path (see the module docstring); used by :func:`dpb.simulate.simulate`."""
+        simulate_imed_fast(means, T, env_generators, policy_generators, recorder)
+
+
+class KLUCB(_PerStep):
+    """KL-UCB (Garivier & Cappe 2011): argmax_a max{q : N_a kl(mu^_a, q) <= log t + c log log t}.
+
+    Parameters
+    ----------
+    c : float
+        Coefficient of the log log t term, >= 0 (default 0).
+    """
+
+    name = "KL-UCB"
+    index_kind = "max"
+
+    def __init__(self, c: float = 0.0) -> None:
+        self.c = check_real("c", c, low=0.0, strict=False)
+
+    @property
+    def params(self) -> dict:
+        return {"c": self.c}
+
+    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        n = self.N[rows]
+        mu = self.S[rows] / n
+        return kl_ucb_fast(mu, _budget(t, self.c)[:, None] / n)
+
+    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
+        """Exact fast path (see the module docstring); used by :func:`dpb.simulate.simulate`."""
+        simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c=self.c)
+
+
+# ----------------------------------------------------------------------------------------------
+# fast exact paths
+# ----------------------------------------------------------------------------------------------
+class _LeaderEngine:
+    """Lock-step engine for per-step empirical-mean policies, vectorised over runs.
+
+    Each iteration runs, for every active run, one *leader block* (a window of consecutive pulls
+    of a candidate arm, cut at the first step where the exact rule might choose otherwise), then
+    one exact step of the policy for the runs whose block was cut.  Subclasses define the block's
+    continuation test and the exact rule.
+    """
+
+    kind = "min"
+
+    def __init__(
+        self, means, T: int, env_generators: Sequence, policy_generators: Sequence, recorder
+    ) -> None:
+        self.means = np.asarray(means, dtype=float)
+        self.K = self.means.size
+        self.T = int(T)
+        if self.T < self.K:
+            raise ValueError(f"T must be >= K={self.K} (every arm is pulled once first), got T={self.T}")
+        self.R = len(env_generators)
+        self.stream = UniformStream(env_generators, cap=_STREAM_CAP)
+        self.rand = RunRandom(policy_generators)
+        self.rec = recorder
+        self.N = np.zeros((self.R, self.K), dtype=np.int64)
+        self.S = np.zeros((self.R, self.K), dtype=np.int64)
+        self.t = np.ones(self.R, dtype=np.int64)
+        self.L = np.full(self.R, _L_MIN, dtype=np.int64)
+        self.wait = np.zeros(self.R, dtype=np.int64)  # exact steps before the next look-ahead
+        self.backoff = np.zeros(self.R, dtype=np.int64)
+        self._eye = np.eye(self.K, dtype=np.int64)
+
+    def run(self) -> None:
+        R, K = self.R, self.K
+        rows = np.arange(R)
+        self.stream.ensure(rows, K)
+        u = self.stream.peek(rows[:, None], np.arange(K)[None, :])
+        self.stream.advance(rows, K)
+        self.S[:] = u < self.means  # initialisation: each arm once, in arm order
+        self.N[:] = 1
+        for k in range(K):
+            self.rec.record(rows, np.full(R, k + 1), np.broadcast_to(self._eye[k], (R, K)))
+        self.t[:] = K + 1
+        active = rows[self.t <= self.T]
+        while active.size:
+            # a run whose look-ahead just failed at once (early rounds, near-ties) backs off and
+            # makes a few exact steps before the next attempt; this changes the cost, not the
+            # trajectory (both paths follow the exact rule on the same stream)
+            waiting = active[self.wait[active] > 0]
+            trying = active[self.wait[active] == 0]
+            step = waiting
+            if trying.size:
+                cut = self._block(trying)
+                step = np.concatenate([waiting, trying[cut]])
+            step = step[self.t[step] <= self.T]
+            if step.size:
+                self._exact_step(step)
+            self.wait[waiting] -= 1
+            active = active[self.t[active] <= self.T]
+
+    # -- the block -------------------------------------------------------------------------
+    def _candidate(self, rows: np.ndarray, mu: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _continue(self, rows, Lr, k, m, NA) -> np.ndarray:  # pragma: no cover - abstract
+        """Whether the candidate is surely the exact rule's unique choice at each window step."""
+        raise NotImplementedError
+
+    def _block(self, rows: np.ndarray) -> np.ndarray:
+        n = rows.size
+        i = np.arange(n)
+        Nr, Sr = self.N[rows], self.S[rows]
+        mu = Sr / Nr
+        A = self._candidate(rows, mu)
+        Lr = np.minimum(self.L[rows], self.T - self.t[rows] + 1)
+        self._prepare(rows, mu, Nr, A, Lr)
+        self.stream.ensure(rows, Lr)
+        starts = np.cumsum(Lr) - Lr
+        k = np.arange(int(Lr.sum())) - np.repeat(starts, Lr)
+        X = self.buf_read(rows, Lr, k) < np.repeat(self.means[A], Lr)
+        c0 = np.zeros(X.size + 1, dtype=np.int64)
+        np.cumsum(X, out=c0[1:])
+        NA = np.repeat(Nr[i, A], Lr) + k
+        # leader mean before step k of the block: (S_A + rewards of steps 0..k-1) / (N_A + k)
+        m = (c0[:-1] + np.repeat(Sr[i, A] - c0[starts], Lr)) / NA
+        ok = self._continue(rows, Lr, k, m, NA)
+        acc = np.minimum.reduceat(np.where(ok, np.repeat(Lr, Lr), k), starts)
+        got = c0[starts + acc] - c0[starts]
+        self.N[rows, A] += acc
+        self.S[rows, A] += got
+        self.stream.advance(rows, acc)
+        has = acc > 0
+        if has.any():
+            h = np.flatnonzero(has)
+            self.rec.record(rows[h], self.t[rows[h]], self._eye[A[h]] * acc[h, None], decisions=acc[h])
+        self.t[rows] += acc
+        cut = acc < Lr
+        self.L[rows] = np.where(cut, np.clip(2 * acc, _L_MIN, _L_MAX), np.minimum(2 * self.L[rows], _L_MAX))
+        failed = acc == 0
+        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, 16), 0)
+        self.wait[rows] = np.where(failed, self.backoff[rows], 0)
+        return cut
+
+    def buf_read(self, rows: np.ndarray, Lr: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """The next ``Lr[i]`` unread uniforms of each run, concatenated."""
+        return self.stream.buf[np.repeat(rows, Lr), np.repeat(self.stream.ptr[rows], Lr) + k]
+
+    def _prepare(self, rows, mu, Nr, A, Lr) -> None:
+        pass
+
+    # -- the exact step ----------------------------------------------------------------------
+    def _index(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _exact_step(self, g: np.ndarray) -> None:
+        idx = self._index(g)
+        arm = pick_min(idx, g, self.rand) if self.kind == "min" else pick_max(idx, g, self.rand)
+        self.stream.ensure(g, 1)
+        x = self.stream.peek(g, 0) < self.means[arm]
+        self.stream.advance(g, 1)
+        self.S[g, arm] += x
+        self.N[g, arm] += 1
+        self.rec.record(g, self.t[g], self._eye[arm])
+        self.t[g] += 1
+
+
+class _IMEDEngine(_LeaderEngine):
+    kind = "min"
+
+    def _index(self, rows):
+        n = self.N[rows]
+        mu = self.S[rows] / n
+        return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + np.log(n)
+
+    def _candidate(self, rows, mu):
+        return np.argmax(mu, axis=1)  # the empirical leader, whose IMED index is log N
+
+    def _prepare(self, rows, mu, Nr, A, Lr):
+        # The leader A (unique largest mean) has IMED index log N_A; arm j != A has index
+        # N_j kl(mu_j, m) + log N_j, increasing in the leader's mean m >= mu_j.  Over the window
+        # log N_A <= c = log(N_A + L - 1), so A stays the unique argmin while m exceeds
+        #     thr = max( max_j mu_j, max_j kl_ucb(mu_j, (c - log N_j) / N_j) ),
+        # a sufficient condition (exact up to the 1e-9 margin covering the inversion's error).
+        i = np.arange(rows.size)
+        c = np.log(Nr[i, A] + Lr - 1.0)
+        level = (c[:, None] - np.log(Nr)) / Nr
+        thr = np.where(level > 0.0, kl_ucb_fast(mu, np.maximum(level, 0.0)) + 1e-9, -np.inf)
+        thr = np.maximum(thr, mu + 1e-12)
+        thr[i, A] = -np.inf
+        self._thr = thr.max(axis=1)
+
+    def _continue(self, rows, Lr, k, m, NA):
+        return m > np.repeat(self._thr, Lr)
+
+
+class _KLUCBEngine(_LeaderEngine):
+    kind = "max"
+
+    def __init__(self, *args, c: float = 0.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.c = float(c)
+
+    def _index(self, rows):
+        n = self.N[rows]
+        mu = self.S[rows] / n
+        return kl_ucb_fast(mu, _budget(self.t[rows], self.c)[:, None] / n)
+
+    def _candidate(self, rows, mu):
+        return np.argmax(self.N[rows], axis=1)  # the most pulled arm
+
+    def _prepare(self, rows, mu, Nr, A, Lr):
+        # the other arms' indexes only grow with t inside the block: bound them at its last round
+        i = np.arange(rows.size)
+        t_end = self.t[rows] + Lr - 1
+        u_end = kl_ucb_fast(mu, _budget(t_end, self.c)[:, None] / Nr)
+        u_end[i, A] = -np.inf
+        u = u_end.max(axis=1) + 1e-9  # margin >> the 1e-11 accuracy of the inversion
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self._coef = (u, np.log(u), np.log1p(-u))
+
+    def _continue(self, rows, Lr, k, m, NA):
+        u, lu, l1u = (np.repeat(v, Lr) for v in self._coef)
+        f = _budget(np.repeat(self.t[rows], Lr) + k, self.c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            klv = xlogy(m, m) + xlogy(1.0 - m, 1.0 - m) - m * lu - (1.0 - m) * l1u
+            inside = (u < 1.0) & (NA * klv < f - 1e-12 * (1.0 + f))
+        # leader index > u: either its mean already exceeds u, or kl(m, u) is within budget
+        return (m > u) | inside
+
+
+def simulate_imed_fast(means, T, env_generators, policy_generators, recorder) -> None:
+    """Exact fast IMED simulation of ``len(env_generators)`` runs into ``recorder``."""
+    _IMEDEngine(means, T, env_generators, policy_generators, recorder).run()
+
+
+def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0) -> None:
+    """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``."""
+    _KLUCBEngine(means, T, env_generators, policy_generators, recorder, c=c).run()

@@ -1,0 +1,352 @@
+"""Literal per-step reference simulator: the test oracle of :mod:`dpb.simulate`.
+
+Each policy's pseudo-code (ALGORITHMS.md; the paper's Algorithm 'DP-KLUCB and DP-IMED') is
+transcribed line by line, in plain Python, one Bernoulli reward per round: no phase sums, no
+Binomial draws, no vectorisation across runs, no look-ahead.  It shares no logic with the fast
+path: batch sizes are recomputed here from Eq. (def_batch) in exact rational arithmetic, indexes
+come from :mod:`dpb.divergences` (bisection), ties are broken with ``rng.choice``.  It is slow
+(microseconds per round) and meant for small horizons.
+
+:func:`reference_simulate` returns a :class:`dpb.simulate.Result` (same checkpoints and fields as
+:func:`dpb.simulate.simulate`) so that tests can compare the two in distribution.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from fractions import Fraction
+
+import numpy as np
+
+from . import divergences as dv
+from ._validate import as_int
+from .environments import as_bandit
+
+__all__ = ["reference_run", "reference_simulate", "REFERENCE_POLICIES"]
+
+
+# ----------------------------------------------------------------------------------------------
+# small literal helpers
+# ----------------------------------------------------------------------------------------------
+def _clip01(x: float) -> float:
+    return min(max(x, 0.0), 1.0)
+
+
+def _argbest(values, rng, maximise: bool) -> int:
+    """Index of the best value, ties broken uniformly at random."""
+    best = max(values) if maximise else min(values)
+    tied = [i for i, v in enumerate(values) if v == best]
+    return tied[0] if len(tied) == 1 else int(rng.choice(tied))
+
+
+def _kl_scalar(p: float, q: float) -> float:
+    """Bernoulli kl(p, q) with 0 log 0 = 0, written out for one pair."""
+    if p == q:
+        return 0.0
+    out = 0.0
+    if p > 0.0:
+        if q <= 0.0:
+            return math.inf
+        out += p * math.log(p / q)
+    if p < 1.0:
+        if q >= 1.0:
+            return math.inf
+        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return max(out, 0.0)
+
+
+def _kl_ucb_scalar(x: float, c: float) -> float:
+    """max{q in [x, 1] : kl(x, q) <= c} by plain bisection (60 halvings: width < 1e-18)."""
+    if x >= 1.0:
+        return 1.0
+    lo, hi = x, 1.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if _kl_scalar(x, mid) <= c:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _paper_batch_sizes(n0: int, alpha, total: int) -> list[int]:
+    """B_0, B_1, ... of Eq. (def_batch) in exact rational arithmetic, until n_m >= total."""
+    a = Fraction(repr(float(alpha))) if not isinstance(alpha, (int, Fraction)) else Fraction(alpha)
+    sizes, prev, m = [], 0, 0
+    while prev < total:
+        value = n0 * (a ** (m + 1) - 1) / (a - 1)
+        n_m = -((-value.numerator) // value.denominator)  # exact ceil
+        sizes.append(n_m - prev)
+        prev, m = n_m, m + 1
+    return sizes
+
+
+def _schedule_sizes(params: dict, total: int) -> list[int]:
+    sched = params.get("schedule")
+    if sched is None:
+        return _paper_batch_sizes(int(params.get("n0", 1)), params.get("alpha", 2), total)
+    kind = sched["kind"]
+    if kind in ("geometric", "doubling"):
+        return _paper_batch_sizes(int(sched["n0"]), sched.get("alpha", 2), total)
+    if kind == "polynomial":  # B_m = ceil(n0 (m+1)^p), integer p only here
+        p = sched["power"]
+        if int(p) != p:
+            raise ValueError("the reference supports integer polynomial powers only")
+        sizes, cum, m = [], 0, 0
+        while cum < total:
+            sizes.append(int(sched["n0"]) * (m + 1) ** int(p))
+            cum += sizes[-1]
+            m += 1
+        return sizes
+    raise ValueError(f"unknown schedule kind {kind!r}")
+
+
+class _Bandit:
+    """One run's environment: a Bernoulli reward per round and the per-round regret."""
+
+    def __init__(self, means, T: int, rng: np.random.Generator) -> None:
+        self.means = [float(m) for m in means]
+        self.gaps = [max(self.means) - m for m in self.means]
+        self.K, self.T, self.rng = len(self.means), T, rng
+        self.t = 1  # the next round
+        self.pulls = [0] * self.K
+        self.reg = 0.0
+        self.curve = np.zeros(T)
+
+    def done(self) -> bool:
+        return self.t > self.T
+
+    def pull(self, arm: int) -> float:
+        reward = 1.0 if self.rng.random() < self.means[arm] else 0.0
+        self.pulls[arm] += 1
+        self.reg += self.gaps[arm]
+        self.curve[self.t - 1] = self.reg
+        self.t += 1
+        return reward
+
+    def pull_many(self, arm: int, n: int) -> tuple[float, int]:
+        """Pull ``arm`` up to ``n`` times (stopping at the horizon); (reward sum, pulls made)."""
+        total, made = 0.0, 0
+        for _ in range(n):
+            if self.done():
+                break
+            total += self.pull(arm)
+            made += 1
+        return total, made
+
+
+# ----------------------------------------------------------------------------------------------
+# the policies, line by line
+# ----------------------------------------------------------------------------------------------
+def _dp_batched(env: _Bandit, rng, params: dict, kind: str) -> None:
+    """Algorithm 'DP-KLUCB and DP-IMED' (the paper)."""
+    eps = float(params["eps"])
+    K = env.K
+    B = _schedule_sizes(params, env.T)
+    S, n, m = [0.0] * K, [0] * K, [0] * K
+    for i in range(K):  # pull each arm B_0 times; S~_{i,0} = sum + Lap(1/eps)
+        s, _ = env.pull_many(i, B[0])
+        S[i] = s + rng.laplace(0.0, 1.0 / eps)
+        n[i], m[i] = B[0], 0
+    while not env.done():
+        t = env.t
+        x = [_clip01(S[i] / n[i]) for i in range(K)]
+        if kind == "klucb":
+            levels = [math.log(t) / n[j] for j in range(K)]
+            idx = dv.d_eps_ucb(np.array(x), np.array(levels), eps).tolist()
+            i = _argbest(idx, rng, maximise=True)
+        else:
+            x_star = _clip01(max(S[j] / n[j] for j in range(K)))
+            d = dv.d_eps(np.array(x), x_star, eps).tolist()
+            idx = [n[j] * d[j] + math.log(n[j]) for j in range(K)]
+            i = _argbest(idx, rng, maximise=False)
+        b = B[m[i] + 1]
+        s, _ = env.pull_many(i, b)
+        S[i] = S[i] + s + rng.laplace(0.0, 1.0 / eps)  # no forgetting
+        m[i] += 1
+        n[i] += b
+
+
+def _dpse(env: _Bandit, rng, params: dict) -> None:
+    """DP-SE (ALGORITHMS.md): epochs of round-robin pulls, forgetting, elimination."""
+    eps = float(params["eps"])
+    beta = params.get("beta")
+    beta = 1.0 / env.T if beta is None else float(beta)
+    S = list(range(env.K))
+    e = 0
+    while len(S) > 1 and not env.done():
+        e += 1
+        delta = 2.0**-e
+        l8 = math.log(8 * len(S) * e * e / beta)
+        l4 = math.log(4 * len(S) * e * e / beta)
+        R_e = math.ceil(max(32 * l8 / delta**2, 8 * l4 / (eps * delta)))
+        sums = {a: 0.0 for a in S}
+        for _ in range(R_e):
+            for a in S:
+                if env.done():
+                    return
+                sums[a] += env.pull(a)
+        mu = {a: (sums[a] + rng.laplace(0.0, 1.0 / eps)) / R_e for a in S}
+        h = math.sqrt(l8 / (2 * R_e))
+        c = l4 / (eps * R_e)
+        best = max(mu.values())
+        S = [a for a in S if not (best - mu[a] > 2 * (h + c))]
+    while not env.done():
+        env.pull(S[0])
+
+
+def _adap(env: _Bandit, rng, params: dict, kind: str) -> None:
+    """AdaP-KLUCB / AdaP-UCB (ALGORITHMS.md): doubling episodes, forgetting."""
+    eps, alpha = float(params["eps"]), float(params["alpha"])
+    K = env.K
+    mu_t, n_last, N = [0.0] * K, [1] * K, [1] * K
+    for a in range(K):
+        r = env.pull(a)
+        mu_t[a] = (r + rng.laplace(0.0, 1.0 / eps)) / 1
+    while not env.done():
+        t_l = env.t  # pulls so far + 1
+        lev = [alpha * math.log(t_l) / n_last[a] for a in range(K)]
+        if kind == "klucb":
+            mb = [_clip01(mu_t[a] + lev[a] / eps) for a in range(K)]
+            idx = dv.kl_ucb(np.array(mb), np.array(lev)).tolist()
+        else:
+            idx = [mu_t[a] + math.sqrt(lev[a] / 2) + lev[a] / eps for a in range(K)]
+        A = _argbest(idx, rng, maximise=True)
+        s, made = env.pull_many(A, N[A])
+        if made == 0:
+            break
+        n_last[A] = made
+        N[A] = 2 * N[A]
+        mu_t[A] = (s + rng.laplace(0.0, 1.0 / eps)) / made
+
+
+def _lazy_dpts(env: _Bandit, rng, params: dict) -> None:
+    """Lazy-DP-TS (ALGORITHMS.md): per-round Beta samples, doubling buffers, forgetting."""
+    eps, c = float(params["eps"]), float(params.get("c", 3.0))
+    K = env.K
+    obs, r, mu_t = [1] * K, [0] * K, [0.0] * K
+    buf = [[] for _ in range(K)]
+    for j in range(K):
+        mu_t[j] = env.pull(j) + rng.laplace(0.0, 1.0 / eps)
+    while not env.done():
+        t = env.t
+        theta = []
+        for j in range(K):
+            m = _clip01(mu_t[j] + c * math.log(t) / (eps * obs[j]))
+            theta.append(rng.beta(m * obs[j] + 1, (1 - m) * obs[j] + 1))
+        J = _argbest(theta, rng, maximise=True)
+        buf[J].append(env.pull(J))
+        if len(buf[J]) == 2 ** (r[J] + 1):
+            mu_t[J] = (sum(buf[J]) + rng.laplace(0.0, 1.0 / eps)) / len(buf[J])
+            obs[J] = len(buf[J])
+            r[J] += 1
+            buf[J] = []
+
+
+def _imed(env: _Bandit, rng, params: dict) -> None:
+    """IMED (Honda & Takemura 2015), Bernoulli form."""
+    K = env.K
+    S, N = [0.0] * K, [0] * K
+    for a in range(K):
+        S[a] += env.pull(a)
+        N[a] += 1
+    while not env.done():
+        mu = [S[a] / N[a] for a in range(K)]
+        top = max(mu)
+        idx = [N[a] * _kl_scalar(mu[a], top) + math.log(N[a]) for a in range(K)]
+        a = _argbest(idx, rng, maximise=False)
+        S[a] += env.pull(a)
+        N[a] += 1
+
+
+def _klucb(env: _Bandit, rng, params: dict) -> None:
+    """KL-UCB (Garivier & Cappe 2011) with budget log t + c log log t (floored at 0)."""
+    c = float(params.get("c", 0.0))
+    K = env.K
+    S, N = [0.0] * K, [0] * K
+    for a in range(K):
+        S[a] += env.pull(a)
+        N[a] += 1
+    while not env.done():
+        t = env.t
+        budget = math.log(t) + (c * math.log(math.log(t)) if c else 0.0)
+        budget = max(budget, 0.0)
+        idx = [_kl_ucb_scalar(S[a] / N[a], budget / N[a]) for a in range(K)]
+        a = _argbest(idx, rng, maximise=True)
+        S[a] += env.pull(a)
+        N[a] += 1
+
+
+REFERENCE_POLICIES = {
+    "DP-KLUCB": lambda env, rng, p: _dp_batched(env, rng, p, "klucb"),
+    "DP-IMED": lambda env, rng, p: _dp_batched(env, rng, p, "imed"),
+    "DP-SE": _dpse,
+    "AdaP-KLUCB": lambda env, rng, p: _adap(env, rng, p, "klucb"),
+    "AdaP-UCB": lambda env, rng, p: _adap(env, rng, p, "ucb"),
+    "Lazy-DP-TS": _lazy_dpts,
+    "IMED": _imed,
+    "KL-UCB": _klucb,
+}
+
+
+def _defaults(name: str, params: dict) -> dict:
+    p = dict(params)
+    if name in ("AdaP-KLUCB", "AdaP-UCB"):
+        p.setdefault("alpha", 3.1)
+    return p
+
+
+def reference_run(policy: str, params: dict, means, T: int, rng: np.random.Generator):
+    """One literal run; returns (regret after each round, shape (T,); final pulls, shape (K,))."""
+    if policy not in REFERENCE_POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; valid names are {', '.join(REFERENCE_POLICIES)}")
+    T = as_int("T", T, minimum=1)
+    env = _Bandit(means, T, rng)
+    REFERENCE_POLICIES[policy](env, rng, _defaults(policy, params))
+    return env.curve, np.array(env.pulls, dtype=np.int64)
+
+
+def reference_simulate(
+    policy: str, env, T: int, runs: int = 1, seed=None, *, params: dict | None = None, checkpoints=None
+):
+    """Simulate ``runs`` literal runs and package them like :func:`dpb.simulate.simulate`.
+
+    Run i uses ``np.random.default_rng(child_i)`` with child_i the i-th child of
+    ``SeedSequence(seed)`` (a single generator for rewards and policy: the reference does not
+    try to reproduce the fast path's streams, only its law).
+    """
+    from .simulate import Result, _resolve_checkpoints, _root_seed, child_seeds
+
+    t0 = time.perf_counter()
+    bandit = as_bandit(env)
+    params = dict(params or {})
+    T = as_int("T", T, minimum=1)
+    runs = as_int("runs", runs, minimum=1)
+    root = _root_seed(seed)
+    ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
+    regret = np.empty((runs, ck.size))
+    pulls = np.empty((runs, bandit.K), dtype=np.int64)
+    for i, child in enumerate(child_seeds(root, range(runs))):
+        curve, n = reference_run(policy, params, bandit.means, T, np.random.default_rng(child))
+        regret[i] = curve[ck - 1]
+        pulls[i] = n
+    return Result(
+        policy=policy,
+        params=params,
+        means=np.asarray(bandit.means, dtype=float).copy(),
+        env_name=bandit.name,
+        T=T,
+        seed=int(root.entropy),
+        spawn_key=tuple(root.spawn_key),
+        run_ids=np.arange(runs),
+        checkpoints=ck,
+        log_grid=log_mask,
+        linear_grid=lin_mask,
+        regret=regret,
+        pulls=pulls,
+        n_phases=np.full(runs, -1, dtype=np.int64),
+        laplace_draws=np.full(runs, -1, dtype=np.int64),
+        engine="reference",
+        elapsed=time.perf_counter() - t0,
+    )

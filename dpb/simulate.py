@@ -1,0 +1,686 @@
+"""Simulate bandit policies on Bernoulli environments, many runs at once, exactly and reproducibly.
+
+:func:`simulate` runs a policy (a :class:`~dpb.policies.base.Policy`, or a name and parameters)
+on an environment for ``runs`` independent runs of horizon ``T`` and returns a :class:`Result`:
+the pseudo-regret Reg_t = sum_a Delta_a N_a(t) of every run at checkpoints (a log-spaced and a
+linear grid), the final pull counts, the number of phases and the parameters and seed.
+
+How it is exact and fast
+------------------------
+* Every policy decides in phases and only sees phase *sums* of rewards (DESIGN.md), so a phase of
+  B pulls of arm a is simulated as one Binomial(B, mu_a) draw -- the same law as B Bernoulli
+  draws.  A run of a batched private policy costs O(K log T) phases, not T steps, and all runs
+  advance in lock-step so that each phase is one numpy operation over runs (the generic engine).
+* Within a phase the regret grows linearly (round-robin phases: piecewise linearly), so
+  checkpoints falling inside a phase are computed exactly without per-step work.
+* The per-step policies (IMED, KL-UCB, Lazy-DP-TS) have their own exact fast paths
+  (``policy.fast_simulate``); see :mod:`dpb.policies.nonprivate`, :mod:`dpb.policies.lazy_dpts`
+  and ``benchmarks/README.md``.  ``fast=False`` runs them through the generic engine instead.
+
+Randomness
+----------
+Run ``i`` of ``simulate(..., seed=s)`` owns the child ``SeedSequence(s).spawn(n)[i]`` (for any
+n > i), and two generators derived from it: one for the environment's rewards and one for the
+policy's own randomness (Laplace noise, tie-breaks, Thompson samples).  Nothing a run draws depends
+on the other runs, so ``simulate(..., runs=20, seed=s)`` equals the 20 single-run calls
+``simulate(..., seed=s, run_ids=[i])`` stacked with :meth:`Result.concat`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._validate import as_int
+from .environments import as_bandit
+from .policies import Policy, make_policy
+
+__all__ = [
+    "Result",
+    "Trace",
+    "simulate",
+    "simulate_seeds",
+    "simulate_trace",
+    "checkpoint_grid",
+    "child_seeds",
+    "run_generators",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# seeds and grids
+# ----------------------------------------------------------------------------------------------
+def _root_seed(seed) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, (bool, np.bool_)):
+        raise TypeError("seed must be an integer, a SeedSequence or None, got a bool")
+    if isinstance(seed, (int, np.integer)):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return np.random.SeedSequence(int(seed))
+    raise TypeError(f"seed must be an integer, a SeedSequence or None, got {type(seed).__name__}")
+
+
+def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
+    """The children ``SeedSequence(seed).spawn(n)[i]`` for ``i`` in ``run_ids``, without spawning.
+
+    A fresh ``SeedSequence(seed).spawn(n)`` returns children with spawn keys ``(0,), ..., (n-1,)``;
+    building child ``i`` directly lets any subset of runs be simulated anywhere.
+    """
+    root = _root_seed(seed)
+    return [
+        np.random.SeedSequence(
+            root.entropy, spawn_key=tuple(root.spawn_key) + (int(i),), pool_size=root.pool_size
+        )
+        for i in run_ids
+    ]
+
+
+def run_generators(child: np.random.SeedSequence) -> tuple[np.random.Generator, np.random.Generator]:
+    """The (environment, policy) generators of the run owning ``child``."""
+    env = np.random.SeedSequence(
+        child.entropy, spawn_key=tuple(child.spawn_key) + (0,), pool_size=child.pool_size
+    )
+    pol = np.random.SeedSequence(
+        child.entropy, spawn_key=tuple(child.spawn_key) + (1,), pool_size=child.pool_size
+    )
+    return np.random.default_rng(env), np.random.default_rng(pol)
+
+
+def checkpoint_grid(
+    T: int, n_log: int = 100, n_linear: int = 100
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Checkpoints for regret curves: (all, log-spaced, linear), sorted unique rounds in [1, T].
+
+    The log grid rounds ``n_log`` log-spaced points of [1, T]; the linear grid is T/n_linear,
+    2T/n_linear, ..., T (rounded).  Both contain T; ``all`` is their union.
+    """
+    T = as_int("T", T, minimum=1)
+    n_log = as_int("n_log", n_log, minimum=1)
+    n_linear = as_int("n_linear", n_linear, minimum=1)
+    log = np.unique(np.rint(np.logspace(0.0, np.log10(T), n_log)).astype(np.int64).clip(1, T))
+    lin = np.unique(np.rint(np.linspace(T / n_linear, T, n_linear)).astype(np.int64).clip(1, T))
+    log = np.union1d(log, [T])
+    lin = np.union1d(lin, [T])
+    return np.union1d(log, lin), log, lin
+
+
+# ----------------------------------------------------------------------------------------------
+# result
+# ----------------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class Result:
+    """Outcome of :func:`simulate`: regret curves and pull counts of ``runs`` runs.
+
+    Attributes
+    ----------
+    policy : str
+        The policy's name (e.g. ``"DP-IMED"``).
+    params : dict
+        The policy's parameters.
+    means : ndarray (K,)
+        The environment's arm means; ``env_name`` its instance name (or None).
+    T : int
+        Horizon.
+    seed : int
+        Entropy of the root ``SeedSequence``; ``spawn_key`` its spawn key (usually ``()``).
+    run_ids : ndarray (runs,)
+        Which children of the root seed the runs are.
+    checkpoints : ndarray (C,)
+        Rounds at which the regret is reported (union of the log and linear grids); the masks
+        ``log_grid``/``linear_grid`` select each grid.
+    regret : ndarray (runs, C)
+        Pseudo-regret sum_a Delta_a N_a(t) at each checkpoint.
+    pulls : ndarray (runs, K)
+        Final pull counts N_a(T) (each row sums to T).
+    n_phases : ndarray (runs,)
+        Number of phases (decisions) of each run; T for the per-step policies.
+    laplace_draws : ndarray (runs,)
+        Number of Laplace draws (private releases) of each run.
+    engine : str
+        ``"phases"`` (generic engine) or ``"fast"`` (the policy's own exact fast path).
+    elapsed : float
+        Wall-clock seconds (not compared by :meth:`same_as`).
+    """
+
+    policy: str
+    params: dict
+    means: np.ndarray
+    env_name: str | None
+    T: int
+    seed: int
+    spawn_key: tuple
+    run_ids: np.ndarray
+    checkpoints: np.ndarray
+    log_grid: np.ndarray
+    linear_grid: np.ndarray
+    regret: np.ndarray
+    pulls: np.ndarray
+    n_phases: np.ndarray
+    laplace_draws: np.ndarray
+    engine: str
+    elapsed: float = float("nan")
+    extra: dict = field(default_factory=dict)
+
+    _ARRAYS = (
+        "means",
+        "run_ids",
+        "checkpoints",
+        "log_grid",
+        "linear_grid",
+        "regret",
+        "pulls",
+        "n_phases",
+        "laplace_draws",
+    )
+
+    @property
+    def runs(self) -> int:
+        return int(self.regret.shape[0])
+
+    @property
+    def K(self) -> int:  # noqa: N802 - the paper's notation
+        return int(self.means.size)
+
+    @property
+    def final_regret(self) -> np.ndarray:
+        """Regret at T of every run (the last checkpoint is always T)."""
+        return self.regret[:, -1]
+
+    def mean_regret(self) -> np.ndarray:
+        """Mean regret over runs at each checkpoint."""
+        return self.regret.mean(axis=0)
+
+    def std_regret(self) -> np.ndarray:
+        """Standard deviation over runs (ddof=1 when there are several runs) at each checkpoint."""
+        return self.regret.std(axis=0, ddof=1 if self.runs > 1 else 0)
+
+    def on_grid(self, grid: str = "log") -> tuple[np.ndarray, np.ndarray]:
+        """``(checkpoints, regret)`` restricted to the ``"log"`` or ``"linear"`` grid."""
+        if grid not in ("log", "linear"):
+            raise ValueError(f"grid must be 'log' or 'linear', got {grid!r}")
+        mask = self.log_grid if grid == "log" else self.linear_grid
+        return self.checkpoints[mask], self.regret[:, mask]
+
+    def same_as(self, other: Result) -> bool:
+        """True when every array and parameter is identical (the timing is ignored)."""
+        meta = ("policy", "params", "env_name", "T", "seed", "spawn_key", "engine")
+        return all(getattr(self, k) == getattr(other, k) for k in meta) and all(
+            np.array_equal(getattr(self, k), getattr(other, k)) for k in self._ARRAYS
+        )
+
+    @classmethod
+    def concat(cls, results: Sequence[Result]) -> Result:
+        """Stack the runs of compatible results (same policy, environment, T, seed, grid)."""
+        results = list(results)
+        if not results:
+            raise ValueError("results must contain at least one Result")
+        first = results[0]
+        for r in results[1:]:
+            same = (
+                r.policy == first.policy
+                and r.params == first.params
+                and r.T == first.T
+                and r.seed == first.seed
+                and r.spawn_key == first.spawn_key
+                and np.array_equal(r.means, first.means)
+                and np.array_equal(r.checkpoints, first.checkpoints)
+            )
+            if not same:
+                raise ValueError(
+                    "results to concatenate must share policy, params, means, T, seed and checkpoints"
+                )
+        stack = {k: np.concatenate([getattr(r, k) for r in results]) for k in ("run_ids", "regret", "pulls")}
+        stack.update(
+            {k: np.concatenate([getattr(r, k) for r in results]) for k in ("n_phases", "laplace_draws")}
+        )
+        return cls(
+            policy=first.policy,
+            params=first.params,
+            means=first.means,
+            env_name=first.env_name,
+            T=first.T,
+            seed=first.seed,
+            spawn_key=first.spawn_key,
+            checkpoints=first.checkpoints,
+            log_grid=first.log_grid,
+            linear_grid=first.linear_grid,
+            engine=first.engine,
+            elapsed=float(sum(r.elapsed for r in results)),
+            extra=dict(first.extra),
+            **stack,
+        )
+
+    # -- persistence ---------------------------------------------------------------------------
+    def save(self, path) -> Path:
+        """Write the result to ``path`` (``.npz``) atomically; returns the path written."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_suffix(".npz")
+        meta = {
+            "policy": self.policy,
+            "params": self.params,
+            "env_name": self.env_name,
+            "T": self.T,
+            "seed": str(self.seed),
+            "spawn_key": list(self.spawn_key),
+            "engine": self.engine,
+            "elapsed": self.elapsed,
+            "extra": self.extra,
+        }
+        tmp = path.with_name(path.name + ".tmp")
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(
+                fh, meta=np.array(json.dumps(meta)), **{k: getattr(self, k) for k in self._ARRAYS}
+            )
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path) -> Result:
+        """Read a result written by :meth:`save`."""
+        with np.load(Path(path), allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            arrays = {k: data[k] for k in cls._ARRAYS}
+        return cls(
+            policy=meta["policy"],
+            params=meta["params"],
+            env_name=meta["env_name"],
+            T=int(meta["T"]),
+            seed=int(meta["seed"]),
+            spawn_key=tuple(meta["spawn_key"]),
+            engine=meta["engine"],
+            elapsed=float(meta["elapsed"]),
+            extra=meta.get("extra", {}),
+            **arrays,
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# recording regret at checkpoints
+# ----------------------------------------------------------------------------------------------
+class _Recorder:
+    """Pull counts, phase counts and exact regret at checkpoints for ``R`` runs.
+
+    A phase starting at round ``t0`` with ``counts`` (pulls per arm, executed round-robin in arm
+    order) covers rounds t0 .. t0 + sum(counts) - 1.  After its k-th pull the regret is
+    reg0 + floor(k/m) * G_m + G_{k mod m}, with m the number of arms in the phase and G_j the sum
+    of the gaps of its first j arms; for a single arm this is reg0 + k Delta_a.
+    """
+
+    def __init__(self, R: int, gaps: np.ndarray, checkpoints: np.ndarray) -> None:
+        self.gaps = np.asarray(gaps, dtype=float)
+        self.K = self.gaps.size
+        self.ck = np.asarray(checkpoints, dtype=np.int64)
+        self.regret = np.full((R, self.ck.size), np.nan)
+        self.pulls = np.zeros((R, self.K), dtype=np.int64)
+        self.reg = np.zeros(R)
+        self.next = np.zeros(R, dtype=np.int64)
+        self.phases = np.zeros(R, dtype=np.int64)
+        self.laplace = np.zeros(R, dtype=np.int64)
+
+    def record(self, rows, t0, counts, decisions=None) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        counts = np.asarray(counts, dtype=np.int64)
+        t0 = np.asarray(t0, dtype=np.int64)
+        total = counts.sum(axis=1)
+        hi = np.searchsorted(self.ck, t0 + total - 1, side="right")
+        lo = self.next[rows]
+        hit = np.flatnonzero(hi > lo)
+        if hit.size:
+            n_arms = np.count_nonzero(counts[hit], axis=1)
+            single = hit[n_arms == 1]
+            if single.size:  # one arm: regret grows by Delta_a per pull, all hits at once
+                width = hi[single] - lo[single]
+                pos = np.repeat(lo[single] - np.cumsum(width) + width, width) + np.arange(int(width.sum()))
+                r_rep = np.repeat(rows[single], width)
+                gap = np.repeat(counts[single] @ self.gaps / total[single], width)
+                ks = self.ck[pos] - np.repeat(t0[single], width) + 1
+                self.regret[r_rep, pos] = self.reg[r_rep] + ks * gap
+            for i in hit[n_arms > 1]:  # round-robin phases (DP-SE epochs)
+                r = rows[i]
+                ks = self.ck[lo[i] : hi[i]] - t0[i] + 1
+                arms = np.flatnonzero(counts[i])
+                g = np.concatenate(([0.0], np.cumsum(self.gaps[arms])))
+                m = arms.size
+                self.regret[r, lo[i] : hi[i]] = self.reg[r] + (ks // m) * g[m] + g[ks % m]
+        self.next[rows] = hi
+        self.reg[rows] += counts @ self.gaps
+        self.pulls[rows] += counts
+        self.phases[rows] += 1 if decisions is None else decisions
+
+    def record_steps(self, run: int, t0: int, arms: np.ndarray) -> None:
+        """A window of single pulls ``arms`` (one per round) of run ``run`` starting at ``t0``."""
+        cg = np.cumsum(self.gaps[arms])
+        hi = int(np.searchsorted(self.ck, t0 + arms.size - 1, side="right"))
+        lo = int(self.next[run])
+        if hi > lo:
+            self.regret[run, lo:hi] = self.reg[run] + cg[self.ck[lo:hi] - t0]
+        self.next[run] = hi
+        self.reg[run] += cg[-1]
+        self.pulls[run] += np.bincount(arms, minlength=self.K)
+        self.phases[run] += arms.size
+
+
+# ----------------------------------------------------------------------------------------------
+# the generic phase engine
+# ----------------------------------------------------------------------------------------------
+def _truncate(plan: np.ndarray, remaining: np.ndarray) -> np.ndarray:
+    """Cut each planned phase at the horizon: round-robin over its arms until ``remaining`` pulls."""
+    total = plan.sum(axis=1)
+    over = np.flatnonzero(total > remaining)
+    if over.size == 0:
+        return plan
+    counts = plan.copy()
+    for i in over:
+        mask = plan[i] > 0
+        q, r = divmod(int(remaining[i]), int(mask.sum()))
+        pos = np.cumsum(mask) - 1
+        counts[i] = np.where(mask, q + (pos < r), 0)
+    return counts
+
+
+def _draw_sums(gen: np.random.Generator, counts: np.ndarray, means: np.ndarray) -> np.ndarray:
+    """Reward sums of one phase: one Binomial(count, mu_a) draw per arm played."""
+    out = np.zeros(counts.size)
+    arms = np.flatnonzero(counts)
+    if arms.size == 1:
+        a = arms[0]
+        out[a] = gen.binomial(counts[a], means[a])
+    else:
+        out[arms] = gen.binomial(counts[arms], means[arms])
+    return out
+
+
+def _run_phases(policy: Policy, means, T, env_gens, pol_gens, rec: _Recorder, hook=None) -> None:
+    """Advance all runs phase by phase in lock-step (the generic, exact engine)."""
+    R = len(env_gens)
+    policy.start(means.size, T, pol_gens)
+    t = np.ones(R, dtype=np.int64)
+    active = np.arange(R)
+    while active.size:
+        tt = t[active]
+        plan = np.asarray(policy.decide(active, tt), dtype=np.int64)
+        counts = _truncate(plan, T - tt + 1)
+        sums = np.zeros(counts.shape)
+        n_arms = np.count_nonzero(counts, axis=1)
+        arm = np.argmax(counts, axis=1)
+        for i, r in enumerate(active.tolist()):
+            if n_arms[i] == 1:  # the common case: one Binomial(B, mu_a) draw
+                a = arm[i]
+                sums[i, a] = env_gens[r].binomial(counts[i, a], means[a])
+            else:
+                sums[i] = _draw_sums(env_gens[r], counts[i], means)
+        rec.record(active, tt, counts)
+        if hook is not None:
+            hook.before_update(active, tt, counts, sums)
+        policy.update(active, counts, sums)
+        if hook is not None:
+            hook.after_update(active, tt, counts, sums)
+        t[active] += counts.sum(axis=1)
+        active = active[t[active] <= T]
+    rec.laplace[:] = policy.laplace_draws
+
+
+# ----------------------------------------------------------------------------------------------
+# public entry points
+# ----------------------------------------------------------------------------------------------
+PolicySpec = Policy | str | Callable[[], Policy] | tuple
+
+
+def _as_policy(policy: PolicySpec, params: dict | None) -> Policy:
+    if isinstance(policy, Policy):
+        if params:
+            raise TypeError("params cannot be given together with a Policy instance")
+        return policy
+    if isinstance(policy, str):
+        return make_policy(policy, **(params or {}))
+    if isinstance(policy, tuple) and len(policy) == 2 and isinstance(policy[0], str):
+        if params:
+            raise TypeError("params cannot be given together with a (name, params) tuple")
+        return make_policy(policy[0], **dict(policy[1]))
+    if callable(policy):
+        made = policy(**(params or {}))
+        if not isinstance(made, Policy):
+            raise TypeError(f"the policy factory must return a Policy, got {type(made).__name__}")
+        return made
+    raise TypeError(f"policy must be a Policy, a name, a (name, params) tuple or a factory, got {policy!r}")
+
+
+def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if checkpoints is None:
+        all_, log, lin = checkpoint_grid(T)
+    elif isinstance(checkpoints, (int, np.integer)) and not isinstance(checkpoints, bool):
+        all_, log, lin = checkpoint_grid(T, int(checkpoints), int(checkpoints))
+    else:
+        arr = np.asarray(checkpoints)
+        if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError("checkpoints must be None, an int (points per grid) or a 1-d array of rounds")
+        if arr.min() < 1 or arr.max() > T:
+            raise ValueError(f"checkpoints must lie in [1, T={T}], got range [{arr.min()}, {arr.max()}]")
+        all_ = np.union1d(arr, [T]).astype(np.int64)
+        log = lin = all_
+    return all_, np.isin(all_, log), np.isin(all_, lin)
+
+
+def simulate_seeds(
+    policy: PolicySpec,
+    env,
+    T: int,
+    seeds: Sequence[np.random.SeedSequence],
+    *,
+    params: dict | None = None,
+    checkpoints=None,
+    fast: bool = True,
+    root=None,
+    run_ids=None,
+) -> Result:
+    """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`)."""
+    t_start = time.perf_counter()
+    pol = _as_policy(policy, params)
+    bandit = as_bandit(env)
+    T = as_int("T", T, minimum=1)
+    if T < pol.min_horizon(bandit.K):
+        raise ValueError(
+            f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
+            f"(its initialisation pulls every arm), got T={T}"
+        )
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("at least one seed (run) is required")
+    gens = [run_generators(s) for s in seeds]
+    env_gens = [g[0] for g in gens]
+    pol_gens = [g[1] for g in gens]
+    ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
+    rec = _Recorder(len(seeds), bandit.gaps, ck)
+    means = np.asarray(bandit.means, dtype=float)
+    use_fast = fast and hasattr(pol, "fast_simulate")
+    if use_fast:
+        pol.fast_simulate(means, T, env_gens, pol_gens, rec)
+    else:
+        _run_phases(pol, means, T, env_gens, pol_gens, rec)
+    if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
+        raise RuntimeError("internal error: the simulation did not cover the horizon exactly")
+    if root is None:
+        root_ss = seeds[0]
+        entropy, key = root_ss.entropy, tuple(root_ss.spawn_key[:-1])
+    else:
+        entropy, key = root.entropy, tuple(root.spawn_key)
+    ids = np.array([s.spawn_key[-1] if s.spawn_key else 0 for s in seeds] if run_ids is None else run_ids)
+    return Result(
+        policy=pol.name,
+        params=dict(pol.params),
+        means=means.copy(),
+        env_name=bandit.name,
+        T=T,
+        seed=int(entropy),
+        spawn_key=tuple(int(k) for k in key),
+        run_ids=ids.astype(np.int64),
+        checkpoints=ck,
+        log_grid=log_mask,
+        linear_grid=lin_mask,
+        regret=rec.regret,
+        pulls=rec.pulls,
+        n_phases=rec.phases,
+        laplace_draws=rec.laplace,
+        engine="fast" if use_fast else "phases",
+        elapsed=time.perf_counter() - t_start,
+    )
+
+
+def simulate(
+    policy: PolicySpec,
+    env,
+    T: int,
+    runs: int | None = None,
+    seed=None,
+    *,
+    params: dict | None = None,
+    run_ids=None,
+    checkpoints=None,
+    fast: bool = True,
+) -> Result:
+    """Simulate ``runs`` independent runs of ``policy`` on ``env`` for ``T`` rounds.
+
+    Parameters
+    ----------
+    policy : Policy, str, (str, dict) or callable
+        A policy object, a policy name (with ``params``), a ``(name, params)`` pair, or a factory
+        ``params -> Policy``.
+    env : BernoulliBandit, str or array_like
+        The environment, an instance name (``"mu1"``...) or a vector of means.
+    T : int
+        Horizon (>= the policy's initialisation, e.g. K n0 for DP-KLUCB/DP-IMED).
+    runs : int, optional
+        Number of runs (default 1); run i uses child i of ``SeedSequence(seed)``.
+    seed : int, SeedSequence or None
+        Root seed; None draws fresh entropy (recorded in the result, so it can be replayed).
+    params : dict, optional
+        Parameters of the policy when it is given by name or factory.
+    run_ids : sequence of int, optional
+        Simulate exactly these children of the root seed instead of ``range(runs)``.
+    checkpoints : None, int or array of int
+        Default: 100-point log and linear grids; an int sets the points per grid; an array gives
+        the rounds explicitly (T is always added).
+    fast : bool
+        Use the policy's exact fast path when it has one (default); False forces the generic
+        phase engine.
+
+    Returns
+    -------
+    Result
+
+    Examples
+    --------
+    >>> res = simulate("DP-IMED", "mu2", T=10_000, runs=4, seed=1, params={"eps": 0.25})
+    >>> res.pulls.sum(axis=1).tolist()
+    [10000, 10000, 10000, 10000]
+    """
+    root = _root_seed(seed)
+    if run_ids is None:
+        runs = 1 if runs is None else as_int("runs", runs, minimum=1)
+        run_ids = np.arange(runs)
+    else:
+        run_ids = np.asarray(run_ids)
+        if run_ids.ndim != 1 or run_ids.size == 0 or not np.issubdtype(run_ids.dtype, np.integer):
+            raise ValueError("run_ids must be a non-empty 1-d sequence of non-negative integers")
+        if run_ids.min() < 0:
+            raise ValueError("run_ids must be non-negative")
+        if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:
+            raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
+    seeds = child_seeds(root, run_ids)
+    return simulate_seeds(
+        policy, env, T, seeds, params=params, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# traces for teaching
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Trace:
+    """Phase-by-phase record of one run (see :func:`simulate_trace`).
+
+    ``phases`` is a list of dicts with keys: ``phase`` (0-based), ``t`` (first round), ``arm``
+    (the arm played, or -1 for a round-robin phase), ``pulls`` (pulls made), ``counts`` (K,),
+    ``reward_sums`` (K,), ``noise`` (K,: the Laplace value added at this phase, NaN where none),
+    ``statistic`` (K,: every arm's private/empirical mean after the phase), ``index`` (K,: the
+    index of every arm at the decision, NaN during initialisation) and ``regret`` (after it).
+    """
+
+    policy: str
+    params: dict
+    means: np.ndarray
+    T: int
+    phases: list
+
+    def __len__(self) -> int:
+        return len(self.phases)
+
+    def table(self) -> dict:
+        """The trace as a dict of numpy arrays (one row per phase)."""
+        if not self.phases:
+            return {}
+        return {k: np.array([p[k] for p in self.phases]) for k in self.phases[0]}
+
+    def to_frame(self):
+        """The trace as a pandas DataFrame (requires pandas); K-vectors stay in object columns."""
+        import pandas as pd  # optional dependency
+
+        return pd.DataFrame(self.phases)
+
+
+class _TraceHook:
+    def __init__(self, policy: Policy, gaps: np.ndarray) -> None:
+        self.policy, self.gaps, self.rows, self.reg = policy, gaps, [], 0.0
+
+    def before_update(self, rows, t0, counts, sums) -> None:
+        self._draws = self.policy.laplace_arm[0].copy()
+
+    def after_update(self, rows, t0, counts, sums) -> None:
+        p = self.policy
+        drawn = p.laplace_arm[0] - self._draws
+        arms = np.flatnonzero(counts[0])
+        self.reg += float(counts[0] @ self.gaps)
+        self.rows.append(
+            {
+                "phase": len(self.rows),
+                "t": int(t0[0]),
+                "arm": int(arms[0]) if arms.size == 1 else -1,
+                "pulls": int(counts[0].sum()),
+                "counts": counts[0].copy(),
+                "reward_sums": sums[0].copy(),
+                "noise": np.where(drawn > 0, p.last_noise[0], np.nan),
+                "statistic": p.statistic()[0].copy(),
+                "index": p.index[0].copy(),
+                "regret": self.reg,
+            }
+        )
+
+
+def simulate_trace(
+    policy: PolicySpec, env, T: int, seed=None, *, params: dict | None = None, run_id: int = 0
+) -> Trace:
+    """Run one run of ``policy`` through the generic phase engine and record every phase.
+
+    The run is child ``run_id`` of ``SeedSequence(seed)``, so it is the same trajectory as run
+    ``run_id`` of ``simulate(policy, env, T, seed=seed, fast=False)``.  Per-step policies give one
+    phase per round: keep T small.
+    """
+    pol = _as_policy(policy, params)
+    bandit = as_bandit(env)
+    T = as_int("T", T, minimum=1)
+    (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
+    genv, gpol = run_generators(child)
+    rec = _Recorder(1, bandit.gaps, np.array([T]))
+    hook = _TraceHook(pol, bandit.gaps)
+    _run_phases(pol, np.asarray(bandit.means, dtype=float), T, [genv], [gpol], rec, hook=hook)
+    return Trace(policy=pol.name, params=dict(pol.params), means=bandit.means.copy(), T=T, phases=hook.rows)

@@ -1,0 +1,211 @@
+"""Tests of dpb.simulate: exact horizon and checkpoints, reproducibility, persistence, errors."""
+
+import numpy as np
+import pytest
+
+import dpb.policies.nonprivate as nonprivate
+from dpb.environments import BernoulliBandit, instance
+from dpb.policies import DPIMED, make_policy
+from dpb.simulate import Result, checkpoint_grid, child_seeds, run_generators, simulate, simulate_trace
+
+ALL = [
+    ("DP-KLUCB", {"eps": 0.25}),
+    ("DP-IMED", {"eps": 0.25}),
+    ("DP-IMED", {"eps": 0.5, "alpha": 1.1}),
+    ("DP-SE", {"eps": 1.0, "beta": 0.1}),
+    ("AdaP-KLUCB", {"eps": 0.25}),
+    ("AdaP-UCB", {"eps": 0.25}),
+    ("Lazy-DP-TS", {"eps": 0.5}),
+    ("IMED", {}),
+    ("KL-UCB", {}),
+]
+
+
+def _timeline_regret(trace, gaps, checkpoints):
+    """Regret at checkpoints rebuilt pull by pull from a trace (round-robin inside a phase)."""
+    regret = []
+    for row in trace.phases:
+        arms = np.flatnonzero(row["counts"])
+        left = row["counts"].copy()
+        while left.sum():
+            for a in arms:
+                if left[a]:
+                    regret.append(gaps[a])
+                    left[a] -= 1
+    curve = np.cumsum(regret)
+    return curve[np.asarray(checkpoints) - 1]
+
+
+@pytest.mark.parametrize("name, params", ALL)
+def test_result_invariants(name, params):
+    T = 3000
+    env = instance("mu2")
+    res = simulate(name, env, T, runs=3, seed=4, params=params)
+    assert res.regret.shape == (3, res.checkpoints.size)
+    assert np.all(res.pulls.sum(axis=1) == T)  # the horizon cuts the last phase exactly
+    assert res.checkpoints[-1] == T and res.checkpoints[0] == 1
+    assert np.allclose(res.final_regret, res.pulls @ env.gaps)
+    assert np.all(np.diff(res.regret, axis=1) >= -1e-9)  # pseudo-regret never decreases
+    # regret grows by at most max gap per round between checkpoints
+    steps = np.diff(res.checkpoints)
+    assert np.all(np.diff(res.regret, axis=1) <= steps * env.gaps.max() + 1e-9)
+    assert res.policy == name and res.T == T and res.env_name == "mu2"
+
+
+@pytest.mark.parametrize("name, params", [p for p in ALL if p[0] != "KL-UCB"] + [("KL-UCB", {"c": 1.0})])
+def test_runs_together_equal_runs_one_by_one(name, params, monkeypatch):
+    # tiny look-ahead buffers force buffer growth and refills in the per-step fast paths
+    monkeypatch.setattr(nonprivate, "_STREAM_CAP", 8)
+    T = 800 if name in ("IMED", "KL-UCB") else 4000
+    together = simulate(name, "mu1", T, runs=5, seed=123, params=params)
+    alone = Result.concat([simulate(name, "mu1", T, seed=123, run_ids=[i], params=params) for i in range(5)])
+    assert together.same_as(alone)
+    again = simulate(name, "mu1", T, runs=5, seed=123, params=params)
+    assert together.same_as(again)
+    shuffled = simulate(name, "mu1", T, seed=123, run_ids=[3, 0, 4], params=params)
+    assert np.array_equal(shuffled.regret, together.regret[[3, 0, 4]])
+    if name != "DP-SE":  # (DP-SE's pulls are deterministic until its first elimination)
+        other = simulate(name, "mu1", T, runs=5, seed=124, params=params)
+        assert not np.array_equal(other.regret, together.regret)
+
+
+def test_checkpoints_are_exact_inside_phases():
+    # generic engine: the trace of run 2 is the same trajectory; rebuild its regret pull by pull
+    env = instance("mu2")
+    T = 5000
+    for name, params in [("DP-IMED", {"eps": 0.5}), ("DP-SE", {"eps": 1.0, "beta": 0.1})]:
+        res = simulate(name, env, T, runs=3, seed=8, params=params, fast=False)
+        trace = simulate_trace(name, env, T, seed=8, params=params, run_id=2)
+        assert np.allclose(res.regret[2], _timeline_regret(trace, env.gaps, res.checkpoints))
+        assert res.n_phases[2] == len(trace)
+
+
+@pytest.mark.parametrize("name", ["IMED", "KL-UCB", "Lazy-DP-TS"])
+def test_fast_path_checkpoints_match_pulls(name):
+    # per-step fast paths: the regret at T is the pull counts weighted by gaps, and every
+    # checkpoint is a value the curve takes (monotone, bounded by t * max gap)
+    env = instance("mu4")
+    params = {"eps": 1.0} if name == "Lazy-DP-TS" else {}
+    res = simulate(name, env, 20_000, runs=2, seed=1, params=params, checkpoints=np.arange(1, 20_001))
+    assert np.allclose(res.regret[:, -1], res.pulls @ env.gaps)
+    inc = np.diff(res.regret, axis=1)  # one pull per round: each increment is one of the gaps
+    assert np.all(np.isclose(inc[..., None], env.gaps).any(axis=-1))
+    assert res.n_phases.tolist() == [20_000, 20_000]
+
+
+def test_child_seeds_are_the_spawned_children():
+    spawned = np.random.SeedSequence(42).spawn(6)
+    built = child_seeds(42, range(6))
+    for a, b in zip(spawned, built, strict=True):
+        assert np.array_equal(a.generate_state(4), b.generate_state(4))
+    env_a, pol_a = run_generators(spawned[3])
+    env_b, pol_b = run_generators(built[3])
+    assert env_a.random() == env_b.random() and pol_a.random() == pol_b.random()
+    assert env_b.random() != pol_b.random()
+
+
+def test_seed_none_is_recorded_and_replayable():
+    res = simulate("DP-IMED", "mu2", 2000, runs=2, params={"eps": 1.0})
+    again = simulate("DP-IMED", "mu2", 2000, runs=2, seed=res.seed, params={"eps": 1.0})
+    assert np.array_equal(res.regret, again.regret)
+
+
+def test_policy_specs():
+    a = simulate("DP-IMED", "mu2", 2000, runs=2, seed=1, params={"eps": 1.0})
+    b = simulate(DPIMED(eps=1.0), "mu2", 2000, runs=2, seed=1)
+    c = simulate(("DP-IMED", {"eps": 1.0}), [0.75, 0.625, 0.5, 0.375, 0.25], 2000, runs=2, seed=1)
+    d = simulate(lambda eps: DPIMED(eps=eps), "mu2", 2000, runs=2, seed=1, params={"eps": 1.0})
+    for other in (b, c, d):
+        assert np.array_equal(a.regret, other.regret)
+    assert a.params == {"eps": 1.0, "schedule": {"kind": "geometric", "n0": 1, "alpha": 2}}
+
+
+def test_checkpoint_grid():
+    all_, log, lin = checkpoint_grid(10**6, 50, 20)
+    assert all_[0] == 1 and all_[-1] == 10**6
+    assert np.all(np.diff(all_) > 0)
+    assert np.array_equal(np.union1d(log, lin), all_)
+    assert lin.tolist() == [50_000 * k for k in range(1, 21)]
+    spacing = np.diff(np.log(log[log > 1000]))  # log-spaced: log(10^6) / 49 apart (up to rounding)
+    assert np.allclose(spacing, np.log(10**6) / 49, atol=2e-3)
+    res = simulate("DP-KLUCB", "mu1", 10_000, seed=0, params={"eps": 1.0}, checkpoints=10)
+    ck, reg = res.on_grid("linear")
+    assert ck.tolist() == [1000 * k for k in range(1, 11)] and reg.shape == (1, 10)
+    with pytest.raises(ValueError, match="grid"):
+        res.on_grid("quadratic")
+
+
+def test_save_load_roundtrip(tmp_path):
+    res = simulate("DP-SE", "mu3", 5000, runs=3, seed=5, params={"eps": 1.0})
+    path = res.save(tmp_path / "cell")
+    assert path.suffix == ".npz" and path.exists()
+    back = Result.load(path)
+    assert back.same_as(res)
+    assert back.elapsed == res.elapsed
+
+
+def test_concat_rejects_mismatch():
+    a = simulate("DP-IMED", "mu2", 2000, seed=1, params={"eps": 1.0})
+    b = simulate("DP-IMED", "mu2", 2000, seed=2, params={"eps": 1.0})
+    with pytest.raises(ValueError, match="concatenate"):
+        Result.concat([a, b])
+    with pytest.raises(ValueError, match="at least one"):
+        Result.concat([])
+
+
+def test_summary_helpers():
+    res = simulate("DP-IMED", "mu2", 2000, runs=4, seed=1, params={"eps": 1.0})
+    assert np.allclose(res.mean_regret(), res.regret.mean(axis=0))
+    assert np.allclose(res.std_regret(), res.regret.std(axis=0, ddof=1))
+    assert res.runs == 4 and res.K == 5
+    assert np.array_equal(res.laplace_draws, res.n_phases)  # one Laplace draw per phase
+
+
+@pytest.mark.parametrize(
+    "call, exc, word",
+    [
+        (lambda: simulate("DP-KLUCB", "mu1", 4, params={"eps": 1.0}), ValueError, "T must be >= 5"),
+        (
+            lambda: simulate("DP-KLUCB", "mu1", 14, params={"eps": 1.0, "n0": 3}),
+            ValueError,
+            "T must be >= 15",
+        ),
+        (lambda: simulate("DP-KLUCB", "mu1", 0, params={"eps": 1.0}), ValueError, "T"),
+        (lambda: simulate("DP-KLUCB", "mu1", 100, params={"eps": 0.0}), ValueError, "eps"),
+        (lambda: simulate("DP-KLUCB", "mu1", 100, params={"eps": -1.0}), ValueError, "eps"),
+        (lambda: simulate("IMED", [0.5, 1.5], 100), ValueError, "means"),
+        (lambda: simulate("IMED", "mu7", 100), ValueError, "mu1"),
+        (lambda: simulate("UCB", "mu1", 100), ValueError, "DP-IMED"),
+        (lambda: simulate("IMED", "mu1", 100, runs=0), ValueError, "runs"),
+        (lambda: simulate("IMED", "mu1", 100, runs=2, run_ids=[0, 1, 2]), ValueError, "run_ids"),
+        (lambda: simulate("IMED", "mu1", 100, run_ids=[-1]), ValueError, "run_ids"),
+        (lambda: simulate("IMED", "mu1", 100, seed=-3), ValueError, "seed"),
+        (lambda: simulate("IMED", "mu1", 100, seed="abc"), TypeError, "seed"),
+        (lambda: simulate(DPIMED(eps=1), "mu1", 100, params={"eps": 2}), TypeError, "params"),
+        (lambda: simulate(42, "mu1", 100), TypeError, "policy"),
+        (lambda: simulate("IMED", "mu1", 100, checkpoints=np.array([0, 5])), ValueError, "checkpoints"),
+        (lambda: simulate("IMED", "mu1", 100, checkpoints=[0.5]), ValueError, "checkpoints"),
+    ],
+)
+def test_bad_input(call, exc, word):
+    with pytest.raises(exc, match=word):
+        call()
+
+
+def test_trace_table_and_init():
+    env = BernoulliBandit([0.6, 0.4, 0.3])
+    trace = simulate_trace("DP-KLUCB", env, 200, seed=1, params={"eps": 0.5})
+    table = trace.table()
+    assert table["counts"].shape == (len(trace), 3)
+    assert table["t"][0] == 1 and np.all(np.diff(table["t"]) == table["pulls"][:-1])
+    assert np.isnan(table["index"][:3]).all() and not np.isnan(table["index"][3:]).any()
+    assert table["regret"][-1] == pytest.approx(float(table["counts"].sum(axis=0) @ env.gaps))
+    res = simulate("DP-KLUCB", env, 200, seed=1, params={"eps": 0.5}, fast=False, run_ids=[0])
+    assert np.array_equal(res.pulls[0], table["counts"].sum(axis=0))
+
+
+def test_generic_engine_accepts_any_policy_object():
+    # the per-step classes also run through the generic phase engine (fast=False)
+    res = simulate(make_policy("IMED"), "mu2", 500, runs=2, seed=3, fast=False)
+    assert res.engine == "phases" and np.all(res.pulls.sum(axis=1) == 500)
+    assert res.n_phases.tolist() == [500, 500]
