@@ -119,7 +119,8 @@ def test_page_renders_offline(server, browser, page_path):
         page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
         page.evaluate("MathJax.startup.promise")
         page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=20000)
-        src = page.evaluate("Array.from(document.scripts).map(s => s.src).filter(s => s.includes('tex-chtml'))")
+        src = page.evaluate(
+            "Array.from(document.scripts).map(s => s.src).filter(s => s.includes('tex-chtml'))")
         assert src and all(urlparse(s).hostname == "127.0.0.1" for s in src), src
         errors = page.evaluate("document.querySelectorAll('mjx-merror').length")
         assert errors == 0, f"{page_path}: {errors} formulas failed to typeset"
