@@ -1,19 +1,49 @@
-"""Differential privacy primitives: the Laplace mechanism.
+"""Differential privacy primitives: the Laplace mechanism, and policies seen as batch mechanisms.
 
 A mechanism M is eps-DP when, for all neighbouring inputs D ~ D' (differing in one record) and all
 events E, M_D(E) <= e^eps M_{D'}(E) (the paper's definition 'eps-DP', after Dwork et al., 2006).
 The Laplace mechanism releases f(D) + Lap(s/eps) where s is the sensitivity of f: the largest
 abs(f(D) - f(D')) over neighbours.  For a sum of rewards in [0, 1], s = 1, so every algorithm of the
 book adds Lap(1/eps) noise to each phase sum (the paper's Theorem 'The Laplace Mechanism').
+
+Helpers for checking these facts numerically: the output law of the mechanism
+(:func:`laplace_pdf`, :func:`laplace_cdf`, :func:`laplace_interval_probability`), its privacy loss
+(:func:`laplace_log_density_ratio`, :func:`laplace_vector_log_density_ratio`,
+:func:`histogram_log_ratio`) and the phase sums it protects (:func:`partial_sums`).
+
+The second half turns a bandit policy into a mechanism in the three ways of the paper's
+background section and appendix 'Adaptive Continual Release Model for Bandits': on a list of
+rewards (View DP, :func:`view_mechanism`), on a table of potential rewards (Table DP,
+:func:`table_mechanism`) and against a reward-feeding adversary (:func:`adaptive_view`), and
+computes exact worst-case privacy losses of small examples by enumeration
+(:func:`worst_case_privacy_loss`).
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
-from ._validate import as_float_array, as_positive, broadcast
+from ._validate import as_float_array, as_int, as_positive, broadcast
 
-__all__ = ["laplace_mechanism", "laplace_pdf", "laplace_log_density_ratio"]
+__all__ = [
+    "laplace_mechanism",
+    "laplace_pdf",
+    "laplace_log_density_ratio",
+    "laplace_cdf",
+    "laplace_interval_probability",
+    "histogram_log_ratio",
+    "partial_sums",
+    "laplace_vector_log_density_ratio",
+    "exponential_weights_policy",
+    "view_mechanism",
+    "table_mechanism",
+    "adaptive_view",
+    "pure_privacy_loss",
+    "worst_case_privacy_loss",
+    "MAX_ENUMERATION",
+]
 
 
 def laplace_mechanism(value, eps, sensitivity=1.0, rng=None):
@@ -86,3 +116,503 @@ def laplace_log_density_ratio(x, loc, loc_prime, eps, sensitivity=1.0):
     x, loc, loc_prime = broadcast(x=x, loc=loc, loc_prime=loc_prime)
     out = e / s * (np.abs(x - loc_prime) - np.abs(x - loc))
     return float(out) if out.ndim == 0 else out
+
+
+# ----------------------------------------------------------------------------------------------
+# events, samples and vectors of Laplace releases
+# ----------------------------------------------------------------------------------------------
+def laplace_cdf(x, loc, eps, sensitivity=1.0):
+    r"""Distribution function of the Laplace mechanism's output ``loc + Lap(sensitivity / eps)``.
+
+    .. math::
+
+       F(x) = \tfrac12 e^{-(loc - x)\varepsilon/s} \text{ if } x < loc, \qquad
+       F(x) = 1 - \tfrac12 e^{-(x - loc)\varepsilon/s} \text{ otherwise}.
+
+    Parameters
+    ----------
+    x : array_like
+        Points at which to evaluate; ``-inf`` and ``+inf`` are allowed (0 and 1).
+    loc : array_like
+        The true statistic f(D).
+    eps, sensitivity : float
+        As in :func:`laplace_mechanism`.
+
+    Returns
+    -------
+    float or ndarray
+        ``P(loc + Lap(s / eps) <= x)``, broadcast over ``x`` and ``loc``.
+    """
+    x = as_float_array("x", x)
+    loc = as_float_array("loc", loc)
+    if np.any(np.isnan(x)):
+        raise ValueError("x must not be NaN")
+    if not np.all(np.isfinite(loc)):
+        raise ValueError("loc must be finite")
+    e = as_positive("eps", eps, allow_inf=False)
+    s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    x, loc = broadcast(x=x, loc=loc)
+    z = e * (x - loc) / s
+    with np.errstate(over="ignore"):
+        out = np.where(z < 0, 0.5 * np.exp(np.minimum(z, 0.0)), 1.0 - 0.5 * np.exp(-np.maximum(z, 0.0)))
+    return float(out) if out.ndim == 0 else out
+
+
+def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
+    r"""Probability that the Laplace mechanism's output falls in the event ``[lo, hi]``.
+
+    ``P(lo <= loc + Lap(s / eps) <= hi) = F(hi) - F(lo)`` with ``F`` from :func:`laplace_cdf`,
+    computed from the tail on the far side of ``loc`` so that tiny probabilities keep their
+    relative precision.  ε-DP (the definition 'eps-DP' of Azize et al., 2025) asks that this
+    probability change by at most a factor ``e^eps`` between neighbouring inputs, for *every* event.
+
+    Parameters
+    ----------
+    lo, hi : array_like
+        Ends of the interval, ``lo <= hi`` (infinite ends allowed).
+    loc : array_like
+        The true statistic f(D).
+    eps, sensitivity : float
+        As in :func:`laplace_mechanism`.
+
+    Returns
+    -------
+    float or ndarray
+        The probability, in [0, 1].
+    """
+    lo = as_float_array("lo", lo)
+    hi = as_float_array("hi", hi)
+    loc = as_float_array("loc", loc)
+    if np.any(np.isnan(lo)) or np.any(np.isnan(hi)):
+        raise ValueError("lo and hi must not be NaN")
+    if not np.all(np.isfinite(loc)):
+        raise ValueError("loc must be finite")
+    e = as_positive("eps", eps, allow_inf=False)
+    s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    lo, hi, loc = broadcast(lo=lo, hi=hi, loc=loc)
+    if np.any(lo > hi):
+        raise ValueError("lo must be <= hi")
+    a = e * (lo - loc) / s
+    b = e * (hi - loc) / s
+    with np.errstate(over="ignore", invalid="ignore"):
+        right = 0.5 * (np.exp(-np.maximum(a, 0.0)) - np.exp(-np.maximum(b, 0.0)))  # both ends >= loc
+        left = 0.5 * (np.exp(np.minimum(b, 0.0)) - np.exp(np.minimum(a, 0.0)))  # both ends <= loc
+        across = 1.0 - 0.5 * np.exp(np.minimum(a, 0.0)) - 0.5 * np.exp(-np.maximum(b, 0.0))
+    out = np.where(a >= 0, right, np.where(b <= 0, left, across))
+    out = np.clip(out, 0.0, 1.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def histogram_log_ratio(samples, samples_prime, bins, min_count=100):
+    """Empirical log ratio of two output histograms: a Monte Carlo look at a privacy loss.
+
+    Counts both samples on the same bins and returns ``log(c / n) - log(c' / n')`` on the bins
+    where both counts reach ``min_count`` (elsewhere the estimate is too noisy to mean anything).
+    For samples of the Laplace mechanism on neighbouring inputs it fluctuates around the exact
+    :func:`laplace_log_density_ratio` averaged over the bin, hence stays within about [-eps, eps].
+
+    Parameters
+    ----------
+    samples, samples_prime : array_like
+        Outputs of a mechanism on D and on D' (1-d, finite).
+    bins : int or array_like
+        Passed to ``numpy.histogram_bin_edges`` over the pooled samples (an array gives the edges).
+    min_count : int, default 100
+        Minimal count in both histograms for a bin to be reported (>= 1).
+
+    Returns
+    -------
+    centres, log_ratio : ndarray
+        Centres of the reported bins and the empirical log ratios there.
+    """
+    a = as_float_array("samples", samples).ravel()
+    b = as_float_array("samples_prime", samples_prime).ravel()
+    if a.size == 0 or b.size == 0:
+        raise ValueError("samples and samples_prime must be non-empty")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("samples and samples_prime must be finite")
+    if isinstance(min_count, (bool, np.bool_)) or int(min_count) != min_count or min_count < 1:
+        raise ValueError(f"min_count must be an integer >= 1, got {min_count!r}")
+    edges = np.histogram_bin_edges(np.concatenate([a, b]), bins=bins)
+    ca, _ = np.histogram(a, bins=edges)
+    cb, _ = np.histogram(b, bins=edges)
+    keep = (ca >= min_count) & (cb >= min_count)
+    centres = 0.5 * (edges[:-1] + edges[1:])
+    ratio = np.log(ca[keep] / a.size) - np.log(cb[keep] / b.size)
+    return centres[keep], ratio
+
+
+def partial_sums(rewards, starts):
+    """Sums of a reward sequence over consecutive, non-overlapping phases.
+
+    Phase ``k`` covers the positions ``starts[k], ..., starts[k+1] - 1`` (the last phase runs to the
+    end), as in the paper's privacy proof of DP-KLUCB/DP-IMED (proof sketch after Proposition
+    'privacy'): each reward belongs to exactly one phase, so changing one reward moves one partial
+    sum by at most 1 when rewards lie in [0, 1].
+
+    Parameters
+    ----------
+    rewards : array_like, shape (n,)
+        The rewards, finite.
+    starts : array_like of int
+        Strictly increasing phase starts with ``starts[0] == 0`` and ``starts[-1] < n``.
+
+    Returns
+    -------
+    ndarray, shape (len(starts),)
+    """
+    r = as_float_array("rewards", rewards)
+    if r.ndim != 1 or r.size == 0 or not np.all(np.isfinite(r)):
+        raise ValueError("rewards must be a non-empty 1-d array of finite numbers")
+    st = np.asarray(starts)
+    if st.ndim != 1 or st.size == 0 or not np.issubdtype(st.dtype, np.integer):
+        raise ValueError("starts must be a non-empty 1-d array of integers")
+    if st[0] != 0 or st[-1] >= r.size or np.any(np.diff(st) <= 0):
+        raise ValueError("starts must increase strictly from 0 and stay below len(rewards)")
+    return np.add.reduceat(r, st)
+
+
+def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
+    r"""Log density ratio of a vector release ``f + (Y_1, ..., Y_k)``, ``Y_i`` i.i.d. ``Lap(s / eps)``.
+
+    .. math::
+
+       \log\frac{p(o \mid f)}{p(o \mid f')} = \frac{\varepsilon}{s}\sum_{i=1}^k
+       \bigl(\lvert o_i - f'_i\rvert - \lvert o_i - f_i\rvert\bigr)
+       \in \Bigl[-\tfrac{\varepsilon}{s}\lVert f - f'\rVert_1,\
+                 \tfrac{\varepsilon}{s}\lVert f - f'\rVert_1\Bigr],
+
+    the computation behind the paper's Theorem 'The Laplace Mechanism' with its l1 sensitivity.
+    The last axis is the coordinate axis ``i``.
+
+    Parameters
+    ----------
+    o, f, f_prime : array_like, shape (..., k)
+        Output and the two true statistics f(D), f(D').
+    eps, sensitivity : float
+        As in :func:`laplace_mechanism` (``sensitivity`` is the l1 sensitivity).
+
+    Returns
+    -------
+    float or ndarray
+        Shape of the broadcast inputs without the last axis.
+    """
+    o = as_float_array("o", o)
+    f = as_float_array("f", f)
+    f_prime = as_float_array("f_prime", f_prime)
+    e = as_positive("eps", eps, allow_inf=False)
+    s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    o, f, f_prime = broadcast(o=o, f=f, f_prime=f_prime)
+    if o.ndim == 0:
+        raise ValueError("o, f and f_prime need a last (coordinate) axis")
+    out = e / s * np.sum(np.abs(o - f_prime) - np.abs(o - f), axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+# ----------------------------------------------------------------------------------------------
+# policies as batch mechanisms: Table DP, View DP and the adaptive continual release model
+# ----------------------------------------------------------------------------------------------
+#: Largest number of input pairs (or adversaries) :func:`worst_case_privacy_loss` enumerates.
+MAX_ENUMERATION = 200_000
+
+
+def exponential_weights_policy(eta):
+    r"""A toy randomised policy: play arm ``a`` with probability proportional to ``exp(eta S_a)``.
+
+    ``S_a`` is the sum of the rewards observed so far from arm ``a`` (0 at the start, so the first
+    action is uniform).  Changing one observed reward in [0, 1] moves one ``S_a`` by at most 1,
+    which changes each later action probability by a factor at most ``e^eta``; over a horizon
+    ``T`` the policy is therefore ``eta (T - 1)``-View DP (chain of the per-step factors, the
+    composition property of the paper's appendix 'Existing technical results').  It is not a
+    good bandit algorithm, only a small, exactly computable example for the definitions
+    'Table DP and View DP' and 'DP in the Adaptive Continual Release Model'.
+
+    Parameters
+    ----------
+    eta : float
+        Inverse temperature, in [0, +inf).
+
+    Returns
+    -------
+    callable
+        ``policy(actions, rewards, K) -> probabilities`` (an ndarray of shape (K,)), where
+        ``actions`` and ``rewards`` are the history ``a_1, r_1, ..., a_{t-1}, r_{t-1}`` as tuples.
+    """
+    e = float(as_positive("eta", eta, allow_inf=False, allow_zero=True))
+
+    def policy(actions, rewards, K):
+        sums = np.zeros(K)
+        if len(actions):
+            np.add.at(sums, np.asarray(actions, dtype=int), np.asarray(rewards, dtype=float))
+        w = np.exp(e * (sums - sums.max()))
+        return w / w.sum()
+
+    policy.eta = e
+    return policy
+
+
+def _check_policy_args(K, T):
+    K = as_int("K", K, minimum=1)
+    T = as_int("T", T, minimum=1)
+    if K ** T > 65_536:
+        raise ValueError(f"K**T = {K ** T} action sequences is too many to enumerate (max 65536)")
+    return K, T
+
+
+def _checked(policy, K):
+    """Wrap ``policy`` so that each of its answers is validated once and remembered per history."""
+    if getattr(policy, "_dpb_checked", False):
+        return policy
+    if not callable(policy):
+        raise TypeError("policy must be a callable policy(actions, rewards, K)")
+    memo = {}
+
+    def checked(actions, rewards, k):
+        key = (actions, rewards)
+        if key not in memo:
+            p = np.asarray(policy(actions, rewards, k), dtype=float)
+            if p.shape != (K,) or np.any(~(p >= 0)) or not np.isclose(p.sum(), 1.0):
+                raise ValueError(f"policy must return K = {K} probabilities summing to 1, got {p!r}")
+            memo[key] = p.tolist()
+        return memo[key]
+
+    checked._dpb_checked = True
+    return checked
+
+
+def _action_distribution(policy, K, T, reward_of):
+    """P(a_1..a_T) when the reward observed at step s (0-based) is ``reward_of(s, actions[:s+1])``."""
+    out = np.zeros((K,) * T)
+    policy = _checked(policy, K)
+
+    def walk(actions, rewards, prob):
+        t = len(actions)
+        if t == T:
+            out[tuple(actions)] = prob
+            return
+        p = policy(tuple(actions), tuple(rewards), K)
+        for a in range(K):
+            if p[a] > 0:
+                acts = actions + [a]
+                walk(acts, rewards + [reward_of(t, tuple(acts))], prob * p[a])
+
+    walk([], [], 1.0)
+    return out
+
+
+def view_mechanism(policy, rewards, K):
+    r"""The View-DP batch mechanism of a policy: the law of its actions on a fixed list of rewards.
+
+    .. math::
+
+       \mathcal{V}^\pi_{\mathbf r}(\mathbf a)
+         = \prod_{t=1}^T \pi_t(a_t \mid a_1, r_1, \dots, a_{t-1}, r_{t-1}),
+
+    the mechanism of definition 'Table DP and View DP' (b) of Azize et al. (2025), after Azize &
+    Basu (2024): the reward of step t is ``r_t`` whatever the action.
+
+    Parameters
+    ----------
+    policy : callable
+        ``policy(actions, rewards, K) -> probabilities``, e.g. :func:`exponential_weights_policy`.
+    rewards : array_like, shape (T,)
+        The list of rewards.
+    K : int
+        Number of arms (``K**T <= 65536``).
+
+    Returns
+    -------
+    ndarray, shape (K,) * T
+        ``out[a_1, ..., a_T]`` (arms numbered from 0) is the probability of that action sequence.
+    """
+    r = as_float_array("rewards", rewards)
+    if r.ndim != 1 or r.size == 0:
+        raise ValueError("rewards must be a non-empty 1-d array")
+    K, T = _check_policy_args(K, r.size)
+    return _action_distribution(policy, K, T, lambda s, acts: float(r[s]))
+
+
+def table_mechanism(policy, table):
+    r"""The Table-DP batch mechanism of a policy: the law of its actions on a table of rewards.
+
+    .. math::
+
+       \mathcal{M}^\pi_{\mathbf x}(\mathbf a)
+         = \prod_{t=1}^T \pi_t(a_t \mid a_1, x_{1,a_1}, \dots, a_{t-1}, x_{t-1,a_{t-1}}),
+
+    definition 'Table DP and View DP' (a) of Azize et al. (2025): row ``t`` holds the potential
+    rewards of user ``t`` for every arm, and the policy sees the entry of the arm it played.
+
+    Parameters
+    ----------
+    policy : callable
+        As in :func:`view_mechanism`.
+    table : array_like, shape (T, K)
+        The table of potential rewards (``K**T <= 65536``).
+
+    Returns
+    -------
+    ndarray, shape (K,) * T
+    """
+    x = as_float_array("table", table)
+    if x.ndim != 2 or x.size == 0:
+        raise ValueError("table must be a non-empty 2-d array of shape (T, K)")
+    K, T = _check_policy_args(x.shape[1], x.shape[0])
+    return _action_distribution(policy, K, T, lambda s, acts: float(x[s, acts[s]]))
+
+
+def adaptive_view(policy, adversary, t_star, b, K, T):
+    r"""The adversary's view in the adaptive continual release model (law of ``a_1, ..., a_T``).
+
+    Runs the protocol of the paper's appendix 'Adaptive Continual Release Model for Bandits'
+    (after Jain et al., 2023): at step t the reward-feeding adversary maps the actions
+    ``a_1, ..., a_t`` to a pair ``(r_t^L, r_t^R)``; the policy observes ``r_t^L``, except at the
+    challenge step ``t_star`` where it observes ``r_{t_star}^b``.
+
+    Parameters
+    ----------
+    policy : callable
+        As in :func:`view_mechanism`.
+    adversary : callable
+        ``adversary(actions) -> (r_left, r_right)`` with ``actions`` the tuple ``(a_1, ..., a_t)``.
+    t_star : int
+        Challenge step, in ``{1, ..., T}`` (numbered from 1 as in the paper).
+    b : {"L", "R"}
+        The secret channel.
+    K, T : int
+        Arms and horizon (``K**T <= 65536``).
+
+    Returns
+    -------
+    ndarray, shape (K,) * T
+        ``Pr[View^{b, t_star} = (a_1, ..., a_T)]`` (arms numbered from 0).
+    """
+    K, T = _check_policy_args(K, T)
+    t_star = as_int("t_star", t_star, minimum=1, maximum=T)
+    if b not in ("L", "R"):
+        raise ValueError(f"b must be 'L' or 'R', got {b!r}")
+
+    def reward_of(s, acts):
+        pair = adversary(acts)
+        return float(pair[1] if (b == "R" and s == t_star - 1) else pair[0])
+
+    return _action_distribution(policy, K, T, reward_of)
+
+
+def pure_privacy_loss(p, q):
+    r"""Largest absolute log ratio of two discrete laws over their atoms: ``max_a abs(log p(a) / q(a))``.
+
+    For laws on a finite set (here, action sequences), the pair ``(p, q)`` satisfies both
+    ``p(E) <= e^eps q(E)`` and ``q(E) <= e^eps p(E)`` for every event E exactly when
+    ``eps >= pure_privacy_loss(p, q)``: pure DP can be checked on atoms (the last step of the proof
+    of Proposition 'Link between the Adaptive Continual Release Model, View DP, and Table DP').
+
+    Parameters
+    ----------
+    p, q : array_like
+        Probabilities of the same atoms (same shape, non-negative).
+
+    Returns
+    -------
+    float
+        In ``[0, +inf]``; atoms with ``p = q = 0`` are ignored, one-sided zeros give ``+inf``.
+    """
+    p = as_float_array("p", p)
+    q = as_float_array("q", q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
+    if np.any(np.isnan(p)) or np.any(np.isnan(q)) or np.any(p < 0) or np.any(q < 0):
+        raise ValueError("p and q must be non-negative probabilities")
+    both = (p > 0) & (q > 0)
+    if np.any((p > 0) != (q > 0)):
+        return float("inf")
+    if not np.any(both):
+        return 0.0
+    return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
+
+
+def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
+    """Exact worst-case pure privacy loss of a policy, by enumerating neighbouring inputs.
+
+    Rewards take values in ``alphabet``.  The three models of the paper's appendix 'Adaptive
+    Continual Release Model for Bandits':
+
+    * ``"view"``: every pair of reward lists of length T differing in one entry
+      (:func:`view_mechanism`);
+    * ``"table"``: every pair of (T, K) tables differing in one row, i.e. one user's potential
+      rewards (:func:`table_mechanism`);
+    * ``"adaptive"``: every deterministic reward-feeding adversary and every challenge step
+      (:func:`adaptive_view`, views with ``b = "L"`` against ``b = "R"``).  Randomised adversaries
+      are mixtures of deterministic ones and cannot do worse.  Rewards fed at step T are never
+      observed before the end, so only the tree nodes of depth < T are enumerated.
+
+    The policy is ε-DP in the model exactly when ``eps >=`` the returned value; for pure DP the
+    three values coincide (Proposition 'Link between the Adaptive Continual Release Model, View DP,
+    and Table DP' of Azize et al., 2025).
+
+    Parameters
+    ----------
+    policy : callable
+        As in :func:`view_mechanism`.
+    K, T : int
+        Arms and horizon (small: at most :data:`MAX_ENUMERATION` pairs or adversaries).
+    model : {"view", "table", "adaptive"}
+    alphabet : sequence of float, default (0, 1)
+        The possible rewards (at least 2 distinct values).
+
+    Returns
+    -------
+    float
+        ``max`` of :func:`pure_privacy_loss` over the enumerated neighbouring pairs.
+    """
+    K, T = _check_policy_args(K, T)
+    policy = _checked(policy, K)  # many inputs share a history: evaluate the policy once per history
+    if model not in ("view", "table", "adaptive"):
+        raise ValueError(f"model must be 'view', 'table' or 'adaptive', got {model!r}")
+    alpha = np.unique(as_float_array("alphabet", alphabet).ravel())
+    if alpha.size < 2 or not np.all(np.isfinite(alpha)):
+        raise ValueError("alphabet must hold at least 2 distinct finite rewards")
+    A = alpha.size
+    worst = 0.0
+    if model == "view":
+        if A ** T * T * (A - 1) > MAX_ENUMERATION:
+            raise ValueError("too many reward lists to enumerate; lower T or the alphabet size")
+        cache = {r: view_mechanism(policy, np.array(r), K) for r in itertools.product(alpha, repeat=T)}
+        for r, p in cache.items():
+            for s in range(T):
+                for v in alpha:
+                    if v != r[s]:
+                        r2 = r[:s] + (v,) + r[s + 1:]
+                        worst = max(worst, pure_privacy_loss(p, cache[r2]))
+        return worst
+    if model == "table":
+        rows = list(itertools.product(alpha, repeat=K))
+        if len(rows) ** T * T * (len(rows) - 1) > MAX_ENUMERATION:
+            raise ValueError("too many reward tables to enumerate; lower K, T or the alphabet size")
+        cache = {x: table_mechanism(policy, np.array(x)) for x in itertools.product(rows, repeat=T)}
+        for x, p in cache.items():
+            for s in range(T):
+                for row in rows:
+                    if row != x[s]:
+                        x2 = x[:s] + (row,) + x[s + 1:]
+                        worst = max(worst, pure_privacy_loss(p, cache[x2]))
+        return worst
+    # adaptive: nodes are action prefixes of length 1..T-1
+    nodes = [pre for t in range(1, T) for pre in itertools.product(range(K), repeat=t)]
+    for t_star in range(1, T):
+        star_nodes = [pre for pre in nodes if len(pre) == t_star]
+        if A ** (len(nodes) + len(star_nodes)) > MAX_ENUMERATION:
+            raise ValueError("too many adversaries to enumerate; lower K, T or the alphabet size")
+        for left in itertools.product(alpha, repeat=len(nodes)):
+            lmap = dict(zip(nodes, left, strict=True))
+            for right in itertools.product(alpha, repeat=len(star_nodes)):
+                rmap = dict(zip(star_nodes, right, strict=True))
+
+                def adversary(acts, lmap=lmap, rmap=rmap):
+                    r_left = lmap.get(acts, alpha[0])
+                    return r_left, rmap.get(acts, r_left)
+
+                p = adaptive_view(policy, adversary, t_star, "L", K, T)
+                q = adaptive_view(policy, adversary, t_star, "R", K, T)
+                worst = max(worst, pure_privacy_loss(p, q))
+    return worst

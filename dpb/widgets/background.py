@@ -13,7 +13,11 @@ _STYLE = {"description_width": "initial"}
 
 
 def laplace_explorer(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.0) -> W.VBox:
-    """Move eps and two sums; see the output densities and their log ratio against [-eps, eps]."""
+    """Move eps and two sums; see the output densities and their log ratio against [-eps, eps].
+
+    Redraws :func:`dpb.plotting.background.plot_laplace_mechanism`; sums more than 1 apart are
+    not neighbours, and the figure then shows the group-privacy bound instead.
+    """
     controls = {
         "eps": W.FloatLogSlider(value=eps, base=10, min=-2, max=1, step=0.05, description="ε", style=_STYLE),
         "s": W.FloatSlider(value=s, min=0, max=10, step=0.5, description="sum S", style=_STYLE),
@@ -22,11 +26,15 @@ def laplace_explorer(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.0) -> 
     return explorer(plot_laplace_mechanism, controls, "Laplace mechanism on two sums")
 
 
-def kl_explorer(p: float = 0.3, c: float = 0.1) -> W.VBox:
-    """Move the empirical mean p and the level c; see kl(p, ·) and the KL-UCB index."""
+def kl_explorer(p: float = 0.1, c: float = 0.1, eps: float = 1.0) -> W.VBox:
+    """Move the empirical mean p, the level c and eps; see kl(p, ·), eps·TV and the KL-UCB index.
+
+    Redraws :func:`dpb.plotting.background.plot_kl`.
+    """
     controls = {
         "p": W.FloatSlider(value=p, min=0.0, max=1.0, step=0.01, description="p", style=_STYLE),
         "c": W.FloatLogSlider(value=c, base=10, min=-3, max=0.5, step=0.05, description="level c",
                               style=_STYLE),
+        "eps": W.FloatLogSlider(value=eps, base=10, min=-2, max=1, step=0.05, description="ε", style=_STYLE),
     }
-    return explorer(plot_kl, controls, "Bernoulli kl and the KL-UCB index")
+    return explorer(plot_kl, controls, "Bernoulli kl, the KL-UCB index and ε·TV")
