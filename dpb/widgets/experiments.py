@@ -1,0 +1,54 @@
+"""Explorer of the Experiments chapter: rerun the paper's comparison at any size, live."""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from ..environments import instance_names
+from ..experiments import ALGORITHMS
+from ..plotting import experiments as pe
+from .core import explorer
+
+__all__ = ["experiment_explorer", "live_figure"]
+
+_STYLE = {"description_width": "initial"}
+_HORIZONS = [("10^3", 1_000), ("10^4", 10_000), ("10^5", 100_000), ("10^6", 1_000_000)]
+
+
+def live_figure(**values):
+    """:func:`dpb.plotting.experiments.plot_live`, or a figure with the message of a bad input
+    (e.g. unparsable custom means) instead of a traceback."""
+    try:
+        return pe.plot_live(**values)
+    except (ValueError, TypeError) as exc:
+        fig, ax = pe.new_figure(1, width=8.0, height=1.2)
+        ax.axis("off")
+        ax.text(0.0, 0.5, f"Cannot simulate: {exc}", va="center", fontsize="medium", color="#d62728",
+                wrap=True)
+        return fig
+
+
+def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25, T: int = 100_000,
+                        runs: int = 10, algorithms=ALGORITHMS) -> W.VBox:
+    """Choose an instance (or custom means), eps, T, runs and algorithms; see the regret curves and
+    the final-regret table of a fresh simulation.
+
+    Redraws :func:`dpb.plotting.experiments.plot_live` (the paper's parameters for every
+    algorithm).  The defaults (T = 1e5, 10 runs, six algorithms) redraw in a few seconds; the
+    per-step policies (Lazy-DP-TS, IMED) dominate the time at larger T.
+    """
+    if T not in [v for _, v in _HORIZONS]:
+        raise ValueError(f"T must be one of {[v for _, v in _HORIZONS]}, got {T!r}")
+    controls = {
+        "env": W.Dropdown(options=[*instance_names(), "custom"], value=env, description="instance",
+                          style=_STYLE),
+        "means": W.Text(value=means, description="custom means", continuous_update=False, style=_STYLE),
+        "eps": W.FloatLogSlider(value=eps, base=10, min=-2, max=0.5, step=0.05, description="ε",
+                                continuous_update=False, style=_STYLE),
+        "T": W.Dropdown(options=_HORIZONS, value=T, description="T", style=_STYLE),
+        "runs": W.IntSlider(value=runs, min=2, max=50, step=1, description="runs", continuous_update=False,
+                            style=_STYLE),
+        "algorithms": W.SelectMultiple(options=list(ALGORITHMS), value=tuple(algorithms),
+                                       rows=len(ALGORITHMS), description="algorithms", style=_STYLE),
+    }
+    return explorer(live_figure, controls, "The paper's comparison, simulated live")

@@ -1,0 +1,282 @@
+"""dpb.experiments: the paper's experiment specifications, the resumable cache, seeds and tables.
+
+The cache tests run tiny cells (small T, few runs) in temporary directories; the Dask test runs a
+small sweep on an in-process LocalCluster and compares it with the local pool bit for bit.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dpb import experiments as E
+from dpb.bounds import lower_bound_constant
+from dpb.simulate import Result, simulate
+
+
+def tiny(T=3000, runs=3, algorithms=("DP-IMED", "DP-SE", "Lazy-DP-TS", "IMED")):
+    return E.figure1(T=T, runs=runs, algorithms=algorithms)
+
+
+# ----------------------------------------------------------------------------------------------
+# specifications
+# ----------------------------------------------------------------------------------------------
+def test_paper_experiments_have_the_papers_shape():
+    fig1, app, sweep = (E.experiment(n) for n in E.EXPERIMENT_NAMES)
+    assert [(s.env, s.eps) for s in fig1.settings] == [("mu1", 0.25), ("mu2", 0.25)]
+    assert len(fig1) == 12 and fig1.T == 10**6 and fig1.runs == 20
+    assert len(app.settings) == 16 and len(app) == 4 * 4 * 5 + 4  # IMED once per instance
+    assert {s.eps for s in app.settings} == {0.01, 0.1, 0.5, 1.0}
+    assert len(sweep) == 100 and sweep.T == 10**7
+    assert [s.eps for s in sweep.settings][:3] == [0.01, 0.02, 0.03] and sweep.settings[-1].eps == 1.0
+    (cell,) = sweep.settings[0].cells
+    assert cell.policy == "DP-IMED" and cell.params == {"alpha": 1.1, "eps": 0.01, "n0": 1}
+    assert cell.means == (0.8, 0.1, 0.1, 0.1, 0.1)
+    # every algorithm of the figures, with the paper's parameters
+    by = {c.policy: c.params for c in fig1.settings[0].cells}
+    assert list(by) == list(E.ALGORITHMS)
+    assert by["DP-KLUCB"] == by["DP-IMED"] == {"eps": 0.25, "n0": 1, "alpha": 2}
+    assert by["AdaP-KLUCB"] == {"eps": 0.25, "alpha": 3.1}
+    assert by["DP-SE"] == {"eps": 0.25} and by["IMED"] == {}
+    assert by["Lazy-DP-TS"] == {"eps": 0.25, "c": 3.0}
+
+
+def test_imed_cells_are_shared_between_figure1_and_the_appendix():
+    fig1, app = E.experiment("fig1"), E.experiment("appendix")
+    imed = [c for c in fig1.cells if c.policy == "IMED"]
+    assert len(imed) == 2 and all(c in app.cells for c in imed)
+    shared = set(fig1.cells) & set(app.cells)
+    assert shared == set(imed)
+
+
+def test_overrides_and_validation():
+    e = E.experiment("eps-sweep", T=5000, runs=2, n_eps=4)
+    assert [s.eps for s in e.settings] == [0.25, 0.5, 0.75, 1.0] and e.T == 5000 and e.runs == 2
+    with pytest.raises(ValueError, match="unknown experiment"):
+        E.experiment("fig2")
+    with pytest.raises(ValueError, match="unknown policy"):
+        E.Cell.make("UCB1", "mu1", 100, 1, {})
+    with pytest.raises(ValueError, match="eps"):
+        E.paper_params("DP-IMED")
+    with pytest.raises(ValueError, match="runs"):
+        E.figure1(runs=0)
+    with pytest.raises(TypeError):
+        E.Cell.make("DP-IMED", "mu1", 100, 1, {"eps": 0.1, "bogus": 1})
+
+
+def test_cell_identity_seed_and_chunks():
+    a = E.Cell.make("dp imed", "mu1", 1000, 20, {"eps": 0.5, "n0": 1, "alpha": 2})
+    b = E.Cell.make("DP-IMED", [0.75, 0.7, 0.7, 0.7, 0.7], 1000, 7, {"alpha": 2, "n0": 1, "eps": 0.5})
+    assert a.policy == "DP-IMED" and b.env == "custom"
+    assert a.key == b.key and a.digest == b.digest  # runs and the env label are not part of the key
+    ss = a.seed_sequence(11)
+    assert ss.entropy == 11 and len(ss.spawn_key) == 4
+    assert ss.spawn_key == E.Cell.make("DP-IMED", "mu1", 1000, 1, a.params).seed_sequence(11).spawn_key
+    other = E.Cell.make("DP-IMED", "mu1", 1001, 20, a.params)
+    assert other.seed_sequence(11).spawn_key != ss.spawn_key
+    assert a.chunks() == [(0, 20)]
+    lazy = E.Cell.make("Lazy-DP-TS", "mu1", 1000, 12, {"eps": 0.5})
+    assert lazy.chunks() == [(0, 5), (5, 10), (10, 12)]
+    assert lazy.name.startswith("lazydpts_mu1_eps0.5_T1e03_")
+
+
+def test_source_files_follow_the_imports():
+    files = {str(f.relative_to(E._PKG)) for f in E._source_files("DP-KLUCB")}
+    assert {"simulate.py", "policies/dp_batched.py", "batching.py", "policies/_numerics.py",
+            "policies/base.py", "_validate.py", "environments.py"} <= files
+    assert "policies/lazy_dpts.py" not in files and "__init__.py" not in files
+    assert "policies/lazy_dpts.py" in {str(f.relative_to(E._PKG)) for f in E._source_files("Lazy-DP-TS")}
+    h = E.source_hash("DP-KLUCB")
+    assert len(h) == 64 and h == E.source_hash("DP-IMED") and h != E.source_hash("Lazy-DP-TS")
+
+
+def test_code_digest_ignores_docstrings_and_comments_only(tmp_path):
+    def digest(name, text):
+        f = tmp_path / name
+        f.write_text(text)
+        return E._code_digest(f)
+
+    base = digest("a.py", '"""Module."""\n\ndef g(x):\n    """Doc."""\n    return x + 1  # one\n')
+    other = '"""Other."""\n\ndef g(x):\n    """New doc."""\n    # comment\n    return x + 1\n'
+    assert digest("b.py", other) == base
+    assert digest("c.py", '"""Module."""\n\ndef g(x):\n    """Doc."""\n    return x + 2\n') != base
+    assert digest("d.py", 'def g(x):\n    """Only a docstring."""\n')
+
+
+def test_default_results_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("DPB_RESULTS", str(tmp_path / "x"))
+    assert E.default_results_dir() == tmp_path / "x"
+    monkeypatch.delenv("DPB_RESULTS")
+    assert E.default_results_dir() == E._PKG.parent / "results"
+
+
+# ----------------------------------------------------------------------------------------------
+# running, caching, resuming
+# ----------------------------------------------------------------------------------------------
+def test_run_writes_files_with_provenance_and_load_round_trips(tmp_path):
+    exp = tiny()
+    report = E.run(exp, tmp_path, seed=5, jobs=1, progress=False)
+    n_files = sum(len(c.chunks()) for c in exp.cells)
+    assert (report.total, report.computed, report.reused) == (n_files, n_files, 0)
+    assert report.cpu_seconds > 0 and set(report.cpu_by_policy) == {c.policy for c in exp.cells}
+    files = sorted((tmp_path / "cells").glob("*.npz"))
+    assert len(files) == n_files
+    assert not list((tmp_path / "cells" / ".partial").iterdir())  # no temporary file left
+    res = E.load(exp, tmp_path, seed=5)
+    for cell, r in res.results.items():
+        assert r.runs == cell.runs and r.T == cell.T and r.policy == cell.policy
+        assert r.extra["cell"] == cell.key and r.extra["experiment_seed"] == 5
+        assert r.extra["source_hash"] == E.source_hash(cell.policy)
+        # the cached cell is exactly a direct simulation with the cell's seed
+        direct = simulate(cell.policy, cell.bandit(), cell.T, runs=cell.runs, seed=cell.seed_sequence(5),
+                          params=cell.params)
+        assert direct.same_as(r)
+    # files round-trip through Result.save / Result.load
+    one = Result.load(files[0])
+    meta = json.loads(str(np.load(files[0])["meta"]))
+    assert meta["extra"]["dpb_version"] and meta["extra"]["format"] == E.FORMAT
+    assert one.regret.shape[0] == meta["extra"]["runs"][1] - meta["extra"]["runs"][0]
+    again = E.run(exp, tmp_path, seed=5, jobs=1, progress=False)
+    assert (again.computed, again.reused) == (0, n_files)
+
+
+def test_results_do_not_depend_on_the_split_across_processes(tmp_path):
+    exp = tiny(runs=7)
+    E.run(exp, tmp_path / "serial", seed=3, jobs=1, progress=False)
+    E.run(exp, tmp_path / "pool", seed=3, jobs=2, progress=False)
+    a, b = E.load(exp, tmp_path / "serial", seed=3), E.load(exp, tmp_path / "pool", seed=3)
+    assert all(a.results[c].same_as(b.results[c]) for c in exp.cells)
+    # a bigger experiment reuses the runs of a smaller one: run i is run i
+    lazy = next(c for c in exp.cells if c.policy == "Lazy-DP-TS")
+    five = Result.load(lazy.path(tmp_path / "serial", 0, 5))
+    direct = simulate("Lazy-DP-TS", lazy.bandit(), lazy.T, seed=lazy.seed_sequence(3), params=lazy.params,
+                      run_ids=[0, 1, 2, 3, 4])
+    assert direct.same_as(five)
+    # another seed gives other numbers
+    E.run(exp, tmp_path / "other", seed=4, jobs=1, progress=False)
+    c = exp.cells[0]
+    assert not np.array_equal(E.load(exp, tmp_path / "other", seed=4).results[c].regret, a.results[c].regret)
+
+
+def test_missing_stale_and_corrupt_files_are_recomputed_and_nothing_else(tmp_path, monkeypatch):
+    exp = tiny()
+    E.run(exp, tmp_path, seed=1, jobs=1, progress=False)
+    files = sorted((tmp_path / "cells").glob("*.npz"))
+    before = {f: (f.stat().st_ino, f.stat().st_mtime_ns) for f in files}
+    files[0].unlink()
+    files[1].write_bytes(b"not a zip file")
+    assert E.status(exp, tmp_path, seed=1) == {"done": len(files) - 2, "missing": 1, "stale": 1}
+    report = E.run(exp, tmp_path, seed=1, jobs=1, progress=False)
+    assert report.computed == 2
+    for f in files[2:]:
+        assert (f.stat().st_ino, f.stat().st_mtime_ns) == before[f]
+    # a code change of one policy makes exactly that policy's files stale
+    real = E.source_hash
+    monkeypatch.setattr(E, "source_hash", lambda p: "edited" if p == "DP-SE" else real(p))
+    st = E.status(exp, tmp_path, seed=1)
+    n_dpse = sum(len(c.chunks()) for c in exp.cells if c.policy == "DP-SE")
+    assert st["stale"] == n_dpse
+    with pytest.raises(E.MissingResultsError, match="stale"):
+        E.load(exp, tmp_path, seed=1)
+    assert E.run(exp, tmp_path, seed=1, jobs=1, progress=False).computed == n_dpse
+    assert E.load(exp, tmp_path, seed=1).results  # loads again
+    # another seed is another set of files
+    assert E.status(exp, tmp_path, seed=2)["done"] == 0
+
+
+def test_load_without_results_raises(tmp_path):
+    with pytest.raises(E.MissingResultsError, match="missing"):
+        E.load(tiny(), tmp_path)
+
+
+def test_force_recomputes_identical_numbers(tmp_path):
+    exp = tiny(algorithms=("DP-KLUCB",))
+    E.run(exp, tmp_path, jobs=1, progress=False)
+    first = E.load(exp, tmp_path)
+    rep = E.run(exp, tmp_path, jobs=1, progress=False, force=True)
+    assert rep.computed == len(exp.cells)
+    second = E.load(exp, tmp_path)
+    assert all(first.results[c].same_as(second.results[c]) for c in exp.cells)
+
+
+def test_dask_local_cluster_gives_the_local_pool_results(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    exp = E.eps_sweep(T=4000, runs=3, n_eps=3)
+    cells = list(exp.cells) + list(tiny(T=2000, runs=6, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    E.run(cells, tmp_path / "pool", seed=9, jobs=2, progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        rep = E.run(cells, tmp_path / "dask", seed=9, scheduler=client, progress=False)
+    assert rep.computed == sum(len(c.chunks()) for c in cells)
+    for cell in cells:
+        for a, b in cell.chunks():
+            x = Result.load(cell.path(tmp_path / "pool", a, b))
+            y = Result.load(cell.path(tmp_path / "dask", a, b))
+            assert x.same_as(y)
+            assert E.chunk_status(cell, a, b, tmp_path / "dask", seed=9) == "done"
+
+
+# ----------------------------------------------------------------------------------------------
+# tables
+# ----------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("small")
+    exp = E.figure1(T=4000, runs=4)
+    E.run(exp, out, jobs=1, progress=False)
+    return E.load(exp, out)
+
+
+def test_final_regret_stats_and_table(small):
+    data = small.setting(0)
+    r = data["DP-SE"]
+    st = E.final_regret_stats(r)
+    reg = r.regret[:, -1]
+    assert st["mean"] == pytest.approx(reg.mean()) and st["std"] == pytest.approx(reg.std(ddof=1))
+    assert st["q10"] <= st["median"] <= st["q90"] and st["runs"] == 4
+    rows = E.final_regret_table(data)
+    assert [row["algorithm"] for row in rows] == list(E.ALGORITHMS)
+    ours = min(E.final_regret_stats(data[a])["mean"] for a in E.OURS)
+    for row in rows:
+        assert row["ratio"] == pytest.approx(row["mean"] / ours)
+    assert min(row["ratio"] for row in rows if row["algorithm"] in E.OURS) == pytest.approx(1.0)
+    only = E.final_regret_table({"DP-SE": r})
+    assert math.isnan(only[0]["ratio"])
+
+
+def test_ratio_and_mean_summaries(small):
+    rows = E.ratio_summary(small)
+    assert len(rows) == 2
+    for row, s in zip(rows, small.settings, strict=True):
+        means = {a: E.final_regret_stats(x)["mean"] for a, x in small.setting(s).items()}
+        assert row["ours_mean"] == min(means[a] for a in E.OURS)
+        assert row["baseline_mean"] == min(means[a] for a in E.BASELINES)
+        assert row["ratio"] == pytest.approx(row["baseline_mean"] / row["ours_mean"])
+        assert row["max_ratio"] >= row["ratio"]
+    summary = E.mean_regret_summary(small)
+    assert list(summary[0]) == ["env", "eps", *E.ALGORITHMS, "ratio"]
+    assert summary[1]["ratio"] == pytest.approx(rows[1]["ratio"])
+
+
+def test_sweep_table_uses_the_lower_bound(tmp_path):
+    exp = E.eps_sweep(T=3000, runs=2, n_eps=2)
+    res = E.ensure(exp, tmp_path, jobs=1, progress=False)
+    rows = E.sweep_table(res)
+    assert [r["eps"] for r in rows] == [0.5, 1.0]
+    for r in rows:
+        lb = lower_bound_constant(np.array([0.8, 0.1, 0.1, 0.1, 0.1]), r["eps"]) * math.log(3000)
+        assert r["lower_bound"] == pytest.approx(lb)
+        assert r["ratio"] == pytest.approx(r["mean"] / lb)
+    assert res.cpu_seconds() > 0
+
+
+def test_format_table():
+    text = E.format_table([{"env": "mu1", "eps": 0.25, "mean": 12.345, "ratio": 3.14159, "runs": 20}],
+                          title="t")
+    lines = text.splitlines()
+    assert lines[0] == "t" and lines[1].split() == ["env", "eps", "mean", "ratio", "runs"]
+    assert lines[2].split() == ["mu1", "0.25", "12.3", "3.14", "20"]
+    assert E.format_table([]) == ""
