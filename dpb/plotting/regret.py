@@ -1,0 +1,336 @@
+r"""Figures of the upper-bound chapter: convergence of ``N_i(T)/log T``, the proof's decomposition,
+the ``alpha`` trade-off and the distribution of the regret over runs.
+
+Every function returns a matplotlib ``Figure`` and is what both the chapter's static figure and the
+corresponding explorer of :mod:`dpb.widgets.regret` call.  The data are the book's standard runs
+(:func:`dpb.regret.book_runs`: ``T = 1e8``, 400 runs, cached on disk), so a redraw only reads a file
+once the cache is warm.
+
+* :func:`plot_convergence` -- ``N_i(t) / log t`` of DP-IMED or DP-KLUCB against ``t`` with the two
+  asymptotes ``alpha / d_eps(mu_i, mu*)`` (Theorem 'upp_bound') and ``1 / d_eps`` (lower bound).
+* :func:`plot_decomposition` -- the regret split into the initialisation, pre-convergence (A) and
+  post-convergence (B) terms of Eq. (decomp) / Eq. (decomp2), and the tail of term (A) over runs.
+* :func:`plot_alpha_tradeoff` -- ``Reg_T / log T`` against ``alpha`` at several horizons.
+* :func:`plot_regret_distribution` -- the histogram of ``Reg_T / log T`` over runs and its quantiles
+  against ``t``.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .._validate import as_int
+from ..regret import TERMS, alpha_tradeoff, book_runs, pull_summary
+
+__all__ = [
+    "ALPHAS",
+    "HORIZONS",
+    "alpha_label",
+    "plot_convergence",
+    "plot_decomposition",
+    "plot_alpha_tradeoff",
+    "plot_regret_distribution",
+]
+
+#: The batch ratios of the chapter's trade-off figure.
+ALPHAS = (1.1, 1.25, 1.5, 2, 3, 4)
+#: The horizons of the chapter's trade-off figure.
+HORIZONS = (10**4, 10**6, 10**8)
+
+_C = {
+    "mean": "#d62728",
+    "median": "#1f77b4",
+    "band": "#9ecae1",
+    "upper": "#222222",
+    "lower": "#7f7f7f",
+    "pre": "#ff7f0e",
+    "post": "#2ca02c",
+    "init": "#9467bd",
+}
+_ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+
+
+def _panels(width: float = 7.0, height: float = 3.9):
+    """A figure with two panels stacked vertically (readable at the width of a book page).
+
+    Fixed margins instead of a layout engine: the log axes make constrained layout cost about a
+    second per drawing, and the widgets redraw often.
+    """
+    fig, axes = plt.subplots(2, 1, figsize=(width, 2 * height))
+    fig.subplots_adjust(left=0.11, right=0.975, bottom=0.065, top=0.96, hspace=0.3)
+    return fig, axes
+
+
+def alpha_label(alpha) -> str:
+    """``"α = 2"``, or a description of the polynomial schedule for :data:`dpb.regret.POLYNOMIAL`."""
+    if isinstance(alpha, str):
+        return "polynomial batches $B_m=(m+1)^3$"
+    return f"α = {float(alpha):g}"
+
+
+def _upper_label(res) -> str:
+    return "α / d_ε" if res.alpha is not None else "1 / d_ε (α → 1)"
+
+
+def _hardest_arm(res) -> int:
+    sub = np.flatnonzero(res.gaps > 0)
+    return int(sub[np.argmax(res.means[sub])])
+
+
+def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUCB", arm=None,
+                     *, directory=None):
+    r"""Normalised pulls ``N_i(t) / log t`` against ``t``, with the asymptotes of both bounds.
+
+    Top: one sub-optimal arm ``i`` (default: the one with the largest mean, the hardest) -- the
+    mean over runs with its 95% confidence band, the median with the band of the central 80% of
+    the runs, and the lines ``alpha / d_eps(mu_i, mu*)`` (Theorem 'upp_bound': the limsup of the
+    mean is at most this) and ``1 / d_eps(mu_i, mu*)`` (lower bound: the liminf is at least this).
+    Bottom: ``N_i(t) d_eps(mu_i, mu*) / log t`` for every sub-optimal arm (median over runs), on
+    the common scale where the lower bound is 1 and the upper bound ``alpha``.
+
+    Parameters
+    ----------
+    instance : str
+        Instance name (:func:`dpb.environments.instance_names`) or means.
+    eps : float
+        Privacy budget.
+    alpha : float or str
+        Batch ratio, or :data:`dpb.regret.POLYNOMIAL`.
+    policy : {"DP-IMED", "DP-KLUCB"}
+    arm : int, optional
+        The arm of the top panel (0-based, sub-optimal).
+    directory : path, optional
+        Cache directory (default :func:`dpb.regret.cache_dir`).
+    """
+    res = book_runs(instance, eps, alpha, policy, directory=directory)
+    c = res.constants()
+    sub = np.flatnonzero(c["suboptimal"])
+    arm = _hardest_arm(res) if arm is None else as_int("arm", arm, minimum=0, maximum=res.K - 1)
+    if arm not in sub:
+        raise ValueError(f"arm {arm} is optimal; choose a sub-optimal arm among {sub.tolist()}")
+    s = pull_summary(res, level=0.95, band=0.8)
+    t = res.grid
+    fig, (ax1, ax2) = _panels()
+
+    up, lo = c["upper_pulls"][arm], c["lower_pulls"][arm]
+    ax1.fill_between(t, s["q_low"][:, arm], s["q_high"][:, arm], color=_C["band"], alpha=0.5,
+                     label="10%–90% of runs")
+    ax1.plot(t, s["median"][:, arm], color=_C["median"], lw=1.6, label="median")
+    ax1.fill_between(t, np.maximum(s["ci_low"][:, arm], 1e-9), s["ci_high"][:, arm], color=_C["mean"],
+                     alpha=0.2, lw=0)
+    ax1.plot(t, s["mean"][:, arm], color=_C["mean"], lw=1.6, label="mean (95% CI)")
+    ax1.axhline(up, color=_C["upper"], ls="--", lw=1.2, label=f"{_upper_label(res)} = {up:.1f}")
+    ax1.axhline(lo, color=_C["lower"], ls=":", lw=1.4, label=f"1 / d_ε = {lo:.1f}")
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    top = max(3.0 * up, float(np.nanmax(s["ci_high"][:, arm])) * 1.5)
+    ax1.set_ylim(0.2 * lo, top)
+    ax1.set_xlabel("horizon t")
+    ax1.set_ylabel(r"$N_i(t)\,/\,\log t$")
+    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}: arm {arm} (μ = {res.means[arm]:g})",
+                  fontsize=10)
+    ax1.legend(fontsize=8.5, loc="upper left")
+
+    d = 1.0 / c["lower_pulls"][sub]
+    ratio = np.median(res.total_pulls()[:, :, sub] * d / np.log(t)[None, :, None], axis=0)
+    for k, a in enumerate(sub):
+        ax2.plot(t, ratio[:, k], color=_ARM_COLORS[k % len(_ARM_COLORS)], lw=1.4,
+                 label=f"arm {a} (μ = {res.means[a]:g})")
+    a_up = res.alpha if res.alpha is not None else 1.0
+    ax2.axhline(a_up, color=_C["upper"], ls="--", lw=1.2, label="upper bound (α)")
+    ax2.axhline(1.0, color=_C["lower"], ls=":", lw=1.4, label="lower bound (1)")
+    ax2.set_xscale("log")
+    ax2.set_ylim(0, max(2.0, 1.8 * a_up))
+    ax2.set_xlabel("horizon t")
+    ax2.set_ylabel(r"$N_i(t)\, d_\varepsilon(\mu_i, \mu^\star) / \log t$")
+    ax2.set_title(f"median over {res.runs} runs, every sub-optimal arm", fontsize=10)
+    ax2.legend(fontsize=8.5, loc="upper right", ncol=2)
+    return fig
+
+
+def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-IMED",
+                       alphas=(1.1, 1.5, 2, 3), *, directory=None):
+    r"""The proof's decomposition of the regret, measured.
+
+    Top: the mean (solid) and median (dashed) over runs of the pre-convergence term (A) and the
+    post-convergence term (B) of Eq. (decomp) (DP-IMED) / Eq. (decomp2) (DP-KLUCB) against ``t``,
+    with the leading terms ``alpha C log t`` and ``C log t`` (``C`` the lower-bound constant).
+    Term (A) stops growing (it is ``O(1)`` in expectation); term (B) grows like ``log t``.
+    Bottom: the tail ``P[(A) > x]`` over runs of the pre-convergence regret at ``T = 1e8`` for
+    several ``alpha`` (log-log): heavy, and heavier for ``alpha`` close to 1.
+
+    Parameters
+    ----------
+    instance, eps, alpha, policy
+        As in :func:`plot_convergence` (``alpha`` is the top panel's).
+    alphas : sequence of float
+        The ratios of the bottom panel.
+    directory : path, optional
+        Cache directory.
+    """
+    res = book_runs(instance, eps, alpha, policy, directory=directory)
+    c = res.constants()
+    t = res.grid
+    terms = res.regret_terms()
+    fig, (ax1, ax2) = _panels()
+    for name in ("pre", "post"):
+        k = TERMS.index(name)
+        label = "pre-convergence (A)" if name == "pre" else "post-convergence (B)"
+        mean = terms[..., k].mean(axis=0)
+        med = np.median(terms[..., k], axis=0)
+        ax1.plot(t, np.where(mean > 0, mean, np.nan), color=_C[name], lw=1.7, label=f"{label}, mean")
+        ax1.plot(t, np.where(med > 0, med, np.nan), color=_C[name], lw=1.2, ls="--", label=f"{label}, median")
+    ax1.plot(t, c["upper_regret"] * np.log(t), color=_C["upper"], lw=1.0, ls="--", label="α C log t")
+    ax1.plot(t, c["lower_regret"] * np.log(t), color=_C["lower"], lw=1.2, ls=":", label="C log t")
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    ax1.set_xlabel("horizon t")
+    ax1.set_ylabel("regret of the term")
+    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}, δ = {res.delta:g}", fontsize=10)
+    ax1.legend(fontsize=8.5, loc="upper left")
+
+    k = TERMS.index("pre")
+    for j, a in enumerate(alphas):
+        r = book_runs(instance, eps, a, policy, directory=directory)
+        pre = np.sort(r.regret_terms()[:, -1, k])
+        surv = 1.0 - np.arange(pre.size) / pre.size  # P[(A) >= pre[i]]
+        keep = pre > 0
+        ax2.step(pre[keep], surv[keep], where="post", color=_ARM_COLORS[j % len(_ARM_COLORS)], lw=1.5,
+                 label=f"{alpha_label(a)}: mean {pre.mean():,.0f}")
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_ylim(0.5 / res.runs, 1.2)
+    ax2.set_xlabel(f"pre-convergence regret (A) at T = {res.T:.0e}".replace("e+0", "e"))
+    ax2.set_ylabel("fraction of runs ≥ x")
+    ax2.set_title(f"tail over {res.runs} runs", fontsize=10)
+    ax2.legend(fontsize=8.5, loc="lower left")
+    return fig
+
+
+def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLUCB", alphas=ALPHAS,
+                        horizons=HORIZONS, *, directory=None):
+    r"""``Reg_T / log T`` against the batch ratio ``alpha`` at a few horizons.
+
+    Top: mean (markers, with two standard errors, the lower bar cut at half the mean on the log
+    scale) and median (dashed) of ``Reg_T / log T`` over
+    runs at each horizon, with the leading constant ``alpha C`` of Theorem 'upp_bound' and the
+    lower-bound constant ``C``.  Bottom: at the largest horizon, the mean of the pre-convergence
+    and post-convergence terms divided by ``log T``: the first falls with ``alpha`` (fewer phases,
+    fewer noises), the second rises like ``alpha C``.
+
+    Parameters
+    ----------
+    instance, eps, policy
+        As in :func:`plot_convergence`.
+    alphas : sequence of float
+        Batch ratios (> 1).
+    horizons : sequence of int
+        Horizons (grid points of the book's runs: powers of 10 from 1e2 to 1e8).
+    directory : path, optional
+        Cache directory.
+    """
+    tr = alpha_tradeoff(policy, instance, eps=eps, alphas=alphas, horizons=horizons, directory=directory)
+    a = tr["alphas"]
+    logs = np.log(tr["horizons"].astype(float))
+    C = tr["lower"][0] / logs[0]
+    fig, (ax1, ax2) = _panels()
+    for h, T in enumerate(tr["horizons"]):
+        col = _ARM_COLORS[h % len(_ARM_COLORS)]
+        lab = f"T = 1e{round(np.log10(T))}"
+        m, e = tr["mean"][:, h] / logs[h], 2 * tr["sem"][:, h] / logs[h]
+        ax1.errorbar(a, m, yerr=[np.minimum(e, 0.5 * m), e], color=col, marker="o",
+                     ms=4, lw=1.4, capsize=2, label=f"{lab}: mean")
+        ax1.plot(a, tr["median"][:, h] / logs[h], color=col, ls="--", lw=1.1, label=f"{lab}: median")
+    grid = np.linspace(1.0, a.max() * 1.05, 50)
+    ax1.plot(grid, grid * C, color=_C["upper"], lw=1.0, label="α C (upper bound)")
+    ax1.axhline(C, color=_C["lower"], ls=":", lw=1.4, label="C (lower bound)")
+    ax1.set_yscale("log")
+    lo_y, hi_y = ax1.get_ylim()
+    ax1.set_ylim(lo_y, hi_y * 12)  # room for the legend above the curves
+    ax1.set_xlabel("batch ratio α")
+    ax1.set_ylabel(r"$\mathrm{Reg}_T / \log T$")
+    ax1.set_title(f"{policy}, ε = {eps:g}, instance {instance}", fontsize=10)
+    ax1.legend(fontsize=8.5, loc="upper right", ncol=2)
+
+    last = len(tr["horizons"]) - 1
+    pre = tr["pre_mean"][:, last] / logs[last]
+    ax2.plot(a, np.where(pre > 0, pre, np.nan), color=_C["pre"], marker="o", ms=4, lw=1.5,
+             label="pre-convergence (A), mean (0: not drawn)")
+    ax2.plot(a, tr["post_mean"][:, last] / logs[last], color=_C["post"], marker="s", ms=4, lw=1.5,
+             label="post-convergence (B), mean")
+    ax2.plot(grid, grid * C, color=_C["upper"], lw=1.0, label="α C")
+    ax2.axhline(C, color=_C["lower"], ls=":", lw=1.4, label="C")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("batch ratio α")
+    ax2.set_ylabel(r"term $/ \log T$")
+    top = tr["horizons"][last]
+    ax2.set_title(f"the two terms at T = 1e{round(np.log10(top))}; phases per run: "
+                  f"{tr['phases'][0]:.0f} (α = {a[0]:g}) to {tr['phases'][-1]:.0f} (α = {a[-1]:g})",
+                  fontsize=9)
+    ax2.legend(fontsize=8.5, loc="upper right")
+    return fig
+
+
+def plot_regret_distribution(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-IMED",
+                             T: int = 10**8, *, directory=None):
+    r"""The distribution of ``Reg_T / log T`` over runs, and its quantiles against ``t``.
+
+    Top: histogram (log-spaced bins) of ``Reg_T / log T`` over the runs, split by which term of the
+    decomposition dominates a run's regret, with the constants ``C`` and ``alpha C`` and the mean
+    and median.  Bottom: the median, the 25%-75% and 10%-90% bands and the mean of
+    ``Reg_t / log t`` against ``t``, with the same two constants.
+
+    Parameters
+    ----------
+    instance, eps, alpha, policy
+        As in :func:`plot_convergence`.
+    T : int
+        The horizon of the histogram, a grid point of the book's runs (e.g. a power of 10 from 1e2
+        to 1e8).
+    directory : path, optional
+        Cache directory.
+    """
+    res = book_runs(instance, eps, alpha, policy, directory=directory)
+    c = res.constants()
+    col = res.at(T)
+    reg = res.regret()
+    x = reg[:, col] / np.log(T)
+    pre_share = res.regret_terms()[:, col, TERMS.index("pre")] / np.maximum(reg[:, col], 1e-12)
+    fig, (ax1, ax2) = _panels()
+    lo_edge = max(min(x[x > 0].min() if np.any(x > 0) else 1.0, c["lower_regret"]) / 1.5, 1e-3)
+    hi_edge = max(x.max(), c["upper_regret"]) * 1.5
+    bins = np.geomspace(lo_edge, hi_edge, 40)
+    dominated = pre_share > 0.5
+    ax1.hist([x[~dominated], x[dominated]], bins=bins, stacked=True, color=[_C["post"], _C["pre"]],
+             label=[f"post-convergence dominates ({np.sum(~dominated)})",
+                    f"pre-convergence dominates ({np.sum(dominated)})"])
+    ax1.axvline(c["lower_regret"], color=_C["lower"], ls=":", lw=1.6, label=f"C = {c['lower_regret']:.1f}")
+    ax1.axvline(c["upper_regret"], color=_C["upper"], ls="--", lw=1.2, label=f"α C = {c['upper_regret']:.1f}")
+    ax1.axvline(x.mean(), color=_C["mean"], lw=1.4, label=f"mean = {x.mean():.1f}")
+    ax1.axvline(np.median(x), color=_C["median"], lw=1.4, label=f"median = {np.median(x):.1f}")
+    ax1.set_xscale("log")
+    ax1.set_yscale("log")
+    ax1.set_ylim(0.7, res.runs * 3)
+    ax1.set_xlabel(r"$\mathrm{Reg}_T / \log T$")
+    ax1.set_ylabel("runs (log scale)")
+    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}, T = 1e{round(np.log10(T))}",
+                  fontsize=10)
+    ax1.legend(fontsize=8.5, loc="upper right")
+
+    t = res.grid
+    y = reg / np.log(t)[None, :]
+    q10, q25, q50, q75, q90 = np.quantile(y, [0.1, 0.25, 0.5, 0.75, 0.9], axis=0)
+    ax2.fill_between(t, q10, q90, color=_C["band"], alpha=0.45, lw=0, label="10%–90%")
+    ax2.fill_between(t, q25, q75, color=_C["band"], alpha=0.9, lw=0, label="25%–75%")
+    ax2.plot(t, q50, color=_C["median"], lw=1.6, label="median")
+    ax2.plot(t, y.mean(axis=0), color=_C["mean"], lw=1.6, label="mean")
+    ax2.axhline(c["upper_regret"], color=_C["upper"], ls="--", lw=1.2, label="α C")
+    ax2.axhline(c["lower_regret"], color=_C["lower"], ls=":", lw=1.6, label="C")
+    ax2.set_xscale("log")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("horizon t")
+    ax2.set_ylabel(r"$\mathrm{Reg}_t / \log t$")
+    ax2.set_title(f"quantiles over {res.runs} runs", fontsize=10)
+    ax2.legend(fontsize=8.5, loc="upper left", ncol=2)
+    return fig

@@ -1,0 +1,912 @@
+r"""The regret upper bound of DP-IMED and DP-KLUCB, measured: constants, convergence, decomposition.
+
+Theorem 'Regret upper bound of DP-IMED and DP-KLUCB' (``thm:upp_bound``) of Azize et al. (2025)
+states that, with the geometric batches of Eq. (def_batch) of ratio ``alpha > 1`` and ``mu* < 1``,
+
+.. math::
+
+    \mathrm{Reg}_T \le \sum_{i:\Delta_i > 0} \frac{\alpha\,\Delta_i \log T}{d_\varepsilon(\mu_i, \mu^\star)}
+    + o(\log T),
+
+i.e. ``limsup E[N_i(T)] / log T <= alpha / d_eps(mu_i, mu*)`` for every sub-optimal arm, against
+``liminf >= 1 / d_eps`` for every consistent eps-global DP policy (the lower bound).  This module
+computes what the book's chapter on the theorem shows:
+
+* :func:`asymptotic_constants` -- the per-arm pull constants ``1/d_eps`` and ``alpha/d_eps`` and the
+  regret constants (thin wrappers over :mod:`dpb.bounds`);
+* :func:`decompose_runs` -- many runs of DP-IMED or DP-KLUCB through the exact phase engine of
+  :mod:`dpb.simulate`, recording every phase, so that the pull counts ``N_i(T)`` at *every* horizon
+  of a grid are exact (pulls are linear inside a phase, and the horizon cuts the last one), and
+  every pull is labelled with the term of the proof's decomposition (Eq. (decomp) and
+  Eq. (decomp2)) it belongs to: initialisation, pre-convergence (A) or post-convergence (B);
+* :class:`DecomposedRuns` -- the result, with normalised pulls, regret, regret by term, quantiles;
+* :func:`cached_runs` -- the same, cached on disk (keyed by the parameters *and* a hash of the
+  ``dpb`` source files that produce them, regenerated when missing or stale, written atomically);
+* :func:`pull_summary`, :func:`regret_quantiles`, :func:`alpha_tradeoff` -- the summaries the
+  figures draw.
+
+The decomposition (proof of Theorem 'Regret upper bound of DP-IMED', Eq. (decomp)): fix
+``delta > 0`` and an optimal arm ``j``.  A decision at round ``t`` (an arm and its next batch) is
+
+* *pre-convergence* (term (A)) when, for DP-IMED, the optimal arm's private mean is still low,
+  ``S~_j / n_j < mu* - delta``; for DP-KLUCB (Eq. (decomp2)) when the largest index is low,
+  ``max_i mu-bar_i(t) < mu* - delta``;
+* *post-convergence* (term (B)) otherwise.
+
+The initial round-robin (``n0`` pulls of every arm) is the term ``n0 sum_i Delta_i``.  The three
+terms partition the pulls, so they add up to the regret exactly.  The proof shows
+``E[(A)] = O(1)`` and ``E[(B)] <= alpha log T / (d_eps(mu_i, mu*) - 2 delta') + o(1)`` with
+``delta' = delta / (1 - mu*)`` (Eq. (bound_pre), Eq. (bound_post)).  With several optimal arms the
+pre-convergence test of DP-IMED uses the largest private mean among them (every optimal arm below
+``mu* - delta``); this is the paper's event when the optimal arm is unique.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._validate import as_float_array, as_int, as_positive
+from .batching import BatchSchedule, make_schedule
+from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
+from .divergences import d_eps
+from .environments import as_bandit
+from .policies import DPIMED, DPKLUCB, Policy, make_policy
+from .simulate import _Recorder, _run_phases, child_seeds, run_generators
+
+__all__ = [
+    "TERMS",
+    "DEFAULTS",
+    "asymptotic_constants",
+    "horizon_grid",
+    "DecomposedRuns",
+    "decompose_runs",
+    "cached_runs",
+    "pull_summary",
+    "regret_quantiles",
+    "alpha_tradeoff",
+    "mean_overshoot",
+    "schedule_profile",
+    "imed_optimal_index",
+    "POLYNOMIAL",
+    "book_runs",
+    "cache_dir",
+    "cache_key",
+    "source_hash",
+]
+
+#: Names of the three terms of the proof's decomposition, in the order of the last axis of
+#: :attr:`DecomposedRuns.pulls`.
+TERMS = ("init", "pre", "post")
+
+#: The book's standard experiment: horizon, runs, seed, delta and points of the horizon grid.
+DEFAULTS = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, "t_min": 100}
+
+#: The menu value that selects the polynomial schedule B_m = (m+1)^3 in :func:`book_runs`.
+POLYNOMIAL = "polynomial"
+
+_SOURCES = (
+    "regret.py",
+    "simulate.py",
+    "batching.py",
+    "environments.py",
+    "_validate.py",
+    "policies/base.py",
+    "policies/dp_batched.py",
+    "policies/_numerics.py",
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# constants
+# ----------------------------------------------------------------------------------------------
+def asymptotic_constants(mu, eps, alpha) -> dict:
+    r"""Pull and regret constants of the lower bound and of Theorem 'upp_bound', per arm and in total.
+
+    For a sub-optimal arm ``i`` (``Delta_i > 0``):
+
+    * ``lower_pulls[i] = 1 / d_eps(mu_i, mu*)``: every consistent eps-global DP policy has
+      ``liminf E[N_i(T)] / log T >= 1 / d_eps`` (proof of Theorem 'Regret lower bound');
+    * ``upper_pulls[i] = alpha / d_eps(mu_i, mu*)``: DP-IMED and DP-KLUCB with geometric batches of
+      ratio ``alpha`` have ``E[N_i(T)] <= alpha log T / d_eps + o(log T)`` (Theorem 'upp_bound').
+
+    Optimal arms get 0 (they are outside both statements).  The regret constants are the sums
+    weighted by the gaps: ``lower_regret = sum_i Delta_i / d_eps`` (Eq. (reg_low),
+    :func:`dpb.bounds.lower_bound_constant`) and ``upper_regret = alpha * lower_regret``
+    (:func:`dpb.bounds.upper_bound_constant`).
+
+    Parameters
+    ----------
+    mu : array_like, shape (K,)
+        Arm means in [0, 1], ``K >= 2``.
+    eps : float
+        Privacy budget in ``(0, +inf]``.
+    alpha : float
+        Batch ratio in ``(1, +inf)``.
+
+    Returns
+    -------
+    dict
+        ``lower_pulls``, ``upper_pulls`` (arrays (K,)), ``lower_regret``, ``upper_regret``
+        (floats), ``suboptimal`` (bool mask (K,)) and ``gaps`` (K,).
+    """
+    mu = as_float_array("mu", mu)
+    if mu.ndim != 1:
+        raise ValueError(f"mu must be a 1-D array of arm means, got shape {mu.shape}")
+    eps_arr = as_positive("eps", eps)
+    if eps_arr.ndim != 0:
+        raise ValueError(f"eps must be a scalar, got shape {eps_arr.shape}")
+    alpha_arr = as_float_array("alpha", alpha)
+    if alpha_arr.ndim != 0:
+        raise ValueError(f"alpha must be a scalar, got shape {alpha_arr.shape}")
+    lower = per_arm_constants(mu, float(eps_arr), bound="lower", weighted=False)
+    upper = per_arm_constants(mu, float(eps_arr), bound="upper", alpha=float(alpha_arr), weighted=False)
+    gaps = mu.max() - mu
+    return {
+        "lower_pulls": np.asarray(lower, dtype=float),
+        "upper_pulls": np.asarray(upper, dtype=float),
+        "lower_regret": float(lower_bound_constant(mu, float(eps_arr))),
+        "upper_regret": float(upper_bound_constant(mu, float(eps_arr), float(alpha_arr))),
+        "suboptimal": gaps > 0,
+        "gaps": gaps,
+    }
+
+
+def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
+    """Log-spaced horizons ``t_min <= t <= T`` (rounded, unique, sorted, always containing T).
+
+    Parameters
+    ----------
+    T : int
+        Largest horizon, ``>= t_min``.
+    n : int
+        Number of log-spaced points before rounding (``>= 2``).
+    t_min : int
+        Smallest horizon, ``>= 1``.
+    """
+    T = as_int("T", T, minimum=1)
+    t_min = as_int("t_min", t_min, minimum=1, maximum=T)
+    n = as_int("n", n, minimum=2)
+    grid = np.unique(np.rint(np.logspace(np.log10(t_min), np.log10(T), n)).astype(np.int64))
+    return np.union1d(grid.clip(t_min, T), [T]).astype(np.int64)
+
+
+def mean_overshoot(alpha) -> np.ndarray:
+    """Mean factor ``(alpha - 1) / ln(alpha)`` by which a geometric grid overshoots a log-uniform threshold.
+
+    An arm stops being explored once its pull count passes a threshold ``L ~ log T / d_eps``, but
+    it can only stop at a cumulative count ``n_m ~ c alpha^m`` of its schedule, so it ends at the
+    first ``n_m >= L``: ``L <= N < alpha L`` (the factor ``alpha`` of Theorem 'upp_bound').  If
+    ``log L`` falls uniformly within a period ``[log n_m, log n_{m+1})`` -- over horizons, or over
+    the randomness of the stopping point -- then ``N / L = alpha^U`` with ``U`` uniform on
+    ``[0, 1)`` and ``E[N / L] = integral_0^1 alpha^u du = (alpha - 1) / ln(alpha)``: about
+    ``1 + (alpha - 1)/2`` for ``alpha`` near 1, ``1.443`` for ``alpha = 2``.
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        Ratios in ``(1, +inf)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        Values in ``(1, alpha)``.
+    """
+    a = as_float_array("alpha", alpha)
+    if np.any(~np.isfinite(a) | (a <= 1)):
+        raise ValueError("alpha must lie in (1, +inf)")
+    out = (a - 1.0) / np.log(a)
+    return float(out) if out.ndim == 0 else out
+
+
+def schedule_profile(schedule, n) -> dict:
+    """How many noises a schedule puts in a running sum of ``n`` pulls, and its local growth ratio.
+
+    For each ``n``, with ``m`` the first batch index such that ``n_m >= n`` (cumulative counts
+    ``n_m = B_0 + ... + B_m`` of :mod:`dpb.batching`):
+
+    * ``noises = m + 1``: the Laplace draws in the private sum once ``n_m`` pulls are made (one per
+      batch, Algorithm 'DP-KLUCB and DP-IMED');
+    * ``ratio = n_{m+1} / n_m``: the factor by which the next batch multiplies the pull count --
+      ``alpha`` (up to rounding) for the geometric schedule of Eq. (def_batch), and
+      ``1 + (p + 1)/m`` roughly, tending to 1 slowly, for the polynomial one ``B_m = n0 (m+1)^p``.
+
+    Parameters
+    ----------
+    schedule : BatchSchedule or float
+        A schedule, or a ratio ``alpha > 1`` (the geometric schedule with ``n0 = 1``).
+    n : int or array_like of int
+        Pull counts, ``>= 1``.
+
+    Returns
+    -------
+    dict
+        ``n_m`` (the cumulative count reached), ``noises`` and ``ratio``, arrays shaped like ``n``.
+    """
+    if not isinstance(schedule, BatchSchedule):
+        schedule = make_schedule(None, n0=1, alpha=schedule)
+    n_arr = np.asarray(n)
+    if not np.issubdtype(n_arr.dtype, np.integer) or np.any(n_arr < 1):
+        raise ValueError("n must be integers >= 1")
+    top = int(n_arr.max())
+    sizes = schedule.sizes_until(top)  # B_0..B_M with n_M >= top
+    cum = np.cumsum(np.append(sizes, schedule.sizes(sizes.size + 1)[-1]))
+    m = np.searchsorted(cum, n_arr, side="left")
+    return {"n_m": cum[m], "noises": m + 1, "ratio": cum[m + 1] / cum[m]}
+
+
+def imed_optimal_index(res) -> np.ndarray:
+    """DP-IMED index of the optimal arm at the end of each run, ``n_j d_eps([x_j], [x*]) + log n_j``.
+
+    Eq. (imed_score) with the final state: ``x_i`` the clipped private means, ``x*`` their maximum,
+    ``j`` the first optimal arm.  The pulled arm minimises the index and the empirical leader's
+    index is ``log n_leader < log t``, so while the private means stay as they are the optimal arm
+    cannot be pulled again before ``log t >= I_j``: a run stuck in pre-convergence at ``T`` stays
+    stuck until about ``t = exp(I_j)``.  This is the quantity ``I-bar_j`` whose exponential the proof
+    of Theorem 'upp_bound' shows to be integrable (Eq. (def_barI), Eq. (imed_term1)).
+
+    Parameters
+    ----------
+    res : DecomposedRuns
+        Runs of DP-IMED.
+
+    Returns
+    -------
+    numpy.ndarray, shape (runs,)
+    """
+    if res.policy != "DP-IMED":
+        raise ValueError(f"imed_optimal_index needs runs of DP-IMED, got {res.policy}")
+    x = np.clip(res.final_means, 0.0, 1.0)
+    j = int(np.argmax(res.means))
+    x_star = x.max(axis=1)
+    n_j = res.total_pulls()[:, -1, j].astype(float)
+    return n_j * np.asarray(d_eps(np.minimum(x[:, j], x_star), x_star, res.eps)) + np.log(n_j)
+
+
+# ----------------------------------------------------------------------------------------------
+# the result
+# ----------------------------------------------------------------------------------------------
+@dataclass(eq=False)
+class DecomposedRuns:
+    """Runs of DP-IMED / DP-KLUCB with exact pull counts on a horizon grid, split by proof term.
+
+    Attributes
+    ----------
+    policy : str
+        ``"DP-IMED"`` or ``"DP-KLUCB"``.
+    params : dict
+        The policy's parameters (``eps`` and the batch ``schedule``).
+    means : ndarray (K,)
+        Arm means.
+    T : int
+        Horizon of the runs (the last grid point).
+    seed : int
+        Root seed; run ``r`` is child ``r`` of ``SeedSequence(seed)``, as in :func:`dpb.simulate.simulate`.
+    delta : float
+        The ``delta`` of the decomposition.
+    grid : ndarray (G,)
+        Horizons ``t`` at which the pulls are reported.
+    pulls : ndarray (runs, G, K, 3), int64
+        ``N_i(t)`` split into the terms :data:`TERMS` (initialisation, pre-, post-convergence).
+    n_phases : ndarray (runs,)
+        Phases (decisions, initialisation included) made up to ``T``.
+    last_pre : ndarray (runs,)
+        First round of the last pre-convergence phase of each run (0 if there was none): after it,
+        every decision is post-convergence.
+    pre_at_end : ndarray (runs,), bool
+        Whether the last decision of the run (before ``T``) was still pre-convergence.
+    final_means : ndarray (runs, K)
+        Every arm's private mean ``S~_i / n_i`` (unclipped) at the end of the run.
+    """
+
+    policy: str
+    params: dict
+    means: np.ndarray
+    T: int
+    seed: int
+    delta: float
+    grid: np.ndarray
+    pulls: np.ndarray
+    n_phases: np.ndarray
+    last_pre: np.ndarray
+    pre_at_end: np.ndarray
+    final_means: np.ndarray
+    extra: dict = field(default_factory=dict)
+
+    _ARRAYS = ("means", "grid", "pulls", "n_phases", "last_pre", "pre_at_end", "final_means")
+
+    @property
+    def runs(self) -> int:
+        return int(self.pulls.shape[0])
+
+    @property
+    def K(self) -> int:  # noqa: N802 - the paper's notation
+        return int(self.means.size)
+
+    @property
+    def gaps(self) -> np.ndarray:
+        return self.means.max() - self.means
+
+    @property
+    def eps(self) -> float:
+        return float(self.params["eps"])
+
+    @property
+    def alpha(self) -> float | None:
+        """The geometric ratio, or None for another schedule."""
+        sch = self.params["schedule"]
+        if sch["kind"] == "geometric":
+            return float(sch["alpha"])
+        return 2.0 if sch["kind"] == "doubling" else None
+
+    def total_pulls(self) -> np.ndarray:
+        """``N_i(t)`` of every run, grid point and arm, shape (runs, G, K) (sum of the three terms)."""
+        return self.pulls.sum(axis=-1)
+
+    def normalised_pulls(self) -> np.ndarray:
+        """``N_i(t) / log t``, shape (runs, G, K): the quantity bounded by ``alpha / d_eps``."""
+        return self.total_pulls() / np.log(self.grid)[None, :, None]
+
+    def regret(self) -> np.ndarray:
+        """Pseudo-regret ``sum_i Delta_i N_i(t)`` of every run at every grid point, shape (runs, G)."""
+        return self.total_pulls() @ self.gaps
+
+    def regret_terms(self) -> np.ndarray:
+        """Regret of each term of :data:`TERMS`, shape (runs, G, 3); it sums to :meth:`regret`."""
+        return np.einsum("rgkc,k->rgc", self.pulls, self.gaps)
+
+    def constants(self) -> dict:
+        """:func:`asymptotic_constants` of this instance with the schedule's ``alpha``.
+
+        For a non-geometric schedule (polynomial: the ratio of consecutive cumulative counts tends
+        to 1) the upper constants are set to the lower ones, the limit ``alpha -> 1``.
+        """
+        alpha = self.alpha
+        if alpha is not None:
+            return asymptotic_constants(self.means, self.eps, alpha)
+        out = asymptotic_constants(self.means, self.eps, 2.0)
+        out["upper_pulls"] = out["lower_pulls"].copy()
+        out["upper_regret"] = out["lower_regret"]
+        return out
+
+    def at(self, t: int) -> int:
+        """Index of horizon ``t`` in :attr:`grid` (raises ``ValueError`` if it is not a grid point)."""
+        t = as_int("t", t, minimum=1)
+        pos = int(np.searchsorted(self.grid, t))
+        if pos >= self.grid.size or self.grid[pos] != t:
+            raise ValueError(
+                f"t={t} is not a grid point; the grid runs from {self.grid[0]} to {self.grid[-1]}"
+            )
+        return pos
+
+    # -- persistence ---------------------------------------------------------------------------
+    def save(self, path) -> Path:
+        """Write to ``path`` (``.npz``) atomically (temporary file, then rename); returns the path."""
+        path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_suffix(".npz")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "policy": self.policy,
+            "params": self.params,
+            "T": self.T,
+            "seed": str(self.seed),
+            "delta": self.delta,
+            "extra": self.extra,
+        }
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            np.savez_compressed(
+                fh, meta=np.array(json.dumps(meta)), **{k: getattr(self, k) for k in self._ARRAYS}
+            )
+        tmp.replace(path)
+        return path
+
+    @classmethod
+    def load(cls, path) -> DecomposedRuns:
+        """Read a result written by :meth:`save`."""
+        with np.load(Path(path), allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            arrays = {k: data[k] for k in cls._ARRAYS}
+        return cls(
+            policy=meta["policy"],
+            params=meta["params"],
+            T=int(meta["T"]),
+            seed=int(meta["seed"]),
+            delta=float(meta["delta"]),
+            extra=meta.get("extra", {}),
+            **arrays,
+        )
+
+    def same_as(self, other: DecomposedRuns) -> bool:
+        """True when every parameter and array is identical."""
+        meta = ("policy", "params", "T", "seed", "delta")
+        return all(getattr(self, k) == getattr(other, k) for k in meta) and all(
+            np.array_equal(getattr(self, k), getattr(other, k)) for k in self._ARRAYS
+        )
+
+
+# ----------------------------------------------------------------------------------------------
+# the driver
+# ----------------------------------------------------------------------------------------------
+class _PhaseLog:
+    """Hook of the phase engine: labels every phase with its term of the decomposition."""
+
+    def __init__(self, policy: Policy, means: np.ndarray, delta: float) -> None:
+        self.policy = policy
+        self.mu_star = float(means.max())
+        self.optimal = np.flatnonzero(means == means.max())
+        self.delta = delta
+        self.imed = isinstance(policy, DPIMED)
+        self.chunks: list[tuple[np.ndarray, ...]] = []
+
+    def before_update(self, rows, t0, counts, sums) -> None:
+        p = self.policy
+        rows = np.asarray(rows, dtype=np.int64)
+        arm = np.argmax(counts, axis=1)
+        cnt = counts[np.arange(rows.size), arm]
+        idx = p.index[rows]
+        init = np.isnan(idx).all(axis=1)
+        level = self.mu_star - self.delta
+        if self.imed:  # Eq. (decomp): the optimal arm's private mean (unclipped) is still low
+            with np.errstate(invalid="ignore", divide="ignore"):
+                best = (p.S[rows][:, self.optimal] / p.n[rows][:, self.optimal]).max(axis=1)
+            pre = best < level
+        else:  # Eq. (decomp2): the largest DP-KLUCB index is still low
+            with np.errstate(invalid="ignore"):
+                pre = np.nanmax(np.where(init[:, None], 0.0, idx), axis=1) < level
+        cat = np.where(init, 0, np.where(pre, 1, 2)).astype(np.int64)
+        t0 = np.asarray(t0, dtype=np.int64).copy()
+        self.chunks.append((rows.copy(), t0, arm, cnt.astype(np.int64), cat))
+
+    def after_update(self, rows, t0, counts, sums) -> None:
+        pass
+
+
+def _pulls_on_grid(chunks, R: int, K: int, T: int, grid: np.ndarray):
+    """Exact split pull counts on the grid from the phase log (linear inside a phase)."""
+    run, t0, arm, cnt, cat = (np.concatenate(c) for c in zip(*chunks, strict=True))
+    order = np.lexsort((t0, run))
+    run, t0, arm, cnt, cat = run[order], t0[order], arm[order], cnt[order], cat[order]
+    P = run.size
+    col = arm * len(TERMS) + cat
+    contrib = np.zeros((P, K * len(TERMS)), dtype=np.int64)
+    contrib[np.arange(P), col] = cnt
+    before = np.cumsum(contrib, axis=0) - contrib  # pulls before each phase (all runs chained)
+    first = np.searchsorted(run, np.arange(R))  # first phase of each run
+    key = run * (T + 2) + t0
+    G = grid.size
+    query = (np.arange(R)[:, None] * (T + 2) + grid[None, :]).ravel()
+    p = np.searchsorted(key, query, side="right") - 1  # last phase starting at or before t
+    run_q = np.repeat(np.arange(R), G)
+    out = before[p] - before[first[run_q]]
+    partial = np.minimum(cnt[p], np.tile(grid, R) - t0[p] + 1)
+    out[np.arange(out.shape[0]), col[p]] += partial
+    n_phases = np.bincount(run, minlength=R)
+    last_pre = np.zeros(R, dtype=np.int64)
+    is_pre = cat == 1
+    np.maximum.at(last_pre, run[is_pre], t0[is_pre])
+    last = np.searchsorted(run, np.arange(R), side="right") - 1  # last phase of each run
+    pre_at_end = cat[last] == 1
+    return out.reshape(R, G, K, len(TERMS)), n_phases, last_pre, pre_at_end
+
+
+def _as_dp_policy(policy, params) -> Policy:
+    if isinstance(policy, Policy):
+        if params:
+            raise TypeError("params cannot be given together with a Policy instance")
+        pol = policy
+    elif isinstance(policy, str):
+        pol = make_policy(policy, **(params or {}))
+    else:
+        raise TypeError(f"policy must be a policy name or a Policy, got {type(policy).__name__}")
+    if not isinstance(pol, (DPIMED, DPKLUCB)):
+        raise ValueError(f"the decomposition is defined for DP-IMED and DP-KLUCB only, got {pol.name}")
+    return pol
+
+
+def decompose_runs(
+    policy,
+    env,
+    T: int,
+    runs: int,
+    seed: int,
+    *,
+    params: dict | None = None,
+    delta: float | None = None,
+    grid=None,
+) -> DecomposedRuns:
+    """Simulate ``runs`` runs of DP-IMED or DP-KLUCB and split every run's pulls by proof term.
+
+    The runs go through the exact phase engine of :mod:`dpb.simulate` with a hook that records
+    every phase (its first round, arm, length after truncation at ``T``) and labels it, at its
+    decision, as initialisation, pre-convergence or post-convergence (module docstring; Eq. (decomp)
+    for DP-IMED, Eq. (decomp2) for DP-KLUCB).  ``N_i(t)`` at a grid horizon ``t`` is then exact:
+    the pulls of the phases finished by ``t`` plus ``t - t0 + 1`` pulls of the phase running at
+    ``t`` (started at ``t0``) -- the same trajectory stopped at ``t``, because a policy's decisions
+    before ``t`` do not depend on ``T``.  Run ``r`` is the run ``r`` of
+    ``simulate(policy, env, T, runs, seed)`` (same seeds, same pulls at ``T``).
+
+    Parameters
+    ----------
+    policy : str or Policy
+        ``"DP-IMED"`` / ``"DP-KLUCB"`` (with ``params``: ``eps``, ``n0``, ``alpha``, ``schedule``)
+        or a :class:`~dpb.policies.DPIMED` / :class:`~dpb.policies.DPKLUCB` instance.
+    env : BernoulliBandit, str or array_like
+        Environment (an instance name such as ``"mu2"`` or a vector of means).
+    T : int
+        Horizon.
+    runs : int
+        Number of independent runs (``>= 1``).
+    seed : int
+        Root seed (non-negative).
+    params : dict, optional
+        Policy parameters when ``policy`` is a name.
+    delta : float, optional
+        The ``delta > 0`` of the decomposition (default ``DEFAULTS["delta"]``, 0.05).
+    grid : array_like of int, optional
+        Horizons at which to report the pulls (default :func:`horizon_grid` ``(T)``); ``T`` is
+        always added.
+
+    Returns
+    -------
+    DecomposedRuns
+    """
+    pol = _as_dp_policy(policy, params)
+    bandit = as_bandit(env)
+    T = as_int("T", T, minimum=1)
+    runs = as_int("runs", runs, minimum=1)
+    seed = as_int("seed", seed, minimum=0)
+    delta_arr = as_positive("delta", DEFAULTS["delta"] if delta is None else delta, allow_inf=False)
+    if delta_arr.ndim != 0:
+        raise ValueError(f"delta must be a scalar, got shape {delta_arr.shape}")
+    if T < pol.min_horizon(bandit.K):
+        raise ValueError(
+            f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms, got {T}"
+        )
+    if grid is None:
+        grid = horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T))
+    grid = np.asarray(grid)
+    if grid.ndim != 1 or grid.size == 0 or not np.issubdtype(grid.dtype, np.integer):
+        raise ValueError("grid must be a non-empty 1-d array of integer horizons")
+    if grid.min() < 1 or grid.max() > T:
+        raise ValueError(f"grid must lie in [1, T={T}], got [{grid.min()}, {grid.max()}]")
+    grid = np.union1d(grid, [T]).astype(np.int64)
+
+    means = np.asarray(bandit.means, dtype=float)
+    gens = [run_generators(s) for s in child_seeds(seed, range(runs))]
+    rec = _Recorder(runs, bandit.gaps, np.array([T]))
+    hook = _PhaseLog(pol, means, float(delta_arr))
+    _run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
+    pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
+    if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
+        raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")
+    return DecomposedRuns(
+        policy=pol.name,
+        params=dict(pol.params),
+        means=means.copy(),
+        T=T,
+        seed=seed,
+        delta=float(delta_arr),
+        grid=grid,
+        pulls=pulls,
+        n_phases=n_phases,
+        last_pre=last_pre,
+        pre_at_end=pre_at_end,
+        final_means=pol.statistic().copy(),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# caching
+# ----------------------------------------------------------------------------------------------
+def cache_dir(path=None) -> Path:
+    """Directory of the on-disk cache of this module.
+
+    ``path`` if given; else ``$DPB_RESULTS/regret`` when the environment variable ``DPB_RESULTS``
+    is set (the results directory of :mod:`dpb.experiments`); else ``results/regret`` under the
+    repository root when ``dpb`` runs from a source checkout (``results/`` is ignored by git); else
+    ``~/.cache/dpb/regret``.
+    """
+    if path is not None:
+        return Path(path)
+    env = os.environ.get("DPB_RESULTS")
+    if env:
+        return Path(env) / "regret"
+    root = Path(__file__).resolve().parents[1]
+    if (root / "pyproject.toml").exists() and (root / "dpb").is_dir():
+        return root / "results" / "regret"
+    return Path.home() / ".cache" / "dpb" / "regret"
+
+
+def source_hash() -> str:
+    """SHA-256 of the ``dpb`` source files that produce the cached results (and numpy's version).
+
+    Any edit of the simulator, the policies, the schedules or this module changes the hash, so a
+    cached result computed by older code is stale and gets regenerated.
+    """
+    h = hashlib.sha256(np.__version__.encode())
+    base = Path(__file__).resolve().parent
+    for name in _SOURCES:
+        h.update(name.encode())
+        h.update((base / name).read_bytes())
+    return h.hexdigest()
+
+
+def cache_key(kind: str, params: dict) -> str:
+    """A file-name-safe key: ``kind``, then the SHA-256 of the parameters (canonical JSON) and of
+    :func:`source_hash`."""
+    if not isinstance(kind, str) or not kind.isidentifier():
+        raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
+    text = json.dumps(params, sort_keys=True, default=_json_default)
+    digest = hashlib.sha256((text + "|" + source_hash()).encode()).hexdigest()[:24]
+    return f"{kind}-{digest}"
+
+
+def _json_default(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    raise TypeError(f"cannot hash parameter of type {type(obj).__name__}")
+
+
+def cached_runs(
+    policy: str,
+    env,
+    *,
+    eps: float,
+    alpha=None,
+    schedule=None,
+    n0: int = 1,
+    T: int | None = None,
+    runs: int | None = None,
+    seed: int | None = None,
+    delta: float | None = None,
+    grid=None,
+    directory=None,
+    refresh: bool = False,
+) -> DecomposedRuns:
+    """:func:`decompose_runs` with an on-disk cache.
+
+    The file name is :func:`cache_key` of every parameter (policy, means, eps, schedule, T, runs,
+    seed, delta, grid) and of :func:`source_hash`; a missing file (or ``refresh=True``) is computed
+    and saved atomically, an existing one is loaded.  Changing a parameter or a source file changes
+    the key, so stale results are never read.
+
+    Parameters
+    ----------
+    policy : {"DP-IMED", "DP-KLUCB"}
+        The algorithm.
+    env : str or array_like
+        Instance name or means.
+    eps : float
+        Privacy budget.
+    alpha : float, optional
+        Geometric ratio (default 2 unless ``schedule`` is given).
+    schedule : BatchSchedule, optional
+        Another batch schedule (e.g. :class:`dpb.batching.PolynomialSchedule`); overrides ``alpha``.
+    n0 : int
+        First batch size.
+    T, runs, seed, delta, grid
+        As in :func:`decompose_runs`; None means the value in :data:`DEFAULTS` (read at call time).
+    directory : path, optional
+        Cache directory (default :func:`cache_dir`).
+    refresh : bool
+        Recompute even when the file exists.
+    """
+    if schedule is not None and alpha is not None:
+        raise ValueError("give either alpha (geometric batches) or schedule, not both")
+    kwargs = {"eps": eps, "n0": n0}
+    if schedule is not None:
+        kwargs["schedule"] = schedule
+    else:
+        kwargs["alpha"] = 2 if alpha is None else alpha
+    pol = _as_dp_policy(policy, kwargs)
+    bandit = as_bandit(env)
+    T = as_int("T", DEFAULTS["T"] if T is None else T, minimum=1)
+    runs = DEFAULTS["runs"] if runs is None else runs
+    seed = DEFAULTS["seed"] if seed is None else seed
+    delta = float(as_positive("delta", DEFAULTS["delta"] if delta is None else delta, allow_inf=False))
+    if grid is None:
+        grid = horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T))
+    grid = np.union1d(np.asarray(grid, dtype=np.int64), [T])
+    key_params = {
+        "policy": pol.name,
+        "params": pol.params,
+        "means": bandit.means.tolist(),
+        "T": T,
+        "runs": as_int("runs", runs, minimum=1),
+        "seed": as_int("seed", seed, minimum=0),
+        "delta": delta,
+        "grid": grid.tolist(),
+    }
+    folder = cache_dir(directory)
+    path = folder / f"{cache_key('runs', key_params)}.npz"
+    if path.exists() and not refresh:
+        try:
+            return DecomposedRuns.load(path)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # damaged: recompute
+            pass
+    res = decompose_runs(pol, bandit, T, runs, seed, delta=delta, grid=grid)
+    res.extra["env_name"] = bandit.name
+    res.save(path)
+    return res
+
+
+# ----------------------------------------------------------------------------------------------
+# summaries
+# ----------------------------------------------------------------------------------------------
+def _check_level(level) -> float:
+    lv = float(as_float_array("level", level))
+    if not 0.0 < lv < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {lv!r}")
+    return lv
+
+
+def pull_summary(res: DecomposedRuns, *, level: float = 0.95, band: float = 0.8) -> dict:
+    """Mean, confidence interval of the mean and quantile band of ``N_i(t) / log t`` over runs.
+
+    Parameters
+    ----------
+    res : DecomposedRuns
+        The runs.
+    level : float
+        Level of the normal-approximation confidence interval of the mean,
+        ``mean +- z_{(1+level)/2} sd / sqrt(runs)``.
+    band : float
+        Central quantile band of the runs (e.g. 0.8: the 10% and 90% quantiles).
+
+    Returns
+    -------
+    dict of arrays of shape (G, K)
+        ``mean``, ``ci_low``, ``ci_high``, ``median``, ``q_low``, ``q_high``; plus ``grid`` (G,).
+    """
+    from scipy.stats import norm
+
+    level, band = _check_level(level), _check_level(band)
+    x = res.normalised_pulls()
+    mean = x.mean(axis=0)
+    sd = x.std(axis=0, ddof=1) if res.runs > 1 else np.zeros_like(mean)
+    half = norm.ppf(0.5 + level / 2) * sd / np.sqrt(res.runs)
+    q_low, median, q_high = np.quantile(x, [0.5 - band / 2, 0.5, 0.5 + band / 2], axis=0)
+    return {
+        "grid": res.grid,
+        "mean": mean,
+        "ci_low": mean - half,
+        "ci_high": mean + half,
+        "median": median,
+        "q_low": q_low,
+        "q_high": q_high,
+    }
+
+
+def regret_quantiles(res: DecomposedRuns, qs=(0.1, 0.5, 0.9), *, term: str | None = None) -> np.ndarray:
+    """Quantiles over runs of the regret (or of one term of it) at every grid horizon.
+
+    Parameters
+    ----------
+    res : DecomposedRuns
+    qs : sequence of float
+        Quantile levels in [0, 1].
+    term : {None, "init", "pre", "post"}
+        None for the whole regret, else one term of :data:`TERMS`.
+
+    Returns
+    -------
+    ndarray, shape (len(qs), G)
+    """
+    qs = as_float_array("qs", qs)
+    if qs.ndim != 1 or np.any((qs < 0) | (qs > 1)):
+        raise ValueError("qs must be a 1-d sequence of levels in [0, 1]")
+    if term is None:
+        reg = res.regret()
+    elif term in TERMS:
+        reg = res.regret_terms()[..., TERMS.index(term)]
+    else:
+        raise ValueError(f"term must be None or one of {TERMS}, got {term!r}")
+    return np.quantile(reg, qs, axis=0)
+
+
+def alpha_tradeoff(
+    policy: str,
+    env,
+    *,
+    eps: float,
+    alphas=(1.1, 1.5, 2, 3),
+    horizons=(10**4, 10**6, 10**8),
+    runs: int | None = None,
+    seed: int | None = None,
+    directory=None,
+) -> dict:
+    """Regret at a few horizons as a function of the batch ratio ``alpha`` (cached runs).
+
+    For each ``alpha`` one set of runs of horizon ``max(horizons)`` (:func:`cached_runs`, the grid
+    containing every horizon) gives the regret at every horizon.
+
+    Returns
+    -------
+    dict
+        ``alphas`` (A,), ``horizons`` (H,), ``mean``, ``median``, ``q_low``, ``q_high`` (10% and 90%
+        quantiles), ``sem`` (standard error of the mean) of the regret, ``pre_mean`` and
+        ``post_mean`` (mean regret of the pre- and post-convergence terms), each (A, H); ``phases``
+        (A,), the mean number of phases at ``max(horizons)``; ``upper`` (A, H) the leading term
+        ``alpha C log t`` and ``lower`` (H,) ``C log t`` with ``C`` :func:`dpb.bounds.lower_bound_constant`.
+    """
+    alphas = as_float_array("alphas", alphas)
+    if alphas.ndim != 1 or alphas.size == 0 or np.any(alphas <= 1):
+        raise ValueError("alphas must be a non-empty 1-d sequence of ratios > 1")
+    horizons = np.asarray(horizons)
+    if horizons.ndim != 1 or horizons.size == 0 or not np.issubdtype(horizons.dtype, np.integer):
+        raise ValueError("horizons must be a non-empty 1-d sequence of integers")
+    T = int(horizons.max())
+    grid = np.union1d(horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T)), horizons)
+    keys = ("mean", "median", "q_low", "q_high", "sem", "pre_mean", "post_mean")
+    out = {k: np.empty((alphas.size, horizons.size)) for k in keys}
+    phases = np.empty(alphas.size)
+    for a_i, a in enumerate(alphas):
+        alpha = int(a) if float(a).is_integer() else float(a)
+        res = cached_runs(policy, env, eps=eps, alpha=alpha, T=T, runs=runs, seed=seed, grid=grid,
+                          directory=directory)
+        cols = [res.at(int(h)) for h in horizons]
+        reg = res.regret()[:, cols]
+        terms = res.regret_terms()[:, cols]
+        out["pre_mean"][a_i] = terms[..., TERMS.index("pre")].mean(axis=0)
+        out["post_mean"][a_i] = terms[..., TERMS.index("post")].mean(axis=0)
+        out["mean"][a_i] = reg.mean(axis=0)
+        out["sem"][a_i] = reg.std(axis=0, ddof=1) / np.sqrt(res.runs) if res.runs > 1 else 0.0
+        out["median"][a_i] = np.median(reg, axis=0)
+        out["q_low"][a_i], out["q_high"][a_i] = np.quantile(reg, [0.1, 0.9], axis=0)
+        phases[a_i] = res.n_phases.mean()
+    means = as_bandit(env).means
+    C = float(lower_bound_constant(means, eps))
+    logs = np.log(horizons.astype(float))
+    return {
+        "alphas": alphas,
+        "horizons": horizons,
+        "phases": phases,
+        "upper": alphas[:, None] * C * logs[None, :],
+        "lower": C * logs,
+        **out,
+    }
+
+
+def book_runs(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUCB", *, directory=None,
+              runs: int | None = None, T: int | None = None) -> DecomposedRuns:
+    """The book's standard runs (:data:`DEFAULTS`) of one configuration, from the cache.
+
+    Parameters
+    ----------
+    instance : str or array_like
+        Instance name (``"mu2"``...) or means.
+    eps : float
+        Privacy budget.
+    alpha : float or str
+        Geometric ratio ``> 1``, or :data:`POLYNOMIAL` for the schedule
+        :class:`dpb.batching.PolynomialSchedule` ``(n0=1, power=3)``, ``B_m = (m+1)^3``.
+    policy : {"DP-IMED", "DP-KLUCB"}
+    directory : path, optional
+        Cache directory (default :func:`cache_dir`).
+    runs, T : int, optional
+        Number of runs and horizon (None: :data:`DEFAULTS`, read at call time).
+    """
+    if isinstance(alpha, str):
+        if alpha != POLYNOMIAL:
+            raise ValueError(f"alpha must be a ratio > 1 or {POLYNOMIAL!r}, got {alpha!r}")
+        from .batching import PolynomialSchedule
+
+        return cached_runs(policy, instance, eps=eps, schedule=PolynomialSchedule(1, 3), T=T, runs=runs,
+                           directory=directory)
+    a = float(as_float_array("alpha", alpha))
+    if not a > 1:
+        raise ValueError(f"alpha must be > 1, got {a!r}")
+    return cached_runs(policy, instance, eps=eps, alpha=int(a) if a.is_integer() else a, T=T, runs=runs,
+                       directory=directory)

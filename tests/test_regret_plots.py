@@ -1,0 +1,121 @@
+"""Figures and explorers of the upper-bound chapter (dpb.plotting.regret, dpb.widgets.regret).
+
+The book's runs (T = 1e8, 400 runs) are replaced by small ones (T = 1e5, 12 runs) in a temporary
+cache directory, so the figures draw the same code paths in a fraction of a second.
+"""
+
+import ipywidgets as W
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import dpb.regret as rg  # noqa: E402
+from dpb.plotting import regret as pr  # noqa: E402
+from dpb.widgets import regret as wr  # noqa: E402
+
+SMALL_H = (10**3, 10**5)
+
+
+@pytest.fixture(autouse=True)
+def _small_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPB_RESULTS", str(tmp_path))
+    monkeypatch.setitem(rg.DEFAULTS, "T", 10**5)
+    monkeypatch.setitem(rg.DEFAULTS, "runs", 12)
+    monkeypatch.setitem(rg.DEFAULTS, "n_grid", 13)
+    yield
+    plt.close("all")
+
+
+def _has_data(fig):
+    return all(ax.has_data() for ax in fig.axes)
+
+
+@pytest.mark.parametrize(
+    "plot, kwargs",
+    [
+        (pr.plot_convergence, {}),
+        (pr.plot_convergence, {"policy": "DP-IMED", "alpha": 1.1, "arm": 4}),
+        (pr.plot_convergence, {"alpha": rg.POLYNOMIAL, "instance": "sweep", "eps": 1.0}),
+        (pr.plot_decomposition, {"alphas": (1.5, 3)}),
+        (pr.plot_decomposition, {"policy": "DP-KLUCB", "alpha": 1.5, "alphas": (1.5,)}),
+        (pr.plot_alpha_tradeoff, {"alphas": (1.5, 2), "horizons": SMALL_H}),
+        (pr.plot_regret_distribution, {"T": 10**5}),
+        (pr.plot_regret_distribution, {"T": 10**3, "alpha": rg.POLYNOMIAL, "policy": "DP-KLUCB"}),
+    ],
+)
+def test_plot_returns_a_figure_with_data(plot, kwargs):
+    fig = plot(**kwargs)
+    assert isinstance(fig, matplotlib.figure.Figure)
+    assert len(fig.axes) == 2 and _has_data(fig)
+
+
+def test_convergence_figure_draws_both_asymptotes_and_the_runs():
+    fig = pr.plot_convergence(instance="mu2", eps=0.25, alpha=1.5, policy="DP-KLUCB", arm=2)
+    res = rg.book_runs("mu2", 0.25, 1.5, "DP-KLUCB")
+    c = res.constants()
+    levels = {round(float(line.get_ydata()[0]), 9) for line in fig.axes[0].get_lines()
+              if len(set(np.ravel(line.get_ydata()))) == 1}
+    assert round(c["upper_pulls"][2], 9) in levels and round(c["lower_pulls"][2], 9) in levels
+    mean_line = [line for line in fig.axes[0].get_lines() if line.get_label().startswith("mean")][0]
+    assert np.allclose(mean_line.get_ydata(), res.normalised_pulls()[:, :, 2].mean(axis=0))
+    # right panel: one curve per sub-optimal arm, plus the two reference lines at 1 and alpha
+    right = [line.get_label() for line in fig.axes[1].get_lines()]
+    assert sum(lab.startswith("arm") for lab in right) == 4
+
+
+def test_distribution_figure_counts_every_run():
+    fig = pr.plot_regret_distribution(T=10**5)
+    heights = sum(p.get_height() for p in fig.axes[0].patches)
+    assert heights == 12
+
+
+def test_plots_refuse_bad_inputs():
+    with pytest.raises(ValueError, match="optimal"):
+        pr.plot_convergence(arm=0)
+    with pytest.raises(ValueError, match="grid point"):
+        pr.plot_regret_distribution(T=12_345)
+    with pytest.raises(ValueError, match="alpha"):
+        pr.plot_convergence(alpha="cubic")
+    assert pr.alpha_label(2) == "α = 2" and "polynomial" in pr.alpha_label(rg.POLYNOMIAL)
+
+
+def _controls(box):
+    return list(box.children[1].children)
+
+
+@pytest.mark.parametrize("make, kwargs", [(wr.convergence_explorer, {}), (wr.alpha_tradeoff_explorer, {}),
+                                          (wr.distribution_explorer, {"T": 10**5})])
+def test_explorer_builds_and_redraws(make, kwargs, monkeypatch):
+    if make is wr.alpha_tradeoff_explorer:
+        # the explorer draws the default ratios; keep two of them for speed
+        monkeypatch.setattr(wr, "plot_alpha_tradeoff",
+                            lambda **kw: pr.plot_alpha_tradeoff(alphas=(1.5, 2), horizons=SMALL_H, **kw))
+    calls = []
+    original = plt.Figure.__init__
+
+    def counting_init(self, *args, **kwargs):
+        calls.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(plt.Figure, "__init__", counting_init)
+    box = make(**kwargs)
+    assert isinstance(box, W.VBox)
+    controls = {c.description or type(c).__name__: c for c in _controls(box)}
+    before = len(calls)
+    controls["ε"].value = 0.5
+    assert len(calls) > before  # moving a control redrew a figure
+    before = len(calls)
+    toggle = controls["ToggleButtons"]
+    toggle.value = "DP-IMED" if toggle.value != "DP-IMED" else "DP-KLUCB"
+    assert len(calls) > before
+
+
+def test_convergence_explorer_optimal_arm_shows_a_message():
+    box = wr.convergence_explorer()
+    arm = [c for c in _controls(box) if c.description == "arm"][0]
+    arm.value = 0  # the optimal arm: a message, not a traceback
+    arm.value = 7  # no such arm: a message too
+    assert isinstance(box.children[2], W.Output)
