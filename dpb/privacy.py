@@ -17,6 +17,10 @@ rewards (View DP, :func:`view_mechanism`), on a table of potential rewards (Tabl
 :func:`table_mechanism`) and against a reward-feeding adversary (:func:`adaptive_view`), and
 computes exact worst-case privacy losses of small examples by enumeration
 (:func:`worst_case_privacy_loss`).
+
+The last part is the mechanism inside DP-KLUCB and DP-IMED: the continual release of noisy
+running sums over phases (:func:`continual_release`) with its exact density and privacy loss
+(:func:`continual_release_log_density`, :func:`continual_release_log_ratio`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ __all__ = [
     "pure_privacy_loss",
     "worst_case_privacy_loss",
     "MAX_ENUMERATION",
+    "continual_release",
+    "phase_releases",
+    "continual_release_log_density",
+    "continual_release_log_ratio",
 ]
 
 
@@ -616,3 +624,157 @@ def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
                 q = adaptive_view(policy, adversary, t_star, "R", K, T)
                 worst = max(worst, pure_privacy_loss(p, q))
     return worst
+
+
+# ----------------------------------------------------------------------------------------------
+# the continual release of noisy running sums (the paper's Lemma 'Continual release of noisy
+# rewards'), the mechanism inside DP-KLUCB and DP-IMED
+# ----------------------------------------------------------------------------------------------
+def _check_stream(rewards, starts):
+    """Validate a reward stream in [0, 1] and its phase starts; return (rewards, starts)."""
+    r = as_float_array("rewards", rewards)
+    if r.ndim != 1 or r.size == 0 or np.any(np.isnan(r)) or np.any(r < 0) or np.any(r > 1):
+        raise ValueError("rewards must be a non-empty 1-d array of rewards in [0, 1]")
+    st = np.asarray(starts)
+    if st.ndim != 1 or st.size == 0 or not np.issubdtype(st.dtype, np.integer):
+        raise ValueError("starts must be a non-empty 1-d array of integers")
+    if st[0] != 0 or st[-1] >= r.size or np.any(np.diff(st) <= 0):
+        raise ValueError("starts must increase strictly from 0 and stay below len(rewards)")
+    return r, st.astype(np.int64)
+
+
+def continual_release(rewards, starts, eps, rng=None, size=None):
+    r"""Release the running sums of a reward stream at the end of each phase, with Laplace noise.
+
+    Phase ``k`` covers the 0-based positions ``starts[k] .. starts[k+1] - 1`` (the last one runs to
+    the end); in the paper's 1-based notation the phase boundaries are ``t_k = starts[k-1] + 1``
+    and ``t_ell = T + 1``.  With one fresh ``Y_k ~ Lap(1/eps)`` per phase, the release is
+
+    .. math::
+
+       C_k = \sum_{j \le k} \Bigl(\sum_{s \in \text{phase } j} r_s + Y_j\Bigr),
+       \qquad k = 1, \dots, \ell - 1,
+
+    the mechanism of the paper's Lemma 'Continual release of noisy rewards' (eps-DP for rewards
+    in [0, 1]): the phase releases ``s_k + Y_k`` are eps-DP by parallel composition, and the
+    running sums are a post-processing of them.  This is how DP-KLUCB and DP-IMED maintain the
+    private sum of each arm: no reward is forgotten, and the k-th running sum carries k noises.
+
+    Parameters
+    ----------
+    rewards : array_like, shape (T,)
+        The stream, in [0, 1].
+    starts : array_like of int
+        Strictly increasing 0-based phase starts, ``starts[0] == 0``, ``starts[-1] < T``.
+    eps : float
+        Privacy budget, in (0, +inf).
+    rng : numpy.random.Generator, optional
+        Source of the Laplace draws.
+    size : int, optional
+        Number of independent releases; ``None`` gives one release of shape (number of phases,).
+
+    Returns
+    -------
+    ndarray
+        Shape ``(len(starts),)``, or ``(size, len(starts))``.
+    """
+    r, st = _check_stream(rewards, starts)
+    e = float(as_positive("eps", eps, allow_inf=False))
+    rng = np.random.default_rng() if rng is None else rng
+    s = np.add.reduceat(r, st)
+    shape = (st.size,) if size is None else (as_int("size", size, minimum=1), st.size)
+    y = rng.laplace(0.0, 1.0 / e, size=shape)
+    return np.cumsum(s + y, axis=-1)
+
+
+def phase_releases(running):
+    """Invert the running sums of :func:`continual_release` into the phase releases ``s_k + Y_k``.
+
+    The map from phase releases to running sums is linear, lower triangular with ones on the
+    diagonal (Jacobian 1), so its inverse is the first difference along the last axis.
+    """
+    c = as_float_array("running", running)
+    if c.ndim == 0 or c.shape[-1] == 0:
+        raise ValueError("running must have a non-empty last axis")
+    return np.diff(c, axis=-1, prepend=0.0)
+
+
+def continual_release_log_density(o, rewards, starts, eps):
+    r"""Log density of the running-sum release of :func:`continual_release` at ``o``.
+
+    The phase releases are independent, ``s_k + Lap(1/eps)``, and the running sums are their image
+    under an invertible linear map of determinant 1, so
+
+    .. math::
+
+       \log p_{\mathbf r}(o) = \sum_k \Bigl(\log\tfrac{\varepsilon}{2}
+          - \varepsilon\,\lvert (o_k - o_{k-1}) - s_k\rvert\Bigr), \qquad o_0 = 0.
+
+    Parameters
+    ----------
+    o : array_like, shape (..., number of phases)
+        Released running sums.
+    rewards, starts, eps
+        As in :func:`continual_release`.
+
+    Returns
+    -------
+    float or ndarray
+        Shape of ``o`` without its last axis.
+    """
+    r, st = _check_stream(rewards, starts)
+    e = float(as_positive("eps", eps, allow_inf=False))
+    o = as_float_array("o", o)
+    if o.ndim == 0 or o.shape[-1] != st.size:
+        raise ValueError(f"o must have a last axis of length {st.size} (one value per phase)")
+    s = np.add.reduceat(r, st)
+    out = np.sum(np.log(e / 2) - e * np.abs(phase_releases(o) - s), axis=-1)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def continual_release_log_ratio(o, rewards, rewards_prime, starts, eps):
+    r"""Exact log density ratio of the running-sum release on two reward streams.
+
+    Because the running sums are an invertible linear image (determinant 1) of the phase
+    releases ``o_k - o_{k-1}``, the ratio of their densities equals the ratio for the phase
+    releases, and only the phases whose sums differ contribute:
+
+    .. math::
+
+       \log\frac{p_{\mathbf r}(o)}{p_{\mathbf r'}(o)}
+         = \varepsilon \sum_k \bigl(\lvert u_k - s'_k\rvert - \lvert u_k - s_k\rvert\bigr),
+         \qquad u_k = o_k - o_{k-1}.
+
+    For neighbouring streams (one reward changed, in phase ``k``) it is the single term
+    ``eps (abs(u_k - s'_k) - abs(u_k - s_k))``, at most ``eps abs(s_k - s'_k) <= eps`` in absolute
+    value: the paper's Lemma 'Continual release of noisy rewards', with parallel composition and
+    post-processing made explicit.  For streams differing in ``m`` rewards the bound is ``m eps``
+    (group privacy).
+
+    Parameters
+    ----------
+    o : array_like, shape (..., number of phases)
+        Released running sums.
+    rewards, rewards_prime : array_like, shape (T,)
+        The two streams, in [0, 1], same length.
+    starts, eps
+        As in :func:`continual_release`.
+
+    Returns
+    -------
+    float or ndarray
+        Shape of ``o`` without its last axis.
+    """
+    r, st = _check_stream(rewards, starts)
+    rp, _ = _check_stream(rewards_prime, starts)
+    if rp.size != r.size:
+        raise ValueError("rewards and rewards_prime must have the same length")
+    e = float(as_positive("eps", eps, allow_inf=False))
+    o = as_float_array("o", o)
+    if o.ndim == 0 or o.shape[-1] != st.size:
+        raise ValueError(f"o must have a last axis of length {st.size} (one value per phase)")
+    u = phase_releases(o)
+    s = np.add.reduceat(r, st)
+    sp = np.add.reduceat(rp, st)
+    out = e * np.sum(np.abs(u - sp) - np.abs(u - s), axis=-1)
+    return float(out) if np.ndim(out) == 0 else out

@@ -1,0 +1,58 @@
+"""Explorers of the privacy chapter: the audit, and the continual release of running sums."""
+
+from __future__ import annotations
+
+import ipywidgets as W
+
+from ..audit import audit_policy_names
+from ..plotting.privacy import plot_audit, plot_continual_release
+from .core import explorer
+
+__all__ = ["audit_explorer", "continual_release_explorer"]
+
+_STYLE = {"description_width": "initial"}
+
+
+def audit_explorer(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, t_star: int = 1,
+                   pattern: str = "ones") -> W.VBox:
+    """Pick a policy (private or broken), eps, the number of runs and the neighbouring lists.
+
+    Redraws :func:`dpb.plotting.privacy.plot_audit` (horizon 30, two arms): the trajectories on
+    both lists and the audit's lower bound eps_lower against the claimed eps.  A redraw takes
+    about a second at 2000 runs.
+    """
+    controls = {
+        "policy": W.Dropdown(options=audit_policy_names(), value=policy, description="policy", style=_STYLE),
+        "eps": W.FloatLogSlider(value=eps, base=10, min=-1, max=0.6, step=0.05, description="ε",
+                                style=_STYLE),
+        "runs": W.IntSlider(value=runs, min=200, max=6000, step=200, description="runs per list",
+                            style=_STYLE),
+        "t_star": W.IntSlider(value=t_star, min=1, max=10, step=1, description="changed step t*",
+                              style=_STYLE),
+        "pattern": W.Dropdown(options=["ones", "zeros", "alternate"], value=pattern, description="base list",
+                              style=_STYLE),
+    }
+    return explorer(plot_audit, controls, "Empirical privacy audit (View DP, two arms, T = 30)")
+
+
+def continual_release_explorer(T: int = 24, t_star: int = 5, eps: float = 1.0, schedule: str = "doubling",
+                               seed: int = 2) -> W.VBox:
+    """Move the changed step, eps, the phase structure and the seed of the stream and noise.
+
+    Redraws :func:`dpb.plotting.privacy.plot_continual_release`.
+    """
+    controls = {
+        "T": W.IntSlider(value=T, min=4, max=64, step=1, description="T", style=_STYLE),
+        "t_star": W.IntSlider(value=t_star, min=1, max=64, step=1, description="changed step t*",
+                              style=_STYLE),
+        "eps": W.FloatLogSlider(value=eps, base=10, min=-1, max=1, step=0.05, description="ε", style=_STYLE),
+        "schedule": W.Dropdown(options=["doubling", "constant", "steps"], value=schedule,
+                               description="phases", style=_STYLE),
+        "seed": W.IntSlider(value=seed, min=0, max=50, step=1, description="seed", style=_STYLE),
+    }
+
+    def plot(T, t_star, eps, schedule, seed):
+        return plot_continual_release(T=T, t_star=min(t_star, T), eps=eps, schedule=schedule, seed=seed)
+
+    plot.__doc__ = plot_continual_release.__doc__
+    return explorer(plot, controls, "Continual release of noisy running sums")
