@@ -12,21 +12,29 @@ The tested package behind the dpb book.  One module a concept:
 - :mod:`dpb.policies`      DP-KLUCB, DP-IMED, DP-SE, AdaP-KLUCB/UCB, Lazy-DP-TS, IMED, KL-UCB
 - :mod:`dpb.simulate`      exact, fast, reproducible simulation (phases as Binomial draws)
 - :mod:`dpb.reference`     the literal per-step simulator kept as the test oracle
+- :mod:`dpb.interaction`   policies against fixed reward lists and reward-feeding adversaries
+- :mod:`dpb.audit`         an empirical privacy audit, and deliberately broken variants it catches
+- :mod:`dpb.regret`        the regret upper bound measured: normalised pulls, decomposition, alpha
+- :mod:`dpb.experiments`   the paper's experiments as specs, resumable sweeps (``python -m dpb``)
 - :mod:`dpb.plotting`, :mod:`dpb.widgets`  the book's figures and interactive explorers
 """
 
 from importlib.metadata import PackageNotFoundError, version
 
 from . import (
+    audit,
     batching,
     bounds,
     concentration,
     coupling,
     divergences,
     environments,
+    experiments,
+    interaction,
     policies,
     privacy,
     reference,
+    regret,
     simulate,
 )
 from .environments import BernoulliBandit, instance
@@ -39,15 +47,19 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0.0.0"
 
 __all__ = [
+    "audit",
     "batching",
     "bounds",
     "concentration",
     "coupling",
     "divergences",
     "environments",
+    "experiments",
+    "interaction",
     "policies",
     "privacy",
     "reference",
+    "regret",
     "simulate",
     "BernoulliBandit",
     "instance",
