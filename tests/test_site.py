@@ -116,6 +116,8 @@ def test_page_renders_offline(server, browser, page_path):
 
     has_math = page.evaluate("document.querySelectorAll('.math').length") > 0
     if has_math:
+        loads = page.evaluate("Array.from(document.scripts).some(s => s.src.includes('tex-chtml'))")
+        assert loads, f"{page_path}: has math (e.g. in a chapter title) but does not load MathJax"
         page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
         page.evaluate("MathJax.startup.promise")
         page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=20000)
