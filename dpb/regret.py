@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import save_npz_atomic
 from ._validate import as_float_array, as_int, as_positive
 from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
@@ -400,13 +401,7 @@ class DecomposedRuns:
             "delta": self.delta,
             "extra": self.extra,
         }
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(
-                fh, meta=np.array(json.dumps(meta)), **{k: getattr(self, k) for k in self._ARRAYS}
-            )
-        tmp.replace(path)
-        return path
+        return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 
     @classmethod
     def load(cls, path) -> DecomposedRuns:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import save_npz_atomic
 from ._validate import as_int
 from .environments import as_bandit
 from .policies import Policy, make_policy
@@ -276,13 +277,7 @@ class Result:
             "elapsed": self.elapsed,
             "extra": self.extra,
         }
-        tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "wb") as fh:
-            np.savez_compressed(
-                fh, meta=np.array(json.dumps(meta)), **{k: getattr(self, k) for k in self._ARRAYS}
-            )
-        tmp.replace(path)
-        return path
+        return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 
     @classmethod
     def load(cls, path) -> Result:
