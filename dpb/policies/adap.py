@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._numerics import kl_ucb_fast
-from .base import InitialRoundRobin, Policy, check_eps, check_real, pick_max
+from .base import InitialRoundRobin, Policy, check_eps, check_real
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
@@ -51,17 +51,8 @@ class _AdaP(InitialRoundRobin, Policy):
 
     def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
-        arms = np.empty(rows.size, dtype=np.int64)
-        init = self._in_init(rows)
-        if init.any():
-            arms[init] = self._init_plan(rows[init])
-            self.index[rows[init]] = np.nan
-        main = ~init
-        if main.any():
-            r = rows[main]
-            idx = self._index(r, t[main])
-            self.index[r] = idx
-            arms[main] = pick_max(idx, r, self.rand)
+        init = self._in_init(rows)  # before _choose_arms advances the initial round-robin
+        arms = self._choose_arms(rows, t)
         # after initialisation an episode doubles the arm's count: N_A more pulls
         pulls = np.where(init, 1, self.N[rows, arms])
         return self._one_hot(arms, pulls)

@@ -314,3 +314,23 @@ class InitialRoundRobin:
         arms = self._next_init[rows]
         self._next_init[rows] += 1
         return arms
+
+    def _choose_arms(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """The arm of the next phase of each run: the next initial arm while initialising, then
+        the arg-max (``index_kind="max"``) or arg-min (``"min"``) of ``self._index``, random ties.
+
+        Records the index of every arm in ``self.index`` (NaN during initialisation).
+        """
+        arms = np.empty(rows.size, dtype=np.int64)
+        init = self._in_init(rows)
+        if init.any():
+            arms[init] = self._init_plan(rows[init])
+            self.index[rows[init]] = np.nan
+        main = ~init
+        if main.any():
+            r = rows[main]
+            idx = self._index(r, t[main])
+            self.index[r] = idx
+            pick = pick_max if self.index_kind == "max" else pick_min
+            arms[main] = pick(idx, r, self.rand)
+        return arms

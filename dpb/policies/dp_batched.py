@@ -27,7 +27,7 @@ import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
-from .base import InitialRoundRobin, Policy, check_eps, pick_max, pick_min
+from .base import InitialRoundRobin, Policy, check_eps
 
 __all__ = ["DPKLUCB", "DPIMED"]
 
@@ -66,19 +66,7 @@ class _PaperBatched(InitialRoundRobin, Policy):
 
     def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
-        arms = np.empty(rows.size, dtype=np.int64)
-        init = self._in_init(rows)
-        if init.any():
-            arms[init] = self._init_plan(rows[init])
-            self.index[rows[init]] = np.nan
-        main = ~init
-        if main.any():
-            r = rows[main]
-            idx = self._index(r, t[main])
-            self.index[r] = idx
-            arms[main] = (
-                pick_max(idx, r, self.rand) if self.index_kind == "max" else pick_min(idx, r, self.rand)
-            )
+        arms = self._choose_arms(rows, t)
         pulls = self.sizes[np.minimum(self.m[rows, arms] + 1, self.sizes.size - 1)]
         return self._one_hot(arms, pulls)
 

@@ -62,19 +62,7 @@ class _PerStep(InitialRoundRobin, Policy):
 
     def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
-        arms = np.empty(rows.size, dtype=np.int64)
-        init = self._in_init(rows)
-        if init.any():
-            arms[init] = self._init_plan(rows[init])
-            self.index[rows[init]] = np.nan
-        main = ~init
-        if main.any():
-            r = rows[main]
-            idx = self._index(r, t[main])
-            self.index[r] = idx
-            arms[main] = (
-                pick_max(idx, r, self.rand) if self.index_kind == "max" else pick_min(idx, r, self.rand)
-            )
+        arms = self._choose_arms(rows, t)
         return self._one_hot(arms, np.ones(rows.size, dtype=np.int64))
 
     def update(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
