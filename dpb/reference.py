@@ -173,6 +173,7 @@ def _dpse(env: _Bandit, rng, params: dict) -> None:
     eps = float(params["eps"])
     beta = params.get("beta")
     beta = 1.0 / env.T if beta is None else float(beta)
+    rule = params.get("elimination", "radius")
     S = list(range(env.K))
     e = 0
     while len(S) > 1 and not env.done():
@@ -191,7 +192,8 @@ def _dpse(env: _Bandit, rng, params: dict) -> None:
         h = math.sqrt(l8 / (2 * R_e))
         c = l4 / (eps * R_e)
         best = max(mu.values())
-        S = [a for a in S if not (best - mu[a] > 2 * (h + c))]
+        threshold = {"radius": 2 * (h + c), "half-gap": delta / 2, "gap": delta}[rule]
+        S = [a for a in S if not (best - mu[a] > threshold)]
     while not env.done():
         env.pull(S[0])
 
