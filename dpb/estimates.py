@@ -70,6 +70,7 @@ __all__ = [
     "DEFAULT_CAP",
     "MeanEstimate",
     "mean_interval",
+    "bca_columns",
     "block_edges",
     "is_converged",
     "converged_runs",
@@ -143,16 +144,73 @@ def _check_level(level) -> float:
 
 
 def _boot_means(x: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
-    """Means of ``n_boot`` resamples of ``x`` with replacement (in blocks, to bound memory)."""
+    """Means of ``n_boot`` resamples (with replacement) of the rows of ``x`` (shape ``(n, C)``):
+    shape ``(n_boot, C)``.  The resample counts of each replicate multiply all ``C`` columns at
+    once, so a whole regret curve costs one matrix product per block of replicates."""
     rng = np.random.default_rng(seed)
-    n = x.size
-    out = np.empty(n_boot)
+    n = x.shape[0]
+    out = np.empty((n_boot, x.shape[1]))
     step = max(1, 4_000_000 // n)
     for a in range(0, n_boot, step):
         b = min(a + step, n_boot)
-        idx = rng.integers(0, n, size=(b - a, n), dtype=np.int32 if n < 2**31 else np.int64)
-        out[a:b] = x[idx].mean(axis=1)
+        idx = rng.integers(0, n, size=(b - a, n))
+        idx += np.arange(b - a)[:, None] * n
+        counts = np.bincount(idx.ravel(), minlength=(b - a) * n).reshape(b - a, n)
+        out[a:b] = counts @ x / n
     return out
+
+
+def _quantile_columns(sorted_theta: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """Per-column quantiles (linear interpolation, as :func:`numpy.quantile`) at per-column
+    probabilities ``probs`` of a column-sorted ``(B, C)`` array."""
+    B = sorted_theta.shape[0]
+    h = np.clip(probs, 0.0, 1.0) * (B - 1)
+    k = np.minimum(np.floor(h).astype(np.int64), B - 2)
+    cols = np.arange(sorted_theta.shape[1])
+    lo, hi = sorted_theta[k, cols], sorted_theta[k + 1, cols]
+    return lo + (h - k) * (hi - lo)
+
+
+def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = BOOT_SEED):
+    """Column-wise mean and BCa interval of ``values`` (shape ``(n, C)``: ``n`` runs, ``C``
+    checkpoints of a regret curve), with the formulas of the module doc applied to each column
+    and one set of resamples shared by all columns.
+
+    Returns
+    -------
+    mean, lo, hi : ndarray (C,)
+        Constant columns get ``lo = hi = mean``.
+    """
+    v = as_float_array("values", values)
+    if v.ndim != 2:
+        raise ValueError(f"values must be a 2-d array (runs x columns), got {v.ndim} dimensions")
+    if v.shape[0] < 2 or v.shape[1] < 1:
+        raise ValueError(f"values must hold at least 2 runs and 1 column, got shape {v.shape}")
+    if not np.all(np.isfinite(v)):
+        raise ValueError("values must be finite (no NaN or inf)")
+    level = _check_level(level)
+    n_boot = as_int("n_boot", n_boot, minimum=100)
+    seed = as_int("seed", seed, minimum=0)
+    mean = v.mean(axis=0)
+    d = v - mean
+    s2 = np.sum(d * d, axis=0)
+    const = s2 <= (1e-12 * np.maximum(1.0, np.abs(mean))) ** 2 * v.shape[0]
+    lo, hi = mean.copy(), mean.copy()
+    if np.all(const):
+        return mean, lo, hi
+    var = ~const
+    vv, mm, dd, ss = v[:, var], mean[var], d[:, var], s2[var]
+    theta = _boot_means(vv, n_boot, seed)
+    frac = (np.count_nonzero(theta < mm, axis=0) + 0.5 * np.count_nonzero(theta == mm, axis=0)) / n_boot
+    frac = np.clip(frac, 0.5 / n_boot, 1.0 - 0.5 / n_boot)
+    z0 = ndtri(frac)
+    acc = np.sum(dd**3, axis=0) / (6.0 * ss**1.5)
+    theta.sort(axis=0)
+    sides = ((ndtri((1.0 - level) / 2.0), lo, np.minimum), (ndtri((1.0 + level) / 2.0), hi, np.maximum))
+    for z, out, side in sides:
+        alpha = ndtr(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
+        out[var] = side(_quantile_columns(theta, alpha), mm)
+    return mean, lo, hi
 
 
 def mean_interval(x, level: float = 0.95, n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> MeanEstimate:
@@ -176,23 +234,8 @@ def mean_interval(x, level: float = 0.95, n_boot: int = N_BOOT, seed: int = BOOT
     """
     x = _sample(x)
     level = _check_level(level)
-    n_boot = as_int("n_boot", n_boot, minimum=100)
-    seed = as_int("seed", seed, minimum=0)
-    mean = float(x.mean())
-    d = x - mean
-    s2 = float(np.sum(d * d))
-    if s2 <= (1e-12 * max(1.0, abs(mean))) ** 2 * x.size:
-        return MeanEstimate(x.size, mean, mean, mean, level)
-    theta = _boot_means(x, n_boot, seed)
-    # z0 from the fraction below the estimate (ties counted half), kept off 0 and 1
-    frac = (np.count_nonzero(theta < mean) + 0.5 * np.count_nonzero(theta == mean)) / n_boot
-    frac = min(max(frac, 0.5 / n_boot), 1.0 - 0.5 / n_boot)
-    z0 = float(ndtri(frac))
-    a = float(np.sum(d**3) / (6.0 * s2**1.5))
-    z = ndtri(np.array([(1.0 - level) / 2.0, (1.0 + level) / 2.0]))
-    alphas = ndtr(z0 + (z0 + z) / (1.0 - a * (z0 + z)))
-    lo, hi = np.quantile(theta, alphas)
-    return MeanEstimate(x.size, mean, float(min(lo, mean)), float(max(hi, mean)), level)
+    mean, lo, hi = bca_columns(x[:, None], level, n_boot, seed)
+    return MeanEstimate(x.size, float(mean[0]), float(lo[0]), float(hi[0]), level)
 
 
 def block_edges(cap: int = DEFAULT_CAP) -> tuple:

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from dpb.estimates import (
+    bca_columns,
     BLOCK_EDGES,
     DEFAULT_CAP,
     MeanEstimate,
@@ -170,3 +171,15 @@ def test_bad_input(kwargs, exc, match):
 def test_bad_rel():
     with pytest.raises(ValueError, match="rel"):
         converged_runs(np.ones(40), rel=1.5)
+
+
+def test_bca_columns_agrees_with_mean_interval_column_by_column():
+    rng = np.random.default_rng(10)
+    v = np.column_stack([rng.lognormal(size=300), np.full(300, 7.0), _mixture(rng, 300, 0.04, 50.0)])
+    mean, lo, hi = bca_columns(v, n_boot=500)
+    for j in range(3):
+        est = mean_interval(v[:, j], n_boot=500)
+        assert math.isclose(est.mean, mean[j]) and math.isclose(est.lo, lo[j]) and math.isclose(est.hi, hi[j])
+    assert lo[1] == hi[1] == 7.0
+    with pytest.raises(ValueError, match="2-d"):
+        bca_columns(np.ones(5))
