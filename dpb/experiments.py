@@ -63,6 +63,7 @@ import numpy as np
 from ._validate import as_int, as_positive
 from .bounds import lower_bound_constant
 from .environments import INSTANCES, BernoulliBandit, instance
+from .estimates import BLOCK_EDGES
 from .policies import POLICIES
 from .simulate import Result, simulate
 
@@ -271,9 +272,16 @@ class Cell:
         return np.random.SeedSequence(seed, spawn_key=words)
 
     def chunks(self) -> list[tuple[int, int]]:
-        """Run ranges ``[start, stop)`` stored as separate files (fixed boundaries per policy)."""
+        """Run ranges ``[start, stop)`` stored as separate files (fixed boundaries per policy).
+
+        Files break at the block edges ``20, 40, 80, ...`` of :data:`dpb.estimates.BLOCK_EDGES` (so
+        a cell of ``n`` runs reuses the files of every cell of fewer runs at an edge, and the
+        paper's twenty runs are the first block of a converged cell) and, for the policies of
+        :data:`CHUNK_RUNS`, every ``CHUNK_RUNS[policy]`` runs."""
         size = CHUNK_RUNS.get(self.policy, self.runs)
-        return [(a, min(a + size, self.runs)) for a in range(0, self.runs, size)]
+        edges = {0, self.runs, *range(0, self.runs, size), *(e for e in BLOCK_EDGES if e < self.runs)}
+        edges = sorted(edges)
+        return list(zip(edges[:-1], edges[1:], strict=True))
 
     @property
     def name(self) -> str:
