@@ -84,6 +84,8 @@ __all__ = [
     "figure1",
     "appendix",
     "eps_sweep",
+    "dpse_readings",
+    "reading_results",
     "experiment",
     "default_results_dir",
     "source_hash",
@@ -406,6 +408,28 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
         settings.append(Setting(instance(env).name, eps, (Cell.make(policy, env, T, runs, params),)))
     return Experiment("eps-sweep", f"Regret against eps: {policy} (alpha = {alpha:g}) on {env}, "
                       f"T = {_fmt_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
+
+
+def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
+                  instances: Sequence[str] = ("mu1", "mu2")) -> Experiment:
+    """DP-SE under each reading of its elimination rule (:data:`dpb.policies.dpse.ELIMINATION_RULES`)
+    on Figure 1's settings; the default reading is Figure 1's own DP-SE cell (shared)."""
+    from .policies.dpse import ELIMINATION_RULES
+
+    settings = []
+    for env in instances:
+        e = float(as_positive("eps", eps, allow_inf=False))
+        cells = tuple(Cell.make("DP-SE", env, T, runs, {"eps": e} if rule == ELIMINATION_RULES[0]
+                                else {"eps": e, "elimination": rule}) for rule in ELIMINATION_RULES)
+        settings.append(Setting(instance(env).name, e, cells))
+    return Experiment("dpse-readings", f"DP-SE, every reading of its elimination rule: eps = {eps:g}, "
+                      f"T = {_fmt_T(T)}, {runs} runs", tuple(settings), T, runs)
+
+
+def reading_results(res: ExperimentResults, setting) -> dict:
+    """``"DP-SE (reading)"`` -> Result for one setting of :func:`dpse_readings`."""
+    s = res.settings[setting] if isinstance(setting, int) else setting
+    return {f"{c.policy} ({c.params.get('elimination', 'radius')})": res.results[c] for c in s.cells}
 
 
 def experiment(name: str, *, T: int | None = None, runs: int | None = None,

@@ -68,3 +68,14 @@ def test_readings_are_ordered_by_their_thresholds():
 def test_bad_rule():
     with pytest.raises(ValueError, match="elimination must be one of"):
         DPSE(eps=1.0, elimination="delta")
+
+
+def test_readings_experiment_shares_figure1s_cell(tmp_path):
+    from dpb import experiments as E
+
+    readings = E.dpse_readings()
+    assert readings.settings[0].cells[0] == E.figure1().settings[0].cells[0]
+    small = E.dpse_readings(T=20_000, runs=2, instances=("mu2",))
+    res = E.ensure(small, tmp_path, jobs=1, progress=False)
+    labelled = E.reading_results(res, 0)
+    assert list(labelled) == [f"DP-SE ({r})" for r in ELIMINATION_RULES]
