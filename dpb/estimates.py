@@ -42,6 +42,10 @@ the ``i``-th child of the cell's root seed), and the block edges are :data:`BLOC
 40, 80, ...`` (the paper's twenty runs, then doubling).  :func:`converged_runs` returns the first
 edge ``n`` at which the 95 % interval of the mean of runs ``0..n-1`` lies within ``+- 10 %`` of that
 mean (``max(mean - lo, hi - mean) <= 0.1 mean``), or the cap (the last edge) when no edge does.
+A minimum run count can be imposed: an interval computed from runs that never met the rare bad
+event is narrow and wrong, so the rule must not look before the rare events have had a chance to
+appear (``1 - 0.99^n >= 0.95`` needs ``n >= 299``: an event of probability 1 % is seen at least once
+with probability 95 % in 320 runs).
 Because it only reads the runs in their fixed order, the run count is a deterministic function
 of the seed: recomputing it from cached runs always gives the same answer.  (Stopping at a
 data-dependent ``n`` makes the final interval slightly optimistic; with doubling blocks the
@@ -258,8 +262,8 @@ def is_converged(est: MeanEstimate, rel: float = 0.1) -> bool:
     return est.rel_half_width <= _check_rel(rel)
 
 
-def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0.95
-                   ) -> tuple[int, MeanEstimate, bool]:
+def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0.95,
+                   min_runs: int = PAPER_RUNS) -> tuple[int, MeanEstimate, bool]:
     """The converged run count of a sample given in run order (see the module doc).
 
     Parameters
@@ -273,12 +277,14 @@ def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0
         Target relative half-width of the interval, in (0, 1).
     level : float
         Nominal coverage of the interval.
+    min_runs : int
+        No decision before this many runs (the rule starts at the first edge at or above it).
 
     Returns
     -------
     n : int
-        The first block edge at which the interval of runs ``0..n-1`` is within ``+- rel`` of
-        their mean, or ``cap``.
+        The first block edge (at least ``min_runs``) at which the interval of runs ``0..n-1`` is
+        within ``+- rel`` of their mean, or ``cap``.
     estimate : MeanEstimate
         The mean and interval of runs ``0..n-1``.
     converged : bool
@@ -291,7 +297,9 @@ def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0
     """
     x = _sample(x)
     rel = _check_rel(rel)
+    min_runs = as_int("min_runs", min_runs, minimum=2)
     edges = block_edges(cap)
+    edges = tuple(e for e in edges if e >= min_runs) or edges[-1:]
     for n in edges:
         if n > x.size:
             raise ValueError(f"x has {x.size} runs; the rule needs the runs up to the next edge {n}")

@@ -4,7 +4,8 @@ At the *paper* scale a cell is run twenty times, as in the paper.  At the *conve
 same cell is run in the seed-deterministic blocks of :data:`dpb.estimates.BLOCK_EDGES` (runs
 ``0..19``, then ``20..39``, ``40..79``, ...) until the 95 % BCa interval of its mean regret at ``T``
 lies within ``+- 10 %`` of the mean, or the cap (20 480 runs) is reached
-(:func:`dpb.estimates.converged_runs`).  Run ``i`` is the same run at both scales, so the paper's
+(:func:`dpb.estimates.converged_runs`), looking first at :func:`min_runs` runs (320 for the batched
+policies, twenty for the per-step ones).  Run ``i`` is the same run at both scales, so the paper's
 twenty runs are the first block of the converged cell, and every block is an ordinary cached
 chunk file of :mod:`dpb.experiments` (same seeds, provenance and staleness rules).
 
@@ -58,6 +59,9 @@ from .experiments import run as run_cells
 
 __all__ = [
     "SCALES",
+    "MIN_RUNS",
+    "PER_STEP",
+    "min_runs",
     "REL_TARGET",
     "LEVEL",
     "ConvergedEstimate",
@@ -78,7 +82,20 @@ SCALES = ("paper", "converged")
 #: Target relative half-width of the 95 % interval, and its level.
 REL_TARGET, LEVEL = 0.1, 0.95
 #: Version of the memo files.
-MEMO_FORMAT = 1
+MEMO_FORMAT = 2
+#: Minimum run count before the rule may stop: 320, the first block edge at which an event of
+#: probability 1 % has been seen at least once with probability 95 % (``1 - 0.99^n >= 0.95``).
+MIN_RUNS = 320
+#: Policies simulated round by round (a thousand times the cost of a batched run): for them the
+#: rule may stop from the paper's twenty runs on (the chapter checks that their runs show no
+#: heavy tail).
+PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
+
+
+def min_runs(policy: str) -> int:
+    """The minimum run count of the converged scale for ``policy`` (:data:`MIN_RUNS`, or the
+    paper's twenty for the per-step policies of :data:`PER_STEP`)."""
+    return PAPER_RUNS if policy in PER_STEP else MIN_RUNS
 
 
 @dataclass(frozen=True)
@@ -146,7 +163,7 @@ def _memo_path(cell: Cell, out: Path) -> Path:
 
 def _memo_key(cell: Cell, seed: int, cap: int, rel: float, level: float) -> dict:
     return {"format": MEMO_FORMAT, "cell": cell.key, "seed": seed, "cap": cap, "rel": rel, "level": level,
-            "stamp": _stamp(cell.policy)}
+            "min_runs": min_runs(cell.policy), "stamp": _stamp(cell.policy)}
 
 
 def _read_memo(cell: Cell, out: Path, seed: int, cap: int, rel: float, level: float):
@@ -203,7 +220,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     pending: dict[Cell, tuple[int, list]] = {}
     for c in _targets(target):
         if _read_memo(c, out, seed, cap, rel, level) is None:
-            pending[c] = (PAPER_RUNS, [])
+            pending[c] = (min(max(min_runs(c.policy), PAPER_RUNS), cap), [])
     while pending:
         edge = min(n for n, _ in pending.values())
         batch = [replace(c, runs=n) for c, (n, _) in pending.items()]

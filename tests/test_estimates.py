@@ -119,6 +119,19 @@ def test_converged_runs_heavy_mixture_needs_thousands():
     assert est.lo <= 0.96 + 0.04 * 50 <= est.hi
 
 
+def test_min_runs_delays_the_first_look():
+    # a sample whose first 20 runs miss the rare event: the rule would stop at 20 and be wrong
+    rng = np.random.default_rng(12)
+    x = _mixture(rng, 2560, 0.01, 100.0)
+    x[:20] = rng.uniform(0.9, 1.1, 20)  # the first block looks tight and has no rare run
+    n20, est20, _ = converged_runs(x, cap=2560, rel=0.5)
+    n, est, _ = converged_runs(x, cap=2560, rel=0.5, min_runs=320)
+    assert n20 == 20 and n >= 320
+    mu = 0.99 + 0.01 * 100
+    assert not est20.lo <= mu <= est20.hi  # the early interval misses the mean
+    assert est.mean > est20.mean
+
+
 def test_converged_runs_cap_and_short_input():
     x = _mixture(np.random.default_rng(7), 80, 0.04, 50.0)
     n, est, ok = converged_runs(x, cap=80)
