@@ -10,7 +10,7 @@ JB := $(VENV)/bin/jupyter-book
 STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
 
-.PHONY: book test venv vendor notebooks unit nbval build-strict browser bench clean
+.PHONY: book test venv vendor notebooks unit nbval build-strict browser bench bench-widgets lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -26,6 +26,16 @@ vendor: venv
 # The main job: the static site in _build/html.
 book: venv vendor
 	$(JB) build . --all
+
+# The chapters in JupyterLab (widgets live), on 127.0.0.1 and a free port; Ctrl-C stops it.
+lab: venv
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=0 --ServerApp.root_dir=book \
+		$$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+# The built book plus a local Jupyter server: each chapter's "Live" button runs it there (Voila).
+live: venv vendor
+	test -f _build/html/index.html || $(MAKE) book
+	$(PY) scripts/live.py
 
 # Everything CI checks. The strict build comes first because the browser test reads its output.
 test: build-strict
@@ -50,6 +60,9 @@ notebooks: venv
 
 bench: venv
 	$(PY) benchmarks/bench_simulate.py
+
+bench-widgets: venv
+	$(PY) benchmarks/bench_widgets.py
 
 clean:
 	rm -rf _build _vendor .jupyter_cache
