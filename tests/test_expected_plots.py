@@ -11,7 +11,7 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 from dpb import experiments as E  # noqa: E402
-from dpb import scale as S  # noqa: E402
+from dpb.experiments import scale as S  # noqa: E402
 from dpb.plotting import experiments as pe  # noqa: E402
 
 
@@ -22,7 +22,7 @@ def tiny(tmp_path_factory):
     sweep = E.eps_sweep(T=2000, n_eps=3)
     exps = {"fig1": fig1, "sweep": sweep}
     paper = {k: E.ensure(e, out, jobs=1, progress=False) for k, e in exps.items()}
-    conv = {k: S.ensure(e, out, jobs=1, progress=False, cap=640) for k, e in exps.items()}
+    conv = {k: S.ensure_converged(e, out, jobs=1, progress=False, cap=640) for k, e in exps.items()}
     return paper, conv
 
 

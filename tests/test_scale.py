@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from dpb import experiments as E
-from dpb import scale as S
+from dpb.experiments import scale as S
 from dpb.estimates import converged_runs
+from dpb.experiments.store import _load_cell
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,7 @@ def small(tmp_path_factory):
     out = tmp_path_factory.mktemp("scale")
     exp = E.figure1(T=2000, algorithms=("DP-SE", "DP-KLUCB", "DP-IMED"))
     paper = E.ensure(exp, out, progress=False, jobs=1)
-    report = S.run(exp, out, progress=False, jobs=1, cap=1280)
+    report = S.run_converged(exp, out, progress=False, jobs=1, cap=1280)
     return out, exp, paper, report
 
 
@@ -35,7 +36,7 @@ def test_paper_scale_files_are_unchanged():
 
 def test_first_block_is_the_paper_runs(small):
     out, exp, paper, _ = small
-    conv = S.load(exp, out, cap=1280)
+    conv = S.load_converged(exp, out, cap=1280)
     for cell in exp.cells:
         p, c = paper.results[cell], conv.results[cell]
         assert np.array_equal(c.run_ids[:20], np.arange(20))
@@ -44,7 +45,7 @@ def test_first_block_is_the_paper_runs(small):
 
 def test_decision_matches_the_rule_on_the_cached_runs(small):
     out, exp, _, _ = small
-    conv = S.load(exp, out, cap=1280)
+    conv = S.load_converged(exp, out, cap=1280)
     for cell in exp.cells:
         ce = conv.estimates[cell]
         x = conv.results[cell].final_regret
@@ -54,24 +55,24 @@ def test_decision_matches_the_rule_on_the_cached_runs(small):
         assert (n, ok) == (ce.runs, ce.converged)
         assert est == ce.estimate
         # the runs are those of an ordinary cell of that size
-        plain = E._load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
+        plain = _load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
         assert np.array_equal(plain.final_regret, x)
 
 
 def test_rerun_computes_nothing_and_status(small):
     out, exp, _, _ = small
-    again = S.run(exp, out, progress=False, jobs=1, cap=1280)
+    again = S.run_converged(exp, out, progress=False, jobs=1, cap=1280)
     assert again.computed == 0 and again.cpu_seconds == 0
-    assert S.status(exp, out, cap=1280) == {"decided": len(exp.cells), "undecided": 0}
+    assert S.converged_status(exp, out, cap=1280) == {"decided": len(exp.cells), "undecided": 0}
     # another rule is another decision (not decided yet), never a silent reuse
-    assert S.status(exp, out, cap=1280, rel=0.05)["decided"] == 0
+    assert S.converged_status(exp, out, cap=1280, rel=0.05)["decided"] == 0
     with pytest.raises(E.MissingResultsError):
-        S.load(exp, out, cap=1280, rel=0.05)
+        S.load_converged(exp, out, cap=1280, rel=0.05)
 
 
 def test_tables(small):
     out, exp, paper, _ = small
-    conv = S.load(exp, out, cap=1280)
+    conv = S.load_converged(exp, out, cap=1280)
     rows = S.expected_regret_table(paper, conv)
     assert len(rows) == len(exp.cells)
     for r in rows:
@@ -85,8 +86,8 @@ def test_tables(small):
 
 def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="cap"):
-        S.run("fig1", tmp_path, cap=100)
+        S.run_converged("fig1", tmp_path, cap=100)
     with pytest.raises(ValueError, match="rel"):
-        S.status("fig1", tmp_path, rel=2.0)
+        S.converged_status("fig1", tmp_path, rel=2.0)
     with pytest.raises(TypeError):
-        S.load(42, tmp_path)
+        S.load_converged(42, tmp_path)

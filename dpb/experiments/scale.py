@@ -13,9 +13,11 @@ The decision (how many runs, the estimate at each checked edge) is a determinist
 the chunk files; it is memoised in ``<out>/converged/<cell>.json`` together with the provenance
 of the chunks it read, so loading a converged experiment does not redo the bootstrap.
 
-:func:`run` computes the blocks round by round (every cell that has not converged gets its next
-block; all of a round's blocks share the process pool), :func:`load` reads a converged experiment
-back as :class:`ConvergedResults`, :func:`ensure` does both.
+:func:`run_converged` computes the blocks round by round (every cell that has not converged gets its next
+block; all of a round's blocks share the process pool), :func:`load_converged` reads a converged experiment
+back as :class:`ConvergedResults`, :func:`ensure_converged` does both.  All of them are
+importable from :mod:`dpb.experiments`; the command line reaches them as
+``python -m dpb reproduce all --scale converged``.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ._validate import as_int
-from .bounds import lower_bound_constant
-from .estimates import (
+from .._validate import as_int
+from ..bounds import lower_bound_constant
+from ..estimates import (
     BLOCK_EDGES,
     DEFAULT_CAP,
     PAPER_RUNS,
@@ -39,23 +41,11 @@ from .estimates import (
     mean_interval,
     seed_sensitivity,
 )
-from .experiments import (
-    BASELINES,
-    DEFAULT_SEED,
-    OURS,
-    Cell,
-    Experiment,
-    ExperimentResults,
-    MissingResultsError,
-    RunReport,
-    _as_cells,
-    _load_cell,
-    _out,
-    _stamp,
-    experiment,
-    final_regret_stats,
-)
-from .experiments import run as run_cells
+from .execution import RunReport
+from .execution import run as run_cells
+from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
+from .store import ExperimentResults, MissingResultsError, _load_cell, _out, chunk_provenance
+from .tables import final_regret_stats
 
 __all__ = [
     "SCALES",
@@ -66,10 +56,10 @@ __all__ = [
     "LEVEL",
     "ConvergedEstimate",
     "ConvergedResults",
-    "run",
-    "load",
-    "ensure",
-    "status",
+    "run_converged",
+    "load_converged",
+    "ensure_converged",
+    "converged_status",
     "expected_regret_table",
     "ordering_table",
     "expected_dominance",
@@ -163,7 +153,7 @@ def _memo_path(cell: Cell, out: Path) -> Path:
 
 def _memo_key(cell: Cell, seed: int, cap: int, rel: float, level: float) -> dict:
     return {"format": MEMO_FORMAT, "cell": cell.key, "seed": seed, "cap": cap, "rel": rel, "level": level,
-            "min_runs": min_runs(cell.policy), "stamp": _stamp(cell.policy)}
+            "min_runs": min_runs(cell.policy), "stamp": chunk_provenance(cell.policy)}
 
 
 def _read_memo(cell: Cell, out: Path, seed: int, cap: int, rel: float, level: float):
@@ -202,9 +192,9 @@ def _targets(target) -> tuple:
     return tuple(seen)
 
 
-def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
-        progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
-        level: float = LEVEL) -> RunReport:
+def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None,
+                  scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
+                  level: float = LEVEL) -> RunReport:
     """Compute the converged scale of ``target`` (an experiment, its name, cells or a list).
 
     Round ``k`` computes, through :func:`dpb.experiments.run`, the next block of every cell whose
@@ -247,8 +237,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     return report
 
 
-def status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
-           level: float = LEVEL) -> dict:
+def converged_status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP,
+                     rel: float = REL_TARGET, level: float = LEVEL) -> dict:
     """Counts ``{"decided": ..., "undecided": ...}`` of the cells of ``target`` at the converged
     scale (a cell is decided when its memo matches the current code, seed and rule)."""
     out = _out(out)
@@ -260,14 +250,15 @@ def status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP
     return counts
 
 
-def load(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
-         level: float = LEVEL) -> ConvergedResults:
+def load_converged(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP,
+                   rel: float = REL_TARGET, level: float = LEVEL) -> ConvergedResults:
     """Read an experiment at the converged scale (its runs and estimates).
 
     Raises
     ------
     MissingResultsError
-        When a cell's decision or one of its blocks is missing or stale: call :func:`run` first.
+        When a cell's decision or one of its blocks is missing or stale: call
+        :func:`run_converged` first.
     """
     exp = experiment(target) if isinstance(target, str) else target
     if not isinstance(exp, Experiment):
@@ -284,13 +275,14 @@ def load(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP, 
     return ConvergedResults(exp, results, seed, estimates)
 
 
-def ensure(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
-           progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
-           level: float = LEVEL) -> ConvergedResults:
-    """:func:`run` then :func:`load`."""
+def ensure_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None,
+                     scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
+                     level: float = LEVEL) -> ConvergedResults:
+    """:func:`run_converged` then :func:`load_converged`."""
     exp = experiment(target) if isinstance(target, str) else target
-    run(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel, level=level)
-    return load(exp, out, seed=seed, cap=cap, rel=rel, level=level)
+    run_converged(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel,
+                  level=level)
+    return load_converged(exp, out, seed=seed, cap=cap, rel=rel, level=level)
 
 
 # ----------------------------------------------------------------------------------------------
