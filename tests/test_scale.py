@@ -91,3 +91,14 @@ def test_bad_arguments(tmp_path):
         S.converged_status("fig1", tmp_path, rel=2.0)
     with pytest.raises(TypeError):
         S.load_converged(42, tmp_path)
+
+
+def test_tail_decomposition():
+    class R:
+        final_regret = np.array([1.0] * 18 + [100.0, 200.0])
+
+    d = S.tail_decomposition(R())
+    assert d["tail_runs"] == 2 and d["tail_fraction"] == 0.1
+    assert np.isclose(d["tail_share"], 300 / 318) and d["body_mean"] == 1.0
+    with pytest.raises(ValueError, match="factor"):
+        S.tail_decomposition(R(), factor=1.0)

@@ -105,6 +105,7 @@ from .scale import (
     ordering_table,
     run_converged,
     sensitivity,
+    tail_decomposition,
 )
 from .tables import (
     dominance,
@@ -179,4 +180,5 @@ __all__ = [
     "expected_dominance",
     "expected_sweep_table",
     "sensitivity",
+    "tail_decomposition",
 ]

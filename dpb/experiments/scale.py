@@ -31,6 +31,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import numpy as np
+
 from .._validate import as_int
 from ..bounds import lower_bound_constant
 from ..estimates import (
@@ -65,6 +67,7 @@ __all__ = [
     "expected_dominance",
     "expected_sweep_table",
     "sensitivity",
+    "tail_decomposition",
 ]
 
 #: The two scales of a cell.
@@ -360,6 +363,21 @@ def expected_sweep_table(paper: ExperimentResults, converged: ConvergedResults) 
                      "ratio": e.mean / lb, "lo": e.lo / lb, "hi": e.hi / lb, "runs": ce.runs,
                      "converged": ce.converged})
     return rows
+
+
+def tail_decomposition(result, factor: float = 10.0) -> dict:
+    """How much of a cell's mean regret its rare bad runs make: ``runs``, ``tail_runs`` (runs whose
+    regret at ``T`` exceeds ``factor`` times the median), ``tail_fraction``, ``mean``,
+    ``tail_share`` (their part of the mean) and ``body_mean`` (the mean of the other runs)."""
+    factor = float(factor)
+    if not factor > 1.0:
+        raise ValueError(f"factor must be > 1, got {factor!r}")
+    reg = result.final_regret
+    tail = reg > factor * float(np.median(reg))
+    total = float(reg.sum())
+    return {"runs": int(reg.size), "tail_runs": int(tail.sum()), "tail_fraction": float(tail.mean()),
+            "mean": float(reg.mean()), "tail_share": float(reg[tail].sum()) / total if total > 0 else 0.0,
+            "body_mean": float(reg[~tail].mean())}
 
 
 def sensitivity(results: Mapping, algorithms: Sequence[str] = ("DP-IMED", "DP-KLUCB"),

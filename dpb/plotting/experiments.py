@@ -23,6 +23,7 @@ from ..experiments import (
     final_regret_table,
     paper_params,
     ratio_summary,
+    reading_results,
     sweep_table,
 )
 from ..simulate import Result, simulate
@@ -37,6 +38,7 @@ __all__ = [
     "plot_eps_sweep",
     "plot_final_distribution",
     "plot_seed_sensitivity",
+    "plot_dpse_readings",
     "plot_expected_sweep",
     "plot_expected_vs_paper",
     "plot_live",
@@ -425,6 +427,21 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
     ax.set_xticks(range(len(settings)), [f"{e} {p:g}" for e, p in settings], rotation=60, fontsize="x-small")
     ax.set(yscale="log", ylabel="20-run mean / expected regret")
     ax.legend(frameon=False, fontsize="x-small", ncol=min(6, k), loc="upper center")
+    return fig
+
+
+def plot_dpse_readings(res: ExperimentResults, yscale: str = "linear"):
+    """DP-SE under each reading of its elimination rule, one panel per setting of
+    :func:`dpb.experiments.dpse_readings` (mean regret against ``t``, 10%-90% band)."""
+    n = len(res.settings)
+    if n == 0:
+        raise ValueError("res has no setting")
+    fig, axes = new_figure(n, width=4.1, height=3.4, squeeze=False)
+    for ax, s in zip(axes[0], res.settings, strict=True):
+        data = reading_results(res, s)
+        plot_regret(data, ax, title=_panel_title(s.env, s.eps, next(iter(data.values()))), legend=False,
+                    yscale=yscale)
+    _figure_legend(fig, axes[0][0])
     return fig
 
 
