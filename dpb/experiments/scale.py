@@ -86,8 +86,8 @@ PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
 
 
 def min_runs(policy: str) -> int:
-    """The minimum run count of the converged scale for ``policy`` (:data:`MIN_RUNS`, or the
-    paper's twenty for the per-step policies of :data:`PER_STEP`)."""
+    """The minimum run count of the converged scale for ``policy`` (``MIN_RUNS``, or the
+    paper's twenty for the per-step policies of ``PER_STEP``)."""
     return PAPER_RUNS if policy in PER_STEP else MIN_RUNS
 
 
