@@ -102,3 +102,16 @@ def test_tail_decomposition():
     assert np.isclose(d["tail_share"], 300 / 318) and d["body_mean"] == 1.0
     with pytest.raises(ValueError, match="factor"):
         S.tail_decomposition(R(), factor=1.0)
+
+
+def test_command_line_scale(tmp_path, capsys):
+    from dpb.__main__ import main
+
+    args = ["fig1", "--horizon", "1000", "--out", str(tmp_path), "--no-progress"]
+    assert main(["reproduce", *args, "--scale", "converged", "--jobs", "1", "--no-figures"]) == 0
+    out = capsys.readouterr().out
+    assert "converged scale" in out and "DP-IMED" in out and "CPU-s" in out
+    assert main(["status", *args[:-1], "--scale", "converged"]) == 0
+    assert "12 decided, 0 undecided" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["reproduce", *args, "--scale", "converged", "--runs", "3"])
