@@ -76,7 +76,8 @@ def cells(T: int, T_ref: int, envs: list[str]) -> None:
 
 def growth(horizons: list[int], env: str, full: bool) -> None:
     print(f"\n## 2. Growth in T: CPU seconds per {RUNS}-run cell on {env} (eps = {EPS})\n")
-    print("| policy | " + " | ".join(f"T = {T:.0e}" for T in horizons) + " | fitted b (cost ~ T^b, T >= 1e5) |")
+    cols = " | ".join(f"T = {T:.0e}" for T in horizons)
+    print(f"| policy | {cols} | fitted b (cost ~ T^b, T >= 1e5) |")
     print("|" + "---|" * (len(horizons) + 2))
     for name, params, _ in POLICIES:
         times = []
@@ -94,7 +95,8 @@ def growth(horizons: list[int], env: str, full: bool) -> None:
 
 
 def seeds(T: int, env: str, n_seeds: int) -> None:
-    print(f"\n## 3. Seeds: {n_seeds} cells of {RUNS} runs (root seeds 0..{n_seeds - 1}), {env}, T = {T:.0e}\n")
+    print(f"\n## 3. Seeds: {n_seeds} cells of {RUNS} runs (root seeds 0..{n_seeds - 1}), {env}, T = {T:.0e}")
+    print()
     print("| policy | median s/cell | worst s/cell | worst / median | worst seed |")
     print("|---|---|---|---|---|")
     for name, params, _ in POLICIES:
