@@ -48,10 +48,15 @@ CONFIGS = {
     "IMED-zeros-then-ties": ("IMED", {}, (0.3, 0.25, 0.25, 0.25, 0.25), 2000, True),
     "Lazy-DP-TS-mu1": ("Lazy-DP-TS", {"eps": 0.25}, "mu1", 1500, True),
     "Lazy-DP-TS-near-tied": ("Lazy-DP-TS", {"eps": 1.0}, (0.75, 0.74, 0.5), 1500, True),
+    # instances where the skipping windows do most of the work (about half of the rounds: dense
+    # windows with skipped arms, or sparse windows touching only the uncertain rounds)
+    "Lazy-DP-TS-skip-sparse": ("Lazy-DP-TS", {"eps": 2.0}, (0.9, 0.5, 0.2), 3000, True),
+    "Lazy-DP-TS-skip-near-tied": ("Lazy-DP-TS", {"eps": 4.0}, (0.9, 0.85, 0.2), 3000, True),
+    "Lazy-DP-TS-skip-mu2-long": ("Lazy-DP-TS", {"eps": 1.0}, "mu2", 20_000, True),
     "KL-UCB-tied": ("KL-UCB", {}, (0.7, 0.7, 0.7, 0.5), 400, True),
     "KL-UCB-c1-zeros-then-ties": ("KL-UCB", {"c": 1.0}, (0.3, 0.25, 0.25, 0.25, 0.25), 400, True),
 }
-SLOW = ("KL-UCB-fast", "KL-UCB-tied", "KL-UCB-c1-zeros-then-ties")
+SLOW = ("KL-UCB-fast", "KL-UCB-tied", "KL-UCB-c1-zeros-then-ties", "Lazy-DP-TS-skip-mu2-long")
 
 
 @lru_cache(maxsize=None)
@@ -94,8 +99,9 @@ def test_fast_path_matches_reference(key):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("key", SLOW)
-def test_klucb_fast_path_matches_reference(key):
-    # slow: the reference inverts kl by bisection for every arm at every round
+def test_slow_fast_path_matches_reference(key):
+    # slow: the KL-UCB reference inverts kl by bisection for every arm at every round; the long
+    # Lazy-DP-TS configuration draws 4 million Beta samples one by one
     _compare(key)
 
 
