@@ -195,6 +195,9 @@ _EVENT_COST = 30.0
 _TAU_LEVELS = np.array([1e-9, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.25])
 # largest rare-side rate of a skipped arm (the likely side is then sampled by rejection, >= 80 %)
 _RATE_MAX = 0.2
+# a rare side at least this likely is sampled by rejection (<= 20 Beta draws) rather than by
+# inverting the incomplete beta function (about 1-5 us a value)
+_REJECT_RATE = 0.05
 
 
 class _Window:
@@ -305,12 +308,37 @@ class _Window:
             rate = betainc(b, a, 1.0 - self.tau)
         keep = gen.random(offs.size) * r < rate  # thinning: kept with probability rate / r
         offs, a, b, rate = offs[keep], a[keep], b[keep], rate[keep]
-        u = gen.random(offs.size) * rate
-        if j == self.A:
-            theta = betaincinv(a, b, u)
-        else:
-            theta = 1.0 - betaincinv(b, a, u)
-        return offs, theta
+        return offs, self._rare_side(a, b, rate, upper=j != self.A)
+
+    def _rare_side(self, a, b, rate, upper: bool) -> np.ndarray:
+        """Samples of Beta(a, b) conditioned on the rare side of tau (above it if ``upper``),
+        whose probability is ``rate``: in closed form when m is clipped (b = 1: CDF x^a; a = 1:
+        CDF 1 - (1 - x)^b), by rejection when the side is not too rare, else by inverse CDF."""
+        gen, tau = self.gen, self.tau
+        u = gen.random(a.size)
+        out = np.empty(a.size)
+        b1, a1 = b == 1.0, (a == 1.0) & (b != 1.0)
+        rest = ~(b1 | a1)
+        if upper:  # theta >= tau
+            out[b1] = np.exp(np.log1p(-u[b1] * rate[b1]) / a[b1])
+            out[a1] = 1.0 - (1.0 - tau) * u[a1] ** (1.0 / b[a1])
+        else:  # theta <= tau
+            out[b1] = tau * u[b1] ** (1.0 / a[b1])
+            out[a1] = -np.expm1(np.log1p(-u[a1] * rate[a1]) / b[a1])
+        rej = np.flatnonzero(rest & (rate >= _REJECT_RATE))
+        todo = rej
+        while todo.size:
+            x = gen.beta(a[todo], b[todo])
+            ok = x >= tau if upper else x <= tau
+            out[todo[ok]] = x[ok]
+            todo = todo[~ok]
+        inv = np.flatnonzero(rest & (rate < _REJECT_RATE))
+        if inv.size:
+            if upper:
+                out[inv] = 1.0 - betaincinv(b[inv], a[inv], u[inv] * rate[inv])
+            else:
+                out[inv] = betaincinv(a[inv], b[inv], u[inv] * rate[inv])
+        return out
 
     def _likely(self, rounds: np.ndarray, j: int, above: bool) -> np.ndarray:
         """Samples of arm ``j`` at rounds ``rounds`` conditioned on its likely side (rejection)."""
