@@ -1,7 +1,7 @@
 """Lazy-DP-TS (Hu & Hegde, UAI 2022): Thompson sampling on private means, doubling buffers.
 
 Each arm j is pulled once: O_j = 1, r_j = 0, mu~_j = reward + Lap(1/eps), empty buffer.  Then at
-every round t:
+every round t::
 
     m_j = clip( mu~_j + c ln(t) / (eps O_j) )                    (optimism offset)
     theta_j ~ Beta( m_j O_j + 1, (1 - m_j) O_j + 1 )
@@ -14,11 +14,21 @@ the policy is eps-global DP.  **ASSUMPTION** (ALGORITHMS.md): the offset constan
 initialisation are not confirmed against the original paper; ``c`` is a parameter.
 
 Two simulators: the class (generic phase protocol, one pull per phase) and
-:func:`simulate_lazy_dpts_fast`.  The latter uses that (i) the private statistics only change
-when a buffer fills, so between fills the Beta samples of a window of rounds can be drawn in one
-vectorised call (their parameters depend on t only through ln t), and (ii) the policy never looks
-at individual rewards: a buffer's sum is drawn as one Binomial(|buffer|, mu_J) when it fills.
-Both are exact in distribution.
+:func:`simulate_lazy_dpts_fast`, exact in distribution, which uses that
+
+* the policy never looks at individual rewards: a buffer's sum is drawn as one
+  Binomial(buffer size, mu_J) when it fills;
+* the private statistics only change when a buffer fills, so between fills the rounds can be
+  simulated by windows, vectorised, and the Beta parameters depend on t only through ln t,
+  monotonically;
+* most rounds are won by one *leader* for sure: with a threshold tau, "theta_A > tau and
+  theta_j < tau for every other j" decides the round without the values.  A window skips the
+  arms whose *rare side* (the leader below tau, another arm above it) has a small probability:
+  the rounds where such an arm is on its rare side are drawn as a Bernoulli process (thinning of
+  geometric candidates at a bounding rate, with the exact incomplete-beta rate), and only there
+  is its sample drawn (truncated to the rare side).  Rounds where no arm is on its rare side are
+  never touched: the cost follows the uncertain rounds, not T.  The private ``_Window`` class
+  holds the argument, ``benchmarks/README.md`` the speed.
 """
 
 from __future__ import annotations
@@ -139,7 +149,7 @@ def simulate_lazy_dpts_fast(
 
     For run ``r``: rewards come from ``env_generators[r]`` (one Bernoulli per initial pull, one
     Binomial per filled buffer); Beta samples, Laplace noise, tie-breaks and the skipping draws
-    from ``policy_generators[r]``.  Each window of rounds is simulated by :class:`_Window` (plain
+    from ``policy_generators[r]``.  Each window of rounds is simulated by ``_Window`` (plain
     or with skipping, see the module docstring) and cut just after the first round whose pull
     fills a buffer; the draws of the rounds after the cut are discarded (they are independent of
     everything that happened, so discarding them is exact).
