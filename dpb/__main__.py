@@ -12,6 +12,7 @@ import math
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from . import experiments as E
@@ -83,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--force", action="store_true", help="recompute every cell even if cached")
             p.add_argument("--no-figures", action="store_true", help="do not draw the figures")
             p.add_argument("--no-progress", action="store_true", help="no progress bars")
+        p.add_argument("--verbose", action="store_true",
+                       help="on an error, print the full traceback (by default: one line naming the cause)")
     return parser
 
 
@@ -144,10 +147,22 @@ def _figures(res: E.ExperimentResults, folder: Path) -> list:
     for stem, fig in figs.items():
         for ext in ("png", "pdf"):
             path = folder / f"{stem}.{ext}"
-            fig.savefig(path, dpi=150)
+            _write_atomic(path, lambda tmp, fig=fig, ext=ext: fig.savefig(tmp, dpi=150, format=ext))
             written.append(path)
         plt.close(fig)
     return written
+
+
+def _write_atomic(path: Path, write) -> None:
+    """``write(tmp)`` to a unique temporary file next to ``path``, then rename it onto ``path``:
+    two runs writing the same table or figure never leave a mixed or truncated file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def _status(args) -> int:
@@ -172,23 +187,35 @@ def _reproduce(args) -> int:
         print(_summary(res), flush=True)
         tables = Path(out) / "tables"
         tables.mkdir(parents=True, exist_ok=True)
-        (tables / f"{exp.name}.txt").write_text(_full_tables(res))
+        text = _full_tables(res)
+        _write_atomic(tables / f"{exp.name}.txt", lambda tmp, text=text: tmp.write_text(text))
         if not args.no_figures:
             for path in _figures(res, Path(out) / "figures"):
                 if path.suffix == ".png":
                     print(f"figure: {path} (+ .pdf)")
         print(f"table: {tables / (exp.name + '.txt')}\n", flush=True)
     wall = time.perf_counter() - t0
-    print(f"done: {report.computed} result files computed, {report.reused} reused, in {wall:.1f} s wall "
-          f"({report.cpu_seconds:.1f} CPU-s of simulation computed now); results in {out}")
+    shared = f" ({report.shared} of them computed by another run meanwhile)" if report.shared else ""
+    print(f"done: {report.computed} result files computed, {report.reused} reused{shared}, in {wall:.1f} s "
+          f"wall ({report.cpu_seconds:.1f} CPU-s of simulation computed now); results in {out}")
     return 0
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``); returns the exit status.
 
-    Bad options exit with status 2 and a message (argparse); an interruption (Ctrl-C) keeps the
-    finished result files and exits with status 130.
+    Bad options exit with status 2 and a one-line message naming the option.  A failed chunk stops
+    the run (status 1, one line naming the cell and the cause; the traceback with ``--verbose``).
+    Ctrl-C (status 130) or SIGTERM (status 143) stops the workers at once, keeps the finished result
+    files and says how to resume.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -196,15 +223,36 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs applies to the local pool; with --scheduler the cluster decides")
     if args.horizon is not None and not math.isfinite(args.horizon):  # pragma: no cover - argparse
         parser.error("--horizon must be finite")
+    import signal
+    import threading
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    out = args.out or E.default_results_dir()
     try:
         return _status(args) if args.command == "status" else _reproduce(args)
-    except (ValueError, TypeError) as exc:
+    except E.ChunkError as exc:
+        if args.verbose and exc.details:
+            print(exc.details.rstrip(), file=sys.stderr)
+        print(f"python -m dpb: error: {exc} (the other chunks were stopped; finished files are kept in "
+              f"{out}, rerun to compute the rest)", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError, ConnectionError) as exc:
+        if args.verbose:
+            import traceback
+
+            traceback.print_exc()
         print(f"python -m dpb: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # finished files are on disk; rerun to resume
-        print("\ninterrupted: finished result files are kept; rerun the same command to resume",
-              file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # finished files are on disk; rerun to resume
+        what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
+        print(f"\n{what}: the finished result files are kept in {out}; rerun the same command to "
+              f"resume (only the missing files are computed)", file=sys.stderr)
+        return 143 if isinstance(exc, _Terminated) else 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

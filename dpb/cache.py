@@ -40,6 +40,7 @@ __all__ = [
     "provenance",
     "read_meta",
     "file_state",
+    "remove_orphan_temporaries",
 ]
 
 #: The directory of the ``dpb`` package (file names in hashes are relative to it).
@@ -236,3 +237,33 @@ def file_state(path, expected: Mapping) -> str:
     if not isinstance(extra, dict):
         return "stale"
     return "done" if all(extra.get(k) == v for k, v in expected.items()) else "stale"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - another user's process
+        return True
+    return True
+
+
+def remove_orphan_temporaries(folder) -> int:
+    """Delete the temporary files that writers killed mid-write left in ``folder`` (names
+    ``<file>.<pid>.<random>.tmp`` of :func:`dpb._io.save_npz_atomic` whose process is gone);
+    returns how many.  Temporary files of running processes are left alone."""
+    removed = 0
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    for tmp in folder.glob("*.tmp"):
+        parts = tmp.name.split(".")
+        if len(parts) < 4 or not parts[-3].isdigit() or _pid_alive(int(parts[-3])):
+            continue
+        try:
+            tmp.unlink()
+            removed += 1
+        except FileNotFoundError:  # removed by another run meanwhile
+            pass
+    return removed

@@ -1,9 +1,12 @@
-"""``python -m dpb``: options, errors, an end-to-end quick run, and a sweep killed and resumed.
+"""``python -m dpb``: options, errors, an end-to-end quick run, and process control.
 
-The kill test runs the command line in its own process group, waits until some result files
-exist, sends SIGKILL to the whole group (the command and its worker processes), then reruns the
-same command: the files finished before the kill are not touched again (same inode and mtime),
-and the completed sweep equals an uninterrupted one.
+The process-control tests run the command line in a session of its own (``start_new_session``),
+so that every process it starts (workers, fork server, resource tracker) can be found in
+``/proc`` by its session id: after Ctrl-C, SIGTERM, SIGKILL of the main process or a failed chunk
+the tests check how fast the command stops, that no process of the session survives, and that
+the finished files are complete and reused by the next run.  Every test kills what it started,
+also when it fails.  The horizons are tiny: the appendix at T = 20000 with 5 runs takes a few
+seconds on two cores.
 """
 
 from __future__ import annotations
@@ -125,3 +128,177 @@ def test_a_killed_sweep_resumes_without_recomputing(tmp_path):
     for cell in exp.cells:
         for a, b in cell.chunks():
             assert Result.load(cell.path(out, a, b)).same_as(Result.load(cell.path(tmp_path / "ref", a, b)))
+
+
+# ----------------------------------------------------------------------------------------------
+# process control
+# ----------------------------------------------------------------------------------------------
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+SWEEP = ["reproduce", "appendix", "--runs", "5", "--horizon", "20000", "--no-figures"]
+
+
+def session_processes(sid: int) -> list:
+    """Process ids of the live (not zombie) processes of session ``sid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+class Session:
+    """``python -m dpb ARGS`` in a new session; stops every process of the session on exit."""
+
+    def __init__(self, tmp_path, *args, name="run"):
+        self.stderr_path = tmp_path / f"{name}.stderr"
+        self.stdout_path = tmp_path / f"{name}.stdout"
+        with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", "dpb", *args], cwd=ROOT, stdout=out,
+                                         stderr=err, start_new_session=True,
+                                         env={**os.environ, "MPLBACKEND": "Agg"})
+        self.sid = self.proc.pid
+
+    def wait_for_files(self, cells: Path, n: int, timeout=90):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if cells.is_dir() and len(list(cells.glob("*.npz"))) >= n:
+                return
+            assert self.proc.poll() is None, f"the run ended early: {self.stderr()}"
+            time.sleep(0.01)
+        raise AssertionError(f"fewer than {n} files after {timeout} s")
+
+    def wait_gone(self, timeout) -> float:
+        """Seconds until no process of the session is left (fails after ``timeout``)."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if self.proc.poll() is not None and not session_processes(self.sid):
+                return time.monotonic() - t0
+            time.sleep(0.02)
+        raise AssertionError(f"processes alive {timeout} s later: {session_processes(self.sid)}")
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text()
+
+    def stdout(self) -> str:
+        return self.stdout_path.read_text()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for pid in session_processes(self.sid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+def done_files(cells: Path) -> dict:
+    return {f: (f.stat().st_ino, f.stat().st_mtime_ns) for f in cells.glob("*.npz")}
+
+
+@needs_proc
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_ctrl_c_and_sigterm_stop_within_two_seconds_and_keep_the_finished_files(tmp_path, how):
+    out = tmp_path / "res"
+    exp = E.experiment("appendix", T=20000, runs=5)
+    total = sum(len(c.chunks()) for c in exp.cells)
+    with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2") as run:
+        run.wait_for_files(out / "cells", 4)
+        assert len(session_processes(run.sid)) >= 3  # the command and its two workers at least
+        t0 = time.monotonic()
+        if how == "ctrl-c":  # a terminal sends SIGINT to the whole foreground process group
+            os.killpg(run.sid, signal.SIGINT)
+        else:
+            os.kill(run.proc.pid, signal.SIGTERM)
+        code = run.proc.wait(timeout=10)
+        stopped = time.monotonic() - t0
+        gone = run.wait_gone(10) + stopped
+        err = run.stderr()
+    assert code == (130 if how == "ctrl-c" else 143), err
+    assert stopped < 2.0, f"took {stopped:.2f} s to stop"
+    assert gone < 10.0
+    assert "rerun the same command to resume" in err and "Traceback" not in err
+    kept = done_files(out / "cells")
+    assert 4 <= len(kept) < total
+    assert E.status(exp, out) == {"done": len(kept), "missing": total - len(kept), "stale": 0}
+    resumed = run_cli(*SWEEP, "--out", str(out), "--jobs", "2", "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{total - len(kept)} result files computed, {len(kept)} reused" in resumed.stdout
+    assert done_files(out / "cells") | kept == done_files(out / "cells")  # kept files untouched
+    assert not list((out / "cells").glob("*.tmp"))  # leftovers of killed workers are cleaned
+
+
+@needs_proc
+def test_sigkill_of_the_main_process_leaves_no_process_alive(tmp_path):
+    out = tmp_path / "res"
+    with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress") as run:
+        run.wait_for_files(out / "cells", 4)
+        others = set(session_processes(run.sid)) - {run.proc.pid}
+        assert len(others) >= 2  # workers (and the fork server, the resource tracker)
+        os.kill(run.proc.pid, signal.SIGKILL)  # the main process only: the workers must notice
+        run.proc.wait(timeout=10)
+        gone = run.wait_gone(10)
+    assert gone < 10.0
+    exp = E.experiment("appendix", T=20000, runs=5)
+    kept = done_files(out / "cells")
+    assert E.status(exp, out)["done"] == len(kept)  # every file left is complete and current
+
+
+@needs_proc
+def test_a_failed_chunk_stops_the_run_with_one_line_naming_the_cell(tmp_path):
+    out = tmp_path / "res"
+    exp = E.experiment("appendix", T=20000, runs=5)
+    chunks = [(c, a, b) for c in exp.cells for a, b in c.chunks()]
+    cell, a, b = sorted(chunks, key=lambda t: -t[0].cost(t[2] - t[1]))[0]  # the first to start
+    cell.path(out, a, b).mkdir(parents=True)  # the result cannot be written there: that chunk fails
+    for verbose in ((), ("--verbose",)):
+        with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress", *verbose,
+                     name=f"fail{len(verbose)}") as run:
+            t0 = time.monotonic()
+            code = run.proc.wait(timeout=60)
+            took = time.monotonic() - t0
+            run.wait_gone(10)
+            err = run.stderr()
+        assert code == 1
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert lines[-1].startswith("python -m dpb: error: cell ") and cell.name in lines[-1]
+        assert f"runs {a}-{b} failed: IsADirectoryError" in lines[-1]
+        if verbose:
+            assert "Traceback (most recent call last)" in err
+        else:
+            assert len(lines) == 1 and "Traceback" not in err
+        # the other chunks were stopped: far fewer files than the sweep has
+        assert len(list((out / "cells").glob("*.npz"))) < sum(len(c.chunks()) for c in exp.cells) // 2
+        assert took < 30
+
+
+@needs_proc
+def test_two_runs_on_one_directory_share_the_work(tmp_path):
+    out = tmp_path / "res"
+    args = ["reproduce", "fig1", "--runs", "5", "--horizon", "20000", "--no-figures", "--no-progress",
+            "--out", str(out), "--jobs", "1"]
+    exp = E.experiment("fig1", T=20000, runs=5)
+    total = sum(len(c.chunks()) for c in exp.cells)
+    with Session(tmp_path, *args, name="a") as a, Session(tmp_path, *args, name="b") as b:
+        assert a.proc.wait(timeout=120) == 0, a.stderr()
+        assert b.proc.wait(timeout=120) == 0, b.stderr()
+        outs = a.stdout(), b.stdout()
+    computed = [int(o.split("done: ")[1].split(" result files computed")[0]) for o in outs]
+    assert sum(computed) == total, outs  # no chunk computed twice
+    assert min(computed) > 0  # both did some of the work
+    assert E.status(exp, out) == {"done": total, "missing": 0, "stale": 0}
+    E.run(exp, tmp_path / "ref", jobs=1, progress=False)
+    for cell in exp.cells:
+        for x, y in cell.chunks():
+            assert Result.load(cell.path(out, x, y)).same_as(Result.load(cell.path(tmp_path / "ref", x, y)))

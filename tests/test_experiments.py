@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import numpy as np
 import pytest
@@ -195,6 +196,67 @@ def test_missing_stale_and_corrupt_files_are_recomputed_and_nothing_else(tmp_pat
     assert E.load(exp, tmp_path, seed=1).results  # loads again
     # another seed is another set of files
     assert E.status(exp, tmp_path, seed=2)["done"] == 0
+
+
+def test_a_failing_chunk_stops_the_pool_and_names_the_cell(tmp_path):
+    import multiprocessing as mp
+
+    good = list(tiny(T=20000, runs=5, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    # bypasses Cell.make's check; a long horizon, so that it is the first chunk to start
+    bad = E.Cell("Lazy-DP-TS", '{"eps": -1.0}', "mu1", (0.9, 0.8), 10**6, 2)
+    with pytest.raises(E.ChunkError) as info:
+        E.run([bad, *good], tmp_path, jobs=2, progress=False)
+    err = info.value
+    assert err.cell == bad and (err.start, err.stop) == (0, 2) and bad.name in str(err)
+    assert err.cause.startswith("ValueError") and "eps" in err.cause and "Traceback" in err.details
+    assert not [p for p in mp.active_children() if p.name == "dpb-worker"]  # the pool is gone
+    n = len(list((tmp_path / "cells").glob("*.npz")))
+    assert n < sum(len(c.chunks()) for c in good)  # the rest was cancelled
+    assert E.status(good, tmp_path)["done"] == n  # what was finished is complete
+    with pytest.raises(E.ChunkError, match="ValueError"):  # the same in this process (jobs=1)
+        E.run(bad, tmp_path, jobs=1, progress=False)
+
+
+def test_claims_exclude_each_other_and_die_with_their_holder(tmp_path):
+    import subprocess
+    import sys
+
+    cell = tiny().cells[0]
+    first = E.claim(cell, 0, 3, tmp_path)
+    assert first is not None and E.claim(cell, 0, 3, tmp_path) is None  # also within one process
+    assert E.claim(cell, 0, 2, tmp_path) is not None  # another chunk
+    first.release()
+    again = E.claim(cell, 0, 3, tmp_path)
+    assert again is not None
+    again.release()
+    # a claim held by a process that was killed is free at once (the kernel drops the lock)
+    fields = tuple(getattr(cell, f) for f in ("policy", "params_json", "env", "means", "T", "runs"))
+    code = (f"import sys; from dpb import experiments as E; c = E.Cell(*{fields!r}); "
+            f"assert E.claim(c, 0, 3, {str(tmp_path)!r}) is not None; print('held', flush=True); "
+            "sys.stdin.read()")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        assert E.claim(cell, 0, 3, tmp_path) is None
+        proc.kill()
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert E.claim(cell, 0, 3, tmp_path) is not None
+
+
+def test_leftover_temporary_files_of_dead_writers_are_removed(tmp_path):
+    cells = tmp_path / "cells"
+    cells.mkdir()
+    dead = cells / "x.r0-3.npz.999999999.abcd1234.tmp"  # no such process id
+    alive = cells / f"x.r0-3.npz.{os.getpid()}.abcd1234.tmp"  # this process is writing it
+    dead.write_bytes(b"half")
+    alive.write_bytes(b"half")
+    assert cache.remove_orphan_temporaries(cells) == 1
+    assert not dead.exists() and alive.exists()
 
 
 def test_load_without_results_raises(tmp_path):

@@ -51,7 +51,7 @@ The package
 
 
 from ..cache import default_results_dir
-from .execution import RunReport, ensure, run
+from .execution import ChunkError, RunReport, connect, ensure, run
 from .specs import (
     ALGORITHMS,
     APPENDIX_EPS,
@@ -82,6 +82,7 @@ from .store import (
     MissingResultsError,
     chunk_provenance,
     chunk_status,
+    claim,
     cpu_seconds,
     load,
     policy_sources,
@@ -118,6 +119,7 @@ __all__ = [
     "Experiment",
     "ExperimentResults",
     "RunReport",
+    "ChunkError",
     "MissingResultsError",
     "paper_params",
     "figure1",
@@ -129,8 +131,10 @@ __all__ = [
     "policy_sources",
     "chunk_provenance",
     "chunk_status",
+    "claim",
     "status",
     "run",
+    "connect",
     "load",
     "ensure",
     "final_regret_stats",
