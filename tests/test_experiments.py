@@ -112,7 +112,12 @@ def test_code_digest_ignores_docstrings_and_comments_only(tmp_path):
     other = '"""Other."""\n\ndef g(x):\n    """New doc."""\n    # comment\n    return x + 1\n'
     assert digest("b.py", other) == base
     assert digest("c.py", '"""Module."""\n\ndef g(x):\n    """Doc."""\n    return x + 2\n') != base
-    assert digest("d.py", 'def g(x):\n    """Only a docstring."""\n')
+    # a body that is only a docstring hashes like ``pass``; the argument name still counts
+    only_doc = digest("d.py", 'def g(x):\n    """Only a docstring."""\n')
+    assert only_doc == digest("e.py", "def g(x):\n    pass\n")
+    assert only_doc != digest("f.py", "def g(y):\n    pass\n")
+    # string constants that are code (not the first statement of a body) change the digest
+    assert digest("g.py", 'def g(x):\n    return "a"\n') != digest("h.py", 'def g(x):\n    return "b"\n')
 
 
 def test_default_results_dir(monkeypatch, tmp_path):
