@@ -22,7 +22,7 @@ examples:
   python -m dpb reproduce all                        # the paper's scale (a few minutes on 2 cores)
   python -m dpb reproduce fig1 --runs 4 --horizon 10000 --out /tmp/quick
   python -m dpb reproduce eps-sweep --scheduler tcp://127.0.0.1:8786   # on a Dask cluster
-  python -m dpb status all                           # what is cached, missing or stale
+  python -m dpb status all                           # what is cached, missing, stale or damaged
 
 Result files are written atomically as they finish and reused when their recorded specification,
 seed, dpb/numpy versions and source hash match the current code: rerunning after an interruption
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     choices = [*E.EXPERIMENT_NAMES, "all"]
     commands = (("reproduce", "run the experiments (missing cells only), write figures and tables"),
-                ("status", "count the cached, missing and stale result files"))
+                ("status", "count the cached, missing, stale and damaged result files"))
     for command, help_text in commands:
         p = sub.add_parser(command, help=help_text, description=help_text,
                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
@@ -171,7 +171,7 @@ def _status(args) -> int:
         counts = E.status(exp, out, seed=args.seed)
         total = sum(counts.values())
         print(f"{exp.name:10s} {len(exp):4d} cells, {total:4d} files: {counts['done']} done, "
-              f"{counts['missing']} missing, {counts['stale']} stale  ({out})")
+              f"{counts['missing']} missing, {counts['stale']} stale, {counts['damaged']} damaged  ({out})")
     return 0
 
 

@@ -12,8 +12,9 @@ decomposed runs of the upper-bound chapter).
 - **How written.** Result files are ``.npz`` archives written atomically by
   :func:`dpb._io.save_npz_atomic` (unique temporary file, then :func:`os.replace`): a reader sees
   no file or a complete one, whatever is killed when.
-- **Current or stale.** :func:`file_state` compares what a file records (its ``meta["extra"]``)
-  with what the current code would record.
+- **Current, stale or damaged.** :func:`file_state` reads every array of a file, checks it
+  against the checksums the file carries (and the archive's own CRC-32 of every member), then
+  compares what the file records (its ``meta["extra"]``) with what the current code would record.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import array_checksum
 from ._version import __version__
 
 __all__ = [
@@ -221,21 +223,35 @@ def read_meta(path) -> dict | None:
 
 
 def file_state(path, expected: Mapping) -> str:
-    """``"missing"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
+    """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
 
-    The file is done when it can be read and its ``meta["extra"]`` records every key of
-    ``expected`` with the same value (the specification, seed and :func:`provenance` the current
-    code would write); otherwise it is stale and should be recomputed.
+    *Damaged*: the file cannot be read as an archive, a member fails its CRC-32 or cannot be
+    decompressed, or an array differs from the SHA-256 checksum the file records (``meta
+    ["checksums"]``, see :func:`dpb._io.save_npz_atomic`; files written before checksums existed
+    are checked by the CRC-32 only).  Every array is read, so damage anywhere is found.
+    *Done*: not damaged, and its ``meta["extra"]`` records every key of ``expected`` with the same
+    value (the specification, seed and :func:`provenance` the current code would write).
+    *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
     """
     path = Path(path)
     if not path.is_file():
         return "missing"
-    meta = read_meta(path)
-    if meta is None:
-        return "stale"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            sums = meta.get("checksums") if isinstance(meta, dict) else None
+            names = [n for n in data.files if n != "meta"]
+            if sums is not None and (not isinstance(sums, dict) or set(sums) != set(names)):
+                return "damaged"
+            for name in names:
+                array = data[name]  # reading a member checks its CRC-32
+                if sums is not None and array_checksum(array) != sums[name]:
+                    return "damaged"
+    except Exception:  # noqa: BLE001 - truncated or foreign files raise many kinds (BadZipFile, zlib...)
+        return "damaged"
+    if not isinstance(meta, dict) or not isinstance(meta.get("extra", {}), dict):
+        return "damaged"
     extra = meta.get("extra", {})
-    if not isinstance(extra, dict):
-        return "stale"
     return "done" if all(extra.get(k) == v for k, v in expected.items()) else "stale"
 
 

@@ -91,6 +91,23 @@ def test_end_to_end_quick_run_writes_results_figures_and_tables(tmp_path, capsys
     assert "0 result files computed" in capsys.readouterr().out
 
 
+def test_status_shows_a_damaged_file_and_reproduce_recomputes_it(tmp_path, capsys):
+    from test_experiments import damage_member
+
+    scale = ["fig1", "--runs", "2", "--horizon", "2000", "--out", str(tmp_path)]
+    assert cli.main(["reproduce", *scale, "--jobs", "1", "--no-figures", "--no-progress"]) == 0
+    exp = E.experiment("fig1", T=2000, runs=2)
+    cell = exp.cells[0]
+    before = Result.load(cell.path(tmp_path, 0, 2))
+    damage_member(cell.path(tmp_path, 0, 2), "pulls.npy")  # inside the member, headers intact
+    capsys.readouterr()
+    assert cli.main(["status", *scale]) == 0
+    assert "11 done, 0 missing, 0 stale, 1 damaged" in capsys.readouterr().out
+    assert cli.main(["reproduce", *scale, "--jobs", "1", "--no-figures", "--no-progress"]) == 0
+    assert "1 result files computed, 11 reused" in capsys.readouterr().out
+    assert Result.load(cell.path(tmp_path, 0, 2)).same_as(before)
+
+
 def test_a_killed_sweep_resumes_without_recomputing(tmp_path):
     out = tmp_path / "res"
     args = ["reproduce", "appendix", "--runs", "5", "--horizon", "20000", "--out", str(out), "--no-figures",
@@ -231,7 +248,8 @@ def test_ctrl_c_and_sigterm_stop_within_two_seconds_and_keep_the_finished_files(
     assert "rerun the same command to resume" in err and "Traceback" not in err
     kept = done_files(out / "cells")
     assert 4 <= len(kept) < total
-    assert E.status(exp, out) == {"done": len(kept), "missing": total - len(kept), "stale": 0}
+    assert E.status(exp, out) == {"done": len(kept), "missing": total - len(kept), "stale": 0,
+                                  "damaged": 0}
     resumed = run_cli(*SWEEP, "--out", str(out), "--jobs", "2", "--no-progress")
     assert resumed.returncode == 0, resumed.stderr
     assert f"{total - len(kept)} result files computed, {len(kept)} reused" in resumed.stdout
@@ -297,7 +315,7 @@ def test_two_runs_on_one_directory_share_the_work(tmp_path):
     computed = [int(o.split("done: ")[1].split(" result files computed")[0]) for o in outs]
     assert sum(computed) == total, outs  # no chunk computed twice
     assert min(computed) > 0  # both did some of the work
-    assert E.status(exp, out) == {"done": total, "missing": 0, "stale": 0}
+    assert E.status(exp, out) == {"done": total, "missing": 0, "stale": 0, "damaged": 0}
     E.run(exp, tmp_path / "ref", jobs=1, progress=False)
     for cell in exp.cells:
         for x, y in cell.chunks():

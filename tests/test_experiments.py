@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import struct
+import zipfile
 
 import numpy as np
 import pytest
@@ -183,7 +185,7 @@ def test_missing_stale_and_corrupt_files_are_recomputed_and_nothing_else(tmp_pat
     before = {f: (f.stat().st_ino, f.stat().st_mtime_ns) for f in files}
     files[0].unlink()
     files[1].write_bytes(b"not a zip file")
-    assert E.status(exp, tmp_path, seed=1) == {"done": len(files) - 2, "missing": 1, "stale": 1}
+    assert E.status(exp, tmp_path, seed=1) == {"done": len(files) - 2, "missing": 1, "stale": 0, "damaged": 1}
     report = E.run(exp, tmp_path, seed=1, jobs=1, progress=False)
     assert report.computed == 2
     for f in files[2:]:
@@ -262,6 +264,54 @@ def test_leftover_temporary_files_of_dead_writers_are_removed(tmp_path):
     alive.write_bytes(b"half")
     assert cache.remove_orphan_temporaries(cells) == 1
     assert not dead.exists() and alive.exists()
+
+
+def damage_member(path, member="regret.npy"):
+    """Flip a byte in the middle of the compressed data of ``member``; headers stay intact."""
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(member)
+    raw = bytearray(path.read_bytes())
+    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
+    start = info.header_offset + 30 + name_len + extra_len
+    raw[start + info.compress_size // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+
+
+def rewrite_consistently(path):
+    """Change one number of ``regret`` and rewrite a valid archive (every CRC-32 right) that keeps
+    the original metadata, hence the original checksums."""
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["regret"] = arrays["regret"].copy()
+    arrays["regret"][0, -1] += 1.0
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+
+
+def test_damage_inside_an_archive_member_is_detected_and_recomputed(tmp_path):
+    exp = tiny(algorithms=("DP-KLUCB", "DP-SE"))
+    E.run(exp, tmp_path, seed=2, jobs=1, progress=False)
+    clean = {c: Result.load(c.path(tmp_path, 0, c.runs)) for c in exp.cells}
+    first, second = (c.path(tmp_path, 0, c.runs) for c in exp.cells[:2])
+    damage_member(first)
+    with np.load(first) as data:
+        assert json.loads(str(data["meta"]))["extra"]["runs"] == [0, 3]  # the metadata still reads
+    rewrite_consistently(second)
+    with zipfile.ZipFile(second) as z:
+        assert z.testzip() is None  # a valid archive: only the checksums can tell
+    assert E.chunk_status(exp.cells[0], 0, 3, tmp_path, seed=2) == "damaged"
+    assert E.chunk_status(exp.cells[1], 0, 3, tmp_path, seed=2) == "damaged"
+    assert E.status(exp, tmp_path, seed=2) == {"done": len(exp.cells) - 2, "missing": 0, "stale": 0,
+                                               "damaged": 2}
+    with pytest.raises(E.MissingResultsError, match="damaged"):
+        E.load(exp, tmp_path, seed=2)
+    assert E.run(exp, tmp_path, seed=2, jobs=1, progress=False).computed == 2
+    again = E.load(exp, tmp_path, seed=2)
+    assert all(again.results[c].same_as(clean[c]) for c in exp.cells)
+    # every file carries one checksum per array
+    with np.load(first) as data:
+        sums = json.loads(str(data["meta"]))["checksums"]
+        assert set(sums) == set(data.files) - {"meta"} and all(len(v) == 64 for v in sums.values())
 
 
 def test_load_without_results_raises(tmp_path):

@@ -58,10 +58,12 @@ def chunk_provenance(policy: str) -> dict:
 
 
 def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str:
-    """``"done"``, ``"missing"`` or ``"stale"`` for the file of runs ``[start, stop)`` of ``cell``.
+    """``"done"``, ``"missing"``, ``"stale"`` or ``"damaged"`` for the file of runs ``[start, stop)``
+    of ``cell``.
 
-    A file is done when it records this cell's key, this seed, these runs and the current
-    :func:`chunk_provenance` of the policy (see :func:`dpb.cache.file_state`).
+    A file is done when every array in it matches its checksum and it records this cell's key, this
+    seed, these runs and the current :func:`chunk_provenance` of the policy; damaged when it cannot
+    be read whole or an array differs from its checksum (see :func:`dpb.cache.file_state`).
     """
     expected = {"cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
                 **chunk_provenance(cell.policy)}
@@ -112,9 +114,9 @@ def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
 
 
 def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
-    """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ...}`` of an experiment
-    (or a list of experiments or cells)."""
-    counts = {"done": 0, "missing": 0, "stale": 0}
+    """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
+    experiment (or a list of experiments or cells); see :func:`chunk_status`."""
+    counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
     for cell in _as_cells(target):
         for a, b in cell.chunks():
             counts[chunk_status(cell, a, b, out, seed=seed)] += 1
