@@ -47,20 +47,86 @@ def test_help_explains_every_option(capsys):
     assert "reproduce" in capsys.readouterr().out
 
 
+def main_exit(argv, capsys):
+    """Exit status and stderr of ``cli.main(argv)`` (argparse errors exit, checks return)."""
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
-    (["reproduce", "fig2"], "invalid choice: 'fig2'"),
-    (["reproduce", "fig1", "--runs", "0"], "--runs must be an integer >= 1"),
-    (["reproduce", "fig1", "--horizon", "ten"], "--horizon must be an integer"),
-    (["reproduce", "fig1", "--horizon", "50"], "--horizon must be an integer >= 100"),
+    (["reproduce", "fig2"], "argument experiment: invalid choice: 'fig2'"),
+    (["reproduce", "fig1", "--runs", "0"], "argument --runs: must be an integer from 1 to 1e4, got '0'"),
+    (["reproduce", "fig1", "--horizon", "ten"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "50"], "argument --horizon: must be an integer from 100 to 1e9"),
     (["reproduce", "fig1", "--jobs", "2", "--scheduler", "tcp://x:1"], "--jobs applies to the local pool"),
     (["reproduce"], "the following arguments are required"),
     ([], "the following arguments are required"),
+    # the examples of the issue: overflowing, huge and non-integral numbers
+    (["reproduce", "fig1", "--horizon", "1e19"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "1e18"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "1e30"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "1e400"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--runs", "1e400"], "argument --runs: must be an integer from 1 to 1e4"),
+    (["reproduce", "fig1", "--seed", "1e400"], "argument --seed: must be an integer from 0 to 2**63-1"),
+    (["reproduce", "fig1", "--seed", "-1"], "argument --seed: must be an integer from 0 to 2**63-1"),
+    (["status", "fig1", "--runs", "1e9"], "argument --runs: must be an integer from 1 to 1e4"),
+    (["status", "eps-sweep", "--n-eps", "1e8"], "argument --n-eps: must be an integer from 1 to 1000"),
+    (["reproduce", "fig1", "--runs", "2.5"], "argument --runs: must be an integer"),
+    (["reproduce", "fig1", "--runs", "nan"], "argument --runs: must be an integer"),
+    (["reproduce", "fig1", "--runs", "inf"], "argument --runs: must be an integer"),
+    (["reproduce", "fig1", "--jobs", "1e6"], "argument --jobs: must be an integer from 1 to 256"),
+    (["reproduce", "fig1", "--out", ""], "argument --out: must name a directory"),
+    (["reproduce", "fig1", "--scheduler", "nonsense://x"], "argument --scheduler: must be an address"),
+    (["reproduce", "fig1", "--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bad_options_get_a_clear_message(capsys, argv, message):
-    with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
+    code, err = main_exit(argv, capsys)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_out_that_is_a_file_missing_or_unwritable_gets_one_line(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    cases = [
+        (["reproduce", "fig1", "--out", str(afile)], "argument --out: " + str(afile) + " is a file"),
+        (["status", "fig1", "--out", str(afile)], "is a file, not a directory"),
+        (["reproduce", "fig1", "--out", str(afile / "sub")], "argument --out: cannot write to"),
+        (["status", "fig1", "--out", f"{tmp_path}/missing"], f"argument --out: {tmp_path}/missing does not"),
+    ]
+    if os.geteuid() == 0:  # root writes to any directory of a normal file system, not under /proc
+        cases.append((["reproduce", "fig1", "--out", "/proc/dpb-out"], "argument --out: cannot write to"))
+    else:  # pragma: no cover - depends on the user running the tests
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        cases.append((["reproduce", "fig1", "--out", str(locked)], "argument --out: cannot write to"))
+    for argv, message in cases:
+        code, err = main_exit([*argv, "--runs", "1", "--horizon", "100"], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, err)
+    # a missing --out is created by reproduce (with its parents) before any work
+    out = tmp_path / "new" / "dir"
+    assert cli.main(["reproduce", "fig1", "--runs", "1", "--horizon", "100", "--out", str(out), "--jobs", "1",
+                     "--no-figures", "--no-progress"]) == 0
+    assert len(list((out / "cells").glob("*.npz"))) == 12
+
+
+def test_an_unreachable_scheduler_is_refused_quickly(capsys):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as sock:  # a free port on which nothing listens
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        t0 = time.monotonic()
+        code, err = main_exit(["reproduce", "fig1", "--scheduler", f"tcp://127.0.0.1:{port}"], capsys)
+        took = time.monotonic() - t0
+    assert code == 2 and "argument --scheduler: no Dask scheduler answers at" in err
+    assert len(err.strip().splitlines()) == 1
+    assert took < cli.SCHEDULER_TIMEOUT + 10
 
 
 def test_horizon_accepts_scientific_notation():

@@ -70,6 +70,17 @@ def test_overrides_and_validation():
         E.figure1(runs=0)
     with pytest.raises(TypeError):
         E.Cell.make("DP-IMED", "mu1", 100, 1, {"eps": 0.1, "bogus": 1})
+    # resource limits, checked before anything is built
+    with pytest.raises(ValueError, match="runs"):
+        E.experiment("fig1", runs=10**9)
+    with pytest.raises(ValueError, match="n_eps"):
+        E.experiment("eps-sweep", n_eps=10**8)
+    with pytest.raises(ValueError, match="T"):
+        E.experiment("appendix", T=10**19)
+    with pytest.raises(ValueError, match="seed"):
+        E.Cell.make("IMED", "mu1", 100, 1).seed_sequence(2**64)
+    with pytest.raises(ValueError, match="jobs"):
+        E.run(E.figure1(T=100, runs=1), jobs=10**6)
 
 
 def test_cell_identity_seed_and_chunks():

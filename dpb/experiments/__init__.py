@@ -51,7 +51,7 @@ The package
 
 
 from ..cache import default_results_dir
-from .execution import ChunkError, RunReport, connect, ensure, run
+from .execution import MAX_JOBS, ChunkError, RunReport, connect, ensure, run
 from .specs import (
     ALGORITHMS,
     APPENDIX_EPS,
@@ -62,6 +62,10 @@ from .specs import (
     EXPERIMENT_NAMES,
     FIG1_EPS,
     FORMAT,
+    MAX_N_EPS,
+    MAX_RUNS,
+    MAX_SEED,
+    MAX_T,
     OURS,
     PAPER_RUNS,
     PAPER_T,
@@ -114,6 +118,11 @@ __all__ = [
     "APPENDIX_EPS",
     "APPENDIX_INSTANCES",
     "CHUNK_RUNS",
+    "MAX_T",
+    "MAX_RUNS",
+    "MAX_N_EPS",
+    "MAX_SEED",
+    "MAX_JOBS",
     "Cell",
     "Setting",
     "Experiment",

@@ -20,13 +20,15 @@ from .. import cache
 from .._validate import as_int
 from ..simulate import simulate
 from . import store
-from .specs import DEFAULT_SEED, Cell, Experiment, _as_cells, experiment
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
 __all__ = ["RunReport", "ChunkError", "run", "ensure"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
+#: Most worker processes of the local pool.
+MAX_JOBS = 256
 
 
 def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None):
@@ -266,8 +268,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     seed : int
         The experiment seed (each cell derives its own from it, see the module doc).
     jobs : int, optional
-        Worker processes of the local pool (default: the usable cores); ``1`` computes in this
-        process.  Ignored when ``scheduler`` is given.
+        Worker processes of the local pool (default: the usable cores; at most 256); ``1``
+        computes in this process.  Ignored when ``scheduler`` is given.
     scheduler : distributed.Client or str, optional
         Run the chunks on this Dask cluster (a client, or a scheduler address such as
         ``"tcp://host:8786"``) instead of the local pool; the files are written by this process.
@@ -300,8 +302,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     computing all of them, and a run waits for the chunks that the other one is computing.
     """
     out = _out(out)
-    seed = as_int("seed", seed, minimum=0)
-    jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1)
+    seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
+    jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     t0 = time.perf_counter()
     cells = _as_cells(target)
     todo = []
