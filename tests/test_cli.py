@@ -386,3 +386,24 @@ def test_two_runs_on_one_directory_share_the_work(tmp_path):
     for cell in exp.cells:
         for x, y in cell.chunks():
             assert Result.load(cell.path(out, x, y)).same_as(Result.load(cell.path(tmp_path / "ref", x, y)))
+
+
+@needs_proc
+def test_with_no_dask_worker_the_cli_says_it_is_waiting_then_finishes(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from test_experiments import dask_cluster
+
+    out = tmp_path / "res"
+    args = ["reproduce", "eps-sweep", "--runs", "2", "--horizon", "2000", "--n-eps", "3", "--out", str(out),
+            "--no-figures", "--no-progress"]
+    with dask_cluster(distributed, 0) as cluster:
+        with Session(tmp_path, *args, "--scheduler", cluster.scheduler_address) as run:
+            deadline = time.monotonic() + 60
+            while "waiting for Dask workers" not in run.stderr():
+                assert run.proc.poll() is None, run.stderr()
+                assert time.monotonic() < deadline, "no word about the missing workers"
+                time.sleep(0.1)
+            assert not (out / "cells").exists() or not list((out / "cells").glob("*.npz"))
+            cluster.scale(1)  # a worker joins: the sweep goes on
+            assert run.proc.wait(timeout=120) == 0, run.stderr()
+            assert "3 result files computed" in run.stdout()

@@ -1,7 +1,8 @@
 """dpb.experiments: the paper's experiment specifications, the resumable cache, seeds and tables.
 
 The cache tests run tiny cells (small T, few runs) in temporary directories; the Dask test runs a
-small sweep on an in-process LocalCluster and compares it with the local pool bit for bit.
+small sweep on a multi-process LocalCluster on 127.0.0.1, kills one of its workers mid-sweep and
+compares the result with the local pool bit for bit.
 """
 
 from __future__ import annotations
@@ -340,15 +341,48 @@ def test_force_recomputes_identical_numbers(tmp_path):
     assert all(first.results[c].same_as(second.results[c]) for c in exp.cells)
 
 
-def test_dask_local_cluster_gives_the_local_pool_results(tmp_path):
+def dask_cluster(distributed, n_workers):
+    """A multi-process LocalCluster on 127.0.0.1 (ports chosen free, no dashboard)."""
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                    host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                                    silence_logs=50)
+
+
+def test_dask_cluster_with_a_worker_killed_mid_sweep_gives_the_local_pool_results(tmp_path):
+    import signal
+    import threading
+    import time
+
     distributed = pytest.importorskip("distributed")
-    exp = E.eps_sweep(T=4000, runs=3, n_eps=3)
-    cells = list(exp.cells) + list(tiny(T=2000, runs=6, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    exp = E.eps_sweep(T=20000, runs=3, n_eps=4)
+    cells = list(exp.cells) + list(tiny(T=20000, runs=10, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    total = sum(len(c.chunks()) for c in cells)
     E.run(cells, tmp_path / "pool", seed=9, jobs=2, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        rep = E.run(cells, tmp_path / "dask", seed=9, scheduler=client, progress=False)
-    assert rep.computed == sum(len(c.chunks()) for c in cells)
+    outcome = {}
+    with dask_cluster(distributed, 2) as cluster, distributed.Client(cluster) as client:
+        def sweep():
+            try:
+                outcome["report"] = E.run(cells, tmp_path / "dask", seed=9, scheduler=client, progress=False)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the test below
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=sweep)
+        thread.start()
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and thread.is_alive() and time.monotonic() < deadline:
+            busy = [w for w, keys in client.processing().items() if keys]
+            files = list((tmp_path / "dask" / "cells").glob("*.npz"))
+            if busy and len(files) >= 2:  # mid-sweep, and this worker is computing a chunk
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, signal.SIGKILL)
+                killed = (busy[0], len(files))
+            time.sleep(0.01)
+        thread.join(timeout=300)
+        assert not thread.is_alive()
+    assert "error" not in outcome, outcome.get("error")
+    assert killed is not None and killed[1] < total, "the sweep ended before a worker could be killed"
+    assert outcome["report"].computed == total
     for cell in cells:
         for a, b in cell.chunks():
             x = Result.load(cell.path(tmp_path / "pool", a, b))
