@@ -10,7 +10,7 @@ decomposed runs of the upper-bound chapter).
   syntax tree without docstrings, so that an edit of documentation or comments keeps the cache and
   any edit of code invalidates it.  :func:`provenance` adds the versions of ``dpb`` and ``numpy``.
 - **How written.** Result files are ``.npz`` archives written atomically by
-  :func:`dpb._io.save_npz_atomic` (unique temporary file, then :func:`os.replace`): a reader sees
+  ``dpb._io.save_npz_atomic`` (unique temporary file, then ``os.replace``): a reader sees
   no file or a complete one, whatever is killed when.
 - **Current, stale or damaged.** :func:`file_state` reads every array of a file, checks it
   against the checksums the file carries (and the archive's own CRC-32 of every member), then
@@ -226,9 +226,9 @@ def file_state(path, expected: Mapping) -> str:
     """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
 
     *Damaged*: the file cannot be read as an archive, a member fails its CRC-32 or cannot be
-    decompressed, or an array differs from the SHA-256 checksum the file records (``meta
-    ["checksums"]``, see :func:`dpb._io.save_npz_atomic`; files written before checksums existed
-    are checked by the CRC-32 only).  Every array is read, so damage anywhere is found.
+    decompressed, or an array differs from the SHA-256 checksum the file records (its
+    ``meta["checksums"]``, see ``dpb._io.save_npz_atomic``; files written before checksums
+    existed are checked by the CRC-32 only).  Every array is read, so damage anywhere is found.
     *Done*: not damaged, and its ``meta["extra"]`` records every key of ``expected`` with the same
     value (the specification, seed and :func:`provenance` the current code would write).
     *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
@@ -267,7 +267,7 @@ def _pid_alive(pid: int) -> bool:
 
 def remove_orphan_temporaries(folder) -> int:
     """Delete the temporary files that writers killed mid-write left in ``folder`` (names
-    ``<file>.<pid>.<random>.tmp`` of :func:`dpb._io.save_npz_atomic` whose process is gone);
+    ``<file>.<pid>.<random>.tmp`` of ``dpb._io.save_npz_atomic`` whose process is gone);
     returns how many.  Temporary files of running processes are left alone."""
     removed = 0
     folder = Path(folder)

@@ -52,7 +52,7 @@ def policy_sources(policy: str) -> tuple:
 
 def chunk_provenance(policy: str) -> dict:
     """What a chunk file of ``policy`` records about the code that made it: the cache ``format``
-    (:data:`~dpb.experiments.FORMAT`) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
+    (``dpb.experiments.FORMAT``) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
     ``numpy``, source hash of :func:`policy_sources`)."""
     return {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
 
