@@ -171,7 +171,7 @@ def paper_params(policy: str, eps: float | None = None) -> dict:
 
     DP-KLUCB and DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence
     ``beta = 1/T`` (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset
-    constant ``c = 3`` (an ASSUMPTION of ALGORITHMS.md); IMED has no parameter.
+    constant ``c = 3`` (an assumption, see :doc:`/book/algorithms_as_run`); IMED has no parameter.
 
     Raises
     ------
@@ -926,7 +926,7 @@ def mean_regret_summary(res: ExperimentResults, baselines: Sequence[str] = BASEL
 
 def sweep_table(res: ExperimentResults) -> list:
     """Per budget of a sweep: :func:`final_regret_stats` of the regret at T, the lower bound
-    ``lower_bound_constant(mu, eps) * log T`` (Theorem 'Regret lower bound'), ``ratio`` (mean over
+    ``lower_bound_constant(mu, eps) * log T`` (:prf:ref:`thm-lower-bound`), ``ratio`` (mean over
     the bound) and ``median_ratio`` (median over the bound)."""
     rows = []
     for s in res.settings:
