@@ -128,7 +128,9 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     ax1.set_ylim(0.2 * lo, top)
     ax1.set_xlabel("horizon t")
     ax1.set_ylabel(r"$N_i(t)\,/\,\log t$")
-    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}: arm {arm} (μ = {res.means[arm]:g})",
+    # arms are numbered from 1 in the book (arm 1 is the optimal arm of mu1..mu4)
+    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}: "
+                  f"arm {arm + 1} (μ = {res.means[arm]:g})",
                   fontsize=10)
     ax1.legend(fontsize=8.5, loc="upper left")
 
@@ -136,7 +138,7 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     ratio = np.median(res.total_pulls()[:, :, sub] * d / np.log(t)[None, :, None], axis=0)
     for k, a in enumerate(sub):
         ax2.plot(t, ratio[:, k], color=_ARM_COLORS[k % len(_ARM_COLORS)], lw=1.4,
-                 label=f"arm {a} (μ = {res.means[a]:g})")
+                 label=f"arm {a + 1} (μ = {res.means[a]:g})")
     a_up = res.alpha if res.alpha is not None else 1.0
     ax2.axhline(a_up, color=_C["upper"], ls="--", lw=1.2, label="upper bound (α)")
     ax2.axhline(1.0, color=_C["lower"], ls=":", lw=1.4, label="lower bound (1)")
