@@ -11,7 +11,7 @@ JB := $(VENV)/bin/jupyter-book
 STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
 
-.PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench clean
+.PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -27,6 +27,16 @@ vendor: venv
 # The main job: the static site in _build/html.
 book: venv vendor
 	$(JB) build . --all
+
+# The chapters in JupyterLab (widgets live), on 127.0.0.1 and a free port; Ctrl-C stops it.
+lab: venv
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=0 --ServerApp.root_dir=book \
+		$$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+# The built book plus a local Jupyter server: each chapter's "Live" button runs it there (Voila).
+live: venv vendor
+	test -f _build/html/index.html || $(MAKE) book
+	$(PY) scripts/live.py
 
 # Everything CI checks. The linter first (seconds); the strict build before the tests because the
 # browser tests read its output.
@@ -56,6 +66,9 @@ notebooks: venv
 
 bench: venv
 	$(PY) benchmarks/bench_simulate.py
+
+bench-widgets: venv
+	$(PY) benchmarks/bench_widgets.py
 
 clean:
 	rm -rf _build _vendor .jupyter_cache
