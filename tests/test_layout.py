@@ -30,7 +30,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-SITE = ROOT / "_build" / "html"
+SITE = Path(os.environ.get("DPB_SITE", ROOT / "_build" / "html"))  # DPB_SITE: check another build
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 768}
