@@ -120,7 +120,7 @@ def paper_params(policy: str, eps: float | None = None) -> dict:
 
     DP-KLUCB and DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence
     ``beta = 1/T`` (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset
-    constant ``c = 3`` (an ASSUMPTION of ALGORITHMS.md); IMED has no parameter.
+    constant ``c = 3`` (an assumption, see :doc:`/book/algorithms_as_run`); IMED has no parameter.
 
     Raises
     ------
