@@ -20,7 +20,8 @@ The tested package behind the dpb book.  One module a concept:
 """
 
 import importlib
-from importlib.metadata import PackageNotFoundError, version
+
+from ._version import __version__
 
 # Submodules and the few re-exported names are loaded on first access (module ``__getattr__``,
 # PEP 562), so that ``import dpb`` costs little more than numpy: the CLI, the tests' subprocesses
@@ -50,11 +51,6 @@ _NAMES = {
     "Result": "simulate",
     "simulate_trace": "simulate",
 }
-
-try:
-    __version__ = version("dpb")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0"
 
 __all__ = [*_SUBMODULES, *_NAMES, "__version__"]
 

@@ -7,7 +7,8 @@ linear grid), the final pull counts, the number of phases and the parameters and
 
 How it is exact and fast
 ------------------------
-* Every policy decides in phases and only sees phase *sums* of rewards (DESIGN.md), so a phase of
+* Every policy decides in phases and only sees phase *sums* of rewards (see :doc:`/book/algorithms_as_run`),
+  so a phase of
   B pulls of arm a is simulated as one Binomial(B, mu_a) draw -- the same law as B Bernoulli
   draws.  A run of a batched private policy costs O(K log T) phases, not T steps, and all runs
   advance in lock-step so that each phase is one numpy operation over runs (the generic engine).

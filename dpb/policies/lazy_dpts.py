@@ -10,8 +10,8 @@ every round t::
                                    O_J = |buffer_J|,  r_J += 1,  empty buffer_J.
 
 Each reward enters one noisy buffer sum of sensitivity 1 (forgetting, parallel composition), so
-the policy is eps-global DP.  **ASSUMPTION** (ALGORITHMS.md): the offset constant c = 3 and this
-initialisation are not confirmed against the original paper; ``c`` is a parameter.
+the policy is eps-global DP.  **ASSUMPTION** (:doc:`/book/algorithms_as_run`): the offset constant
+c = 3 and this initialisation are not confirmed against the original paper; ``c`` is a parameter.
 
 Two simulators: the class (generic phase protocol, one pull per phase) and
 :func:`simulate_lazy_dpts_fast`, exact in distribution, which uses that

@@ -3,7 +3,7 @@
 Both pull every arm once, then decide at every step from the empirical means mu^_a = S_a / N_a:
 
 * IMED: pull argmin_a  N_a kl(mu^_a, mu^*) + log N_a,  mu^* = max_b mu^_b (the paper's non-private
-  benchmark; the DP-IMED index Eq. (imed_score) is its private analogue);
+  benchmark; the DP-IMED index of :prf:ref:`alg-dp-klucb-imed` is its private analogue);
 * KL-UCB: pull argmax_a  max{q in [mu^_a, 1] : N_a kl(mu^_a, q) <= log t + c log log t}, c = 0 by
   default (the budget is floored at 0 for the first rounds when c != 0).
 
