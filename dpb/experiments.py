@@ -64,6 +64,7 @@ from ._validate import as_int, as_positive
 from .bounds import lower_bound_constant
 from .environments import INSTANCES, BernoulliBandit, instance
 from .policies import POLICIES
+from .policies.registry import policy_class
 from .simulate import Result, simulate
 
 __all__ = [
@@ -159,40 +160,23 @@ def _plain(value):
 def _policy_name(policy: str) -> str:
     if not isinstance(policy, str):
         raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
-    key = "".join(ch for ch in policy.lower() if ch.isalnum())
-    for name, cls in POLICIES.items():
-        if key in ("".join(ch for ch in name.lower() if ch.isalnum()), cls.__name__.lower()):
-            return name
-    raise ValueError(f"unknown policy {policy!r}; valid names are {', '.join(POLICIES)}")
+    return policy_class(policy).name
 
 
 def paper_params(policy: str, eps: float | None = None) -> dict:
     """The parameters the paper uses for ``policy`` at budget ``eps`` ('Experimental Analysis').
 
-    DP-KLUCB and DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence
-    ``beta = 1/T`` (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset
-    constant ``c = 3`` (an ASSUMPTION of ALGORITHMS.md); IMED has no parameter.
+    Read from the policy's class (:meth:`dpb.policies.base.Policy.paper_params`): DP-KLUCB and
+    DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence ``beta = 1/T``
+    (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset constant ``c = 3``;
+    IMED has no parameter.
 
     Raises
     ------
     ValueError
         For an unknown policy or a private policy without a positive ``eps``.
     """
-    name = _policy_name(policy)
-    if name in ("IMED",):
-        return {}
-    if name == "KL-UCB":
-        return {"c": 0.0}
-    if eps is None:
-        raise ValueError(f"{name} is private: eps must be given")
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    if name in OURS:
-        return {"eps": eps, "n0": 1, "alpha": 2}
-    if name in ("AdaP-KLUCB", "AdaP-UCB"):
-        return {"eps": eps, "alpha": 3.1}
-    if name == "Lazy-DP-TS":
-        return {"eps": eps, "c": 3.0}
-    return {"eps": eps}  # DP-SE, beta = 1/T
+    return policy_class(_policy_name(policy)).paper_params(eps)
 
 
 @dataclass(frozen=True)

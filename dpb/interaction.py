@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validate import as_float_array, as_int
-from .policies import Policy, make_policy
+from .policies import Policy
+from .policies.registry import as_policy
 
 __all__ = [
     "Transcript",
@@ -295,16 +296,7 @@ def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Gene
 
 
 def _as_policy(policy, params: dict | None) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        return policy
-    if callable(policy) and not isinstance(policy, str):
-        pol = policy(**(params or {}))
-        if not isinstance(pol, Policy):
-            raise TypeError("policy factory must return a dpb Policy")
-        return pol
-    return make_policy(policy, **(params or {}))
+    return as_policy(policy, params)
 
 
 def _round_robin(counts: np.ndarray) -> np.ndarray:

@@ -39,7 +39,8 @@ import numpy as np
 from ._io import save_npz_atomic
 from ._validate import as_int
 from .environments import as_bandit
-from .policies import Policy, make_policy
+from .policies import Policy
+from .policies.registry import as_policy
 
 __all__ = [
     "Result",
@@ -432,22 +433,7 @@ PolicySpec = Policy | str | Callable[[], Policy] | tuple
 
 
 def _as_policy(policy: PolicySpec, params: dict | None) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        return policy
-    if isinstance(policy, str):
-        return make_policy(policy, **(params or {}))
-    if isinstance(policy, tuple) and len(policy) == 2 and isinstance(policy[0], str):
-        if params:
-            raise TypeError("params cannot be given together with a (name, params) tuple")
-        return make_policy(policy[0], **dict(policy[1]))
-    if callable(policy):
-        made = policy(**(params or {}))
-        if not isinstance(made, Policy):
-            raise TypeError(f"the policy factory must return a Policy, got {type(made).__name__}")
-        return made
-    raise TypeError(f"policy must be a Policy, a name, a (name, params) tuple or a factory, got {policy!r}")
+    return as_policy(policy, params)
 
 
 def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -497,7 +483,7 @@ def simulate_seeds(
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     rec = _Recorder(len(seeds), bandit.gaps, ck)
     means = np.asarray(bandit.means, dtype=float)
-    use_fast = fast and hasattr(pol, "fast_simulate")
+    use_fast = fast and getattr(pol, "fast_simulate", None) is not None
     if use_fast:
         pol.fast_simulate(means, T, env_gens, pol_gens, rec)
     else:
