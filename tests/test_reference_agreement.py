@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
+from dpb.policies import registered
 from dpb.reference import reference_simulate
 from dpb.simulate import simulate
 
@@ -35,6 +36,12 @@ CONFIGS = {
     "Lazy-DP-TS-generic": ("Lazy-DP-TS", {"eps": 1.0}, "mu4", 700, False),
     "KL-UCB-fast": ("KL-UCB", {}, "mu2", 500, True),
 }
+# every other registered policy with a per-step reference: its paper parameters at eps = 0.5
+CONFIGS.update({
+    name: (name, cls.paper_params(0.5), "mu2", 2000, True)
+    for name, cls in registered(reference=True).items()
+    if not any(c[0] == name for c in CONFIGS.values())
+})
 
 
 @lru_cache(maxsize=None)
