@@ -209,8 +209,8 @@ def as_policy(policy, params: Mapping | None = None) -> Policy:
 def policy_style(policy) -> dict:
     """Colour and line style of ``policy`` (name, class or object) in every figure.
 
-    The class's ``style`` when it declares one; otherwise a colour of a fixed palette chosen by
-    the policy's rank among the registered policies without a style (stable within a session),
+    The class's ``style`` when it declares one; otherwise a colour of a fixed palette that no
+    declared style uses, chosen by the policy's rank among the registered policies without a style,
     with a solid line for private policies and a dashed one otherwise.
     """
     cls = policy_class(policy)
@@ -218,7 +218,9 @@ def policy_style(policy) -> dict:
         return {"ls": "-", **dict(cls.style)}
     plain = [c for c in _REGISTRY.values() if c.style is None]
     rank = plain.index(cls) if cls in plain else len(plain)
-    return {"color": _PALETTE[rank % len(_PALETTE)], "ls": "-" if cls.private else "--"}
+    taken = {c.style["color"] for c in _REGISTRY.values() if c.style is not None}
+    free = [c for c in _PALETTE if c not in taken] or list(_PALETTE)
+    return {"color": free[rank % len(free)], "ls": "-" if cls.private else "--"}
 
 
 def reference_of(policy):
