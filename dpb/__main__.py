@@ -22,6 +22,7 @@ examples:
   python -m dpb reproduce fig1 --runs 4 --horizon 10000 --out /tmp/quick
   python -m dpb reproduce eps-sweep --scheduler tcp://127.0.0.1:8786   # on a Dask cluster
   python -m dpb status all                           # what is cached, missing or stale
+  python -m dpb reproduce fig1 --policy my_policy.py:MyUCB --runs 4 --horizon 1e4   # your own policy
 
 Result files are written atomically as they finish and reused when their recorded specification,
 seed, dpb/numpy versions and source hash match the current code: rerunning after an interruption
@@ -71,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="number of budgets eps = 1/N, 2/N, ..., 1 of the eps-sweep (default 100)")
         p.add_argument("--seed", type=_positive_int("--seed", 0), default=E.DEFAULT_SEED, metavar="S",
                        help=f"experiment seed; each cell derives its own from it (default {E.DEFAULT_SEED})")
+        p.add_argument("--policy", action="append", default=[], metavar="FILE.py:CLASS",
+                       help="add a policy to every table and figure of fig1 and appendix: a class in "
+                            "your own file (e.g. my_policy.py:MyUCB, a subclass of "
+                            "dpb.policies.Policy that sets 'name') or a registered name such as "
+                            "DP-UCB; run with its paper_params, cached like the others and keyed by "
+                            "its source; repeatable")
         p.add_argument("--out", type=Path, default=None, metavar="DIR",
                        help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS)")
         if command == "reproduce":
@@ -88,7 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _experiments(args) -> list:
     names = E.EXPERIMENT_NAMES if args.experiment == "all" else (args.experiment,)
-    return [E.experiment(n, T=args.horizon, runs=args.runs, n_eps=args.n_eps) for n in names]
+    extra = tuple(args.policy)
+    return [E.experiment(n, T=args.horizon, runs=args.runs, n_eps=args.n_eps,
+                         extra_policies=() if n == "eps-sweep" else extra) for n in names]
 
 
 def _summary(res: E.ExperimentResults) -> str:
@@ -196,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs applies to the local pool; with --scheduler the cluster decides")
     if args.horizon is not None and not math.isfinite(args.horizon):  # pragma: no cover - argparse
         parser.error("--horizon must be finite")
+    if args.policy and args.experiment == "eps-sweep":
+        parser.error("--policy applies to fig1 and appendix (and to them within 'all'), not to eps-sweep")
     try:
         return _status(args) if args.command == "status" else _reproduce(args)
     except (ValueError, TypeError) as exc:

@@ -8,16 +8,14 @@ n_m = 2^{m+1} - 1, the triangular numbers of the polynomial schedule with p = 1,
 
 import ipywidgets as W
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dpb.plotting import algorithms as pa  # noqa: E402
-from dpb.plotting.style import COLORS  # noqa: E402
-from dpb.simulate import simulate_trace  # noqa: E402
-from dpb.widgets import algorithms as wa  # noqa: E402
+from dpb.plotting import algorithms as pa
+from dpb.plotting.style import COLORS
+from dpb.simulate import simulate_trace
+from dpb.widgets import algorithms as wa
 
 
 # ----------------------------------------------------------------------------------------------

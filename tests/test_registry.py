@@ -244,3 +244,29 @@ def test_declared_fast_path_protocol():
     assert seen == [True] and res.engine == "fast"
     assert simulate(Spy(), "mu1", 500, runs=2, seed=0, fast=False).engine == "phases" and len(seen) == 1
     assert Policy.fast_simulate is None and DPIMED.fast_simulate is None
+
+
+def test_user_policy_in_reproduce_fig1(user_file, tmp_path, capsys):
+    from dpb.__main__ import main
+    from dpb.experiments import experiment, status
+
+    out = tmp_path / "results"
+    spec = f"{user_file}:TmpUCB"
+    common = ["fig1", "--runs", "2", "--horizon", "300", "--out", str(out), "--no-progress"]
+    # two worker processes: they load the policy from its file (Cell.source)
+    assert main(["reproduce", *common, "--policy", spec, "--jobs", "2"]) == 0
+    printed = capsys.readouterr().out
+    assert "Tmp-UCB" in printed and "14 result files computed" in printed
+    table = (out / "tables" / "fig1.txt").read_text()
+    assert table.count("Tmp-UCB") == 2  # one row in each setting's table
+    assert (out / "figures" / "fig1.png").is_file()
+    exp = experiment("fig1", T=300, runs=2, extra_policies=[spec])
+    cells = [c for c in exp.cells if c.policy == "Tmp-UCB"]
+    assert len(cells) == 2 and all(c.source == spec for c in cells)
+    assert status(exp, out) == {"done": 14, "missing": 0, "stale": 0}
+    # the package's cells are the same files with or without the extra policy: nothing to recompute
+    assert main(["reproduce", *common, "--no-figures", "--jobs", "1"]) == 0
+    assert "0 result files computed, 12 reused" in capsys.readouterr().out
+    # the sweep takes no extra policy
+    with pytest.raises(SystemExit):
+        main(["reproduce", "eps-sweep", "--policy", spec, "--out", str(out)])
