@@ -9,7 +9,7 @@ package, by family (module):
 
 :func:`make_policy` builds a policy from its name and parameters (``make_policy("DP-IMED",
 eps=0.25)``); the common interface is :class:`~dpb.policies.base.Policy`, and a new private index on
-the paper's batches is one method of :class:`~dpb.policies.dp_batched.BatchedPrivatePolicy`.
+the paper's batches is one method of :class:`~dpb.policies.BatchedPrivatePolicy`.
 """
 
 from __future__ import annotations

@@ -34,10 +34,10 @@ import numpy as np
 
 from .dp_batched import BatchedPrivatePolicy
 
-__all__ = ["DPUCB", "dp_ucb_index"]
+__all__ = ["DPUCB"]
 
 
-def dp_ucb_index(x, n, t, releases, eps: float):
+def _dp_ucb_index(x, n, t, releases, eps: float):
     """U = x + sqrt(log t / (2 n)) + max(sqrt(8 k log t), 2 sqrt(2) log t) / (eps n), k = releases.
 
     Vectorised over numpy arrays that broadcast together (see the module docstring for the two
@@ -91,9 +91,17 @@ def _reference(env, rng, params: dict) -> None:
 class DPUCB(BatchedPrivatePolicy):
     """DP-UCB: the paper's private batches with a Hoeffding-plus-Laplace-tail index.
 
-    Index U_i(t) = x_i + sqrt(log t / (2 n_i)) + max(sqrt(8 k_i log t), 2 sqrt(2) log t) / (eps n_i)
-    with x_i the clipped private mean and k_i the number of Laplace draws in arm i's private sum
-    (see :mod:`dpb.policies.dp_ucb`); eps-DP like DP-KLUCB.
+    Index of arm i at round t, with x_i the clipped private mean and k_i the number of Laplace
+    draws in arm i's private sum:
+
+        U_i(t) = x_i + sqrt(log t / (2 n_i)) + max(sqrt(8 k_i log t), 2 sqrt(2) log t) / (eps n_i).
+
+    The second term is Hoeffding's bound on the rewards at level 1/t; the third bounds the sum of
+    k_i independent Lap(1/eps) draws at level 1/t (Chernoff bound with the Laplace moment
+    generating function 1/(1 - lambda^2/eps^2) <= exp(2 lambda^2/eps^2) for
+    abs(lambda) <= eps/sqrt(2)).  eps-DP like DP-KLUCB, since the index only post-processes the
+    private sums; the whole policy is this one method on
+    :class:`~dpb.policies.BatchedPrivatePolicy` (the worked example of the Algorithms chapter).
 
     Parameters
     ----------
@@ -113,4 +121,4 @@ class DPUCB(BatchedPrivatePolicy):
     reference = _reference
 
     def private_index(self, x, n, t, releases):
-        return dp_ucb_index(x, n, t, releases, self.eps)
+        return _dp_ucb_index(x, n, t, releases, self.eps)

@@ -1,7 +1,7 @@
 """The registry of policies, and the one way to turn a name or an object into a policy.
 
 Subclassing :class:`~dpb.policies.base.Policy` with a ``name`` registers the class here (see
-:meth:`Policy.__init_subclass__ <dpb.policies.base.Policy>`); every list of policies in ``dpb`` is
+:class:`~dpb.policies.base.Policy`); every list of policies in ``dpb`` is
 read from this registry: the exports of :mod:`dpb.policies`, the per-step references of
 :mod:`dpb.reference`, the private policies that :mod:`dpb.audit` checks, the paper's parameters
 of the experiments and the colours of the figures.  A policy written in a user's file or in a
