@@ -240,7 +240,7 @@ class Recorder(Protocol):
 class Policy(ABC):
     """A bandit policy deciding in phases, holding the state of ``R`` runs.
 
-    Subclasses define :meth:`_start`, :meth:`decide` and :meth:`update`.  After each decision
+    Subclasses define ``_start``, :meth:`decide` and :meth:`update`.  After each decision
     ``self.index[rows]`` holds the index of every arm that the decision used (NaN where the
     decision did not use one, e.g. the initial round-robin), for the teaching traces.
 
