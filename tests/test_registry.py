@@ -270,3 +270,26 @@ def test_user_policy_in_reproduce_fig1(user_file, tmp_path, capsys):
     # the sweep takes no extra policy
     with pytest.raises(SystemExit):
         main(["reproduce", "eps-sweep", "--policy", spec, "--out", str(out)])
+
+
+def test_policy_defined_in_a_function_runs_through_the_experiments(tmp_path):
+    # like a notebook cell: the class exists in this process only, so its cells are computed here
+    # while the package's cells go to the worker pool
+    from dpb.experiments import ensure, figure1
+
+    class LocalUCB(BatchedPrivatePolicy):
+        name = "Local-UCB"
+
+        def private_index(self, x, n, t, releases):
+            return x + np.sqrt(np.log(t) / (2 * n)) + releases * np.log(t) / (self.eps * n)
+
+    exp = figure1(T=300, runs=2, algorithms=("DP-IMED", "Local-UCB"))
+    local = [c for c in exp.cells if c.policy == "Local-UCB"]
+    assert all(c.process_local and c.source == "" for c in local)
+    assert not any(c.process_local for c in exp.cells if c.policy == "DP-IMED")
+    res = ensure(exp, tmp_path, jobs=2, progress=False)
+    for cell in local:
+        direct = simulate(LocalUCB, cell.bandit(), cell.T, seed=cell.seed_sequence(res.seed),
+                          params=cell.params, run_ids=[0, 1])
+        got = res.results[cell]
+        assert np.array_equal(direct.regret, got.regret) and np.array_equal(direct.pulls, got.pulls)

@@ -113,7 +113,9 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     -----
     Finished chunks are written as soon as they finish (by the worker for the local pool), each
     atomically, so killing a run loses at most the chunks in progress; the next call computes only
-    what is missing.  Chunks start longest first.
+    what is missing.  Chunks start longest first.  The chunks of a policy whose class exists in
+    this process only (defined in a notebook cell, see :attr:`Cell.process_local`) are computed
+    here, before the others.
     """
     out = _out(out)
     seed = as_int("seed", seed, minimum=0)
@@ -142,14 +144,20 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         report.cpu_seconds += cpu
         report.cpu_by_policy[res.policy] = report.cpu_by_policy.get(res.policy, 0.0) + cpu
 
-    with _progress_bar(len(todo), label, progress) as bar:
-        if scheduler is not None:
+    # a policy class defined in this process only (a notebook cell) cannot reach a worker
+    here = [t for t in todo if t[0].process_local]
+    todo = [t for t in todo if not t[0].process_local]
+    with _progress_bar(len(here) + len(todo), label, progress) as bar:
+        for cell, a, b in here:
+            finished(_compute_chunk(cell, a, b, seed, stamps[cell.policy], str(out)))
+            bar.update()
+        if todo and scheduler is not None:
             _run_dask(todo, out, seed, stamps, scheduler, finished, bar)
-        elif jobs == 1 or len(todo) == 1:
+        elif todo and (jobs == 1 or len(todo) == 1):
             for cell, a, b in todo:
                 finished(_compute_chunk(cell, a, b, seed, stamps[cell.policy], str(out)))
                 bar.update()
-        else:
+        elif todo:
             _run_pool(todo, out, seed, stamps, min(jobs, len(todo)), finished, bar)
     report.wall_seconds = time.perf_counter() - t0
     return report

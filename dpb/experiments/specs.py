@@ -112,7 +112,10 @@ def _policy_file(policy) -> str:
     cls = policy_class(policy)
     if is_builtin(cls):
         return ""
-    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    module = sys.modules.get(cls.__module__)
+    if getattr(module, cls.__name__, None) is not cls:  # nested or replaced: not loadable by name
+        return ""
+    path = getattr(module, "__file__", None)
     if not path or not Path(path).is_file() or Path(path).suffix != ".py":
         return ""
     return f"{Path(path).resolve()}:{cls.__name__}"
@@ -190,6 +193,12 @@ class Cell:
     @property
     def params(self) -> dict:
         return json.loads(self.params_json)
+
+    @property
+    def process_local(self) -> bool:
+        """Whether the policy's class exists in this process only (defined in a notebook cell or a
+        function, with no file a worker could load): such cells are computed in this process."""
+        return not self.source and not is_builtin(policy_class(self.policy))
 
     @property
     def eps(self) -> float | None:
