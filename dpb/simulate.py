@@ -304,7 +304,8 @@ class Result:
 # recording regret at checkpoints
 # ----------------------------------------------------------------------------------------------
 class _Recorder:
-    """Pull counts, phase counts and exact regret at checkpoints for ``R`` runs.
+    """Pull counts, phase counts and exact regret at checkpoints for ``R`` runs: the
+    :class:`~dpb.policies.base.Recorder` that a policy's ``fast_simulate`` writes into.
 
     A phase starting at round ``t0`` with ``counts`` (pulls per arm, executed round-robin in arm
     order) covers rounds t0 .. t0 + sum(counts) - 1.  After its k-th pull the regret is
