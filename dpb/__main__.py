@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add a policy to every table and figure of fig1 and appendix: a class in "
                             "your own file (e.g. my_policy.py:MyUCB, a subclass of "
                             "dpb.policies.Policy that sets 'name') or a registered name such as "
-                            "DP-UCB; run with its paper_params, cached like the others and keyed by "
+                            "KL-UCB; run with its paper_params, cached like the others and keyed by "
                             "its source; repeatable")
         p.add_argument("--out", type=Path, default=None, metavar="DIR",
                        help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS)")

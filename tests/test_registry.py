@@ -293,3 +293,12 @@ def test_policy_defined_in_a_function_runs_through_the_experiments(tmp_path):
                           params=cell.params, run_ids=[0, 1])
         got = res.results[cell]
         assert np.array_equal(direct.regret, got.regret) and np.array_equal(direct.pulls, got.pulls)
+
+
+def test_dp_ucb_lives_in_one_file():
+    # the one-file claim: no other module of the package names DP-UCB (lists derive from the registry)
+    mentions = [p.relative_to(PKG).as_posix() for p in PKG.rglob("*.py")
+                if any(s in p.read_text(encoding="utf-8") for s in ("DP-UCB", "DPUCB", "dp_ucb"))]
+    assert mentions == ["policies/dp_ucb.py"]
+    assert "DP-UCB" in policy_names() and "DP-UCB" in private_policies() and "DP-UCB" in reference_policies()
+    assert "DPUCB" in dpb.policies.__all__ and "``DP-UCB``" in dpb.policies.__doc__

@@ -45,7 +45,7 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
     :attr:`~dpb.policies.base.Policy.index_kind`, and define :meth:`private_index`.  The policy is
     private whatever the index does, since the index only post-processes the private sums.  The
     subclass is registered (:mod:`dpb.policies.registry`) and runs through the simulator, the
-    privacy audit and the experiments like DP-KLUCB; see :class:`~dpb.policies.DPUCB`.
+    privacy audit and the experiments like DP-KLUCB (the Algorithms chapter ends with an example).
 
     Parameters
     ----------
