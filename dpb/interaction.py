@@ -295,10 +295,6 @@ def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Gene
     ]
 
 
-def _as_policy(policy, params: dict | None) -> Policy:
-    return as_policy(policy, params)
-
-
 def _round_robin(counts: np.ndarray) -> np.ndarray:
     """Arm of each pull of a phase with pull counts ``counts`` (K,), round-robin in arm order.
 
@@ -400,7 +396,7 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     """
     r = _rewards_list("rewards", rewards)
     K = as_int("K", K, minimum=1)
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, acts):
@@ -446,7 +442,7 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
     if b not in ("L", "R"):
         raise ValueError(f"b must be 'L' or 'R', got {b!r}")
     K = as_int("K", K, minimum=1)
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, actions):

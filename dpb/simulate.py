@@ -433,10 +433,6 @@ def _run_phases(policy: Policy, means, T, env_gens, pol_gens, rec: _Recorder, ho
 PolicySpec = Policy | str | Callable[[], Policy] | tuple
 
 
-def _as_policy(policy: PolicySpec, params: dict | None) -> Policy:
-    return as_policy(policy, params)
-
-
 def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if checkpoints is None:
         all_, log, lin = checkpoint_grid(T)
@@ -467,7 +463,7 @@ def simulate_seeds(
 ) -> Result:
     """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`)."""
     t_start = time.perf_counter()
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1)
     if T < pol.min_horizon(bandit.K):
@@ -657,7 +653,7 @@ def simulate_trace(
     ``run_id`` of ``simulate(policy, env, T, seed=seed, fast=False)``.  Per-step policies give one
     phase per round: keep T small.
     """
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1)
     (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
