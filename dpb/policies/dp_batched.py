@@ -23,6 +23,8 @@ sum_i alpha Delta_i log T / d_eps(mu_i, mu*) + o(log T).
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
@@ -110,6 +112,7 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         return self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
 
+    @abstractmethod
     def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
         """The index of every arm, from private statistics only (the one method to define).
 
@@ -131,7 +134,6 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
             Shape (rows, K), float, no NaN: the next phase goes to the arm of largest index
             (``index_kind = "max"``) or smallest (``"min"``).  ``self.eps`` is the budget.
         """
-        raise NotImplementedError(f"{type(self).__name__} must define private_index(x, n, t, releases)")
 
 
 class DPKLUCB(BatchedPrivatePolicy):
