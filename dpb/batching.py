@@ -2,13 +2,13 @@
 
 The paper's algorithms (Algorithm 'DP-KLUCB and DP-IMED') pull an arm in arm-dependent phases
 m = 0, 1, 2, ... of sizes B_m.  Writing n_m = B_0 + ... + B_m for the cumulative number of pulls
-after phase m (with n_{-1} = 0), the paper's geometric schedule, Eq. (def_batch), is
+after phase m (with n_{-1} = 0), the paper's geometric schedule, :prf:ref:`def-batch-schedule`, is
 
     n_m = ceil( n0 (alpha^{m+1} - 1) / (alpha - 1) ),      B_m = n_m - n_{m-1},
 
 so B_0 = n0 and B_m = n0 alpha^m exactly when alpha is an integer.  Any schedule whose number of
 batches up to T is sublinear in T keeps the regret analysis intact (the paper's comment after
-Theorem 'Regret upper bound'); a polynomial schedule B_m = ceil(n0 (m+1)^p) is provided for
+:prf:ref:`thm-upper-bound`); a polynomial schedule B_m = ceil(n0 (m+1)^p) is provided for
 that reason: it removes the factor alpha of the upper bound asymptotically.
 
 Exactness
@@ -179,7 +179,7 @@ def _ceil_robust(values: np.ndarray, exact, rel_err) -> np.ndarray:
 
 
 class GeometricSchedule(BatchSchedule):
-    """The paper's geometric schedule, Eq. (def_batch).
+    """The paper's geometric schedule, :prf:ref:`def-batch-schedule`.
 
     n_m = ceil(n0 (alpha^{m+1} - 1)/(alpha - 1)) and B_m = n_m - n_{m-1}; B_m = n0 alpha^m when
     alpha is an integer.
@@ -249,7 +249,7 @@ class PolynomialSchedule(BatchSchedule):
     """Polynomially growing batches, B_m = ceil(n0 (m+1)^p).
 
     The number of batches needed to reach n pulls grows like n^{1/(p+1)}, sublinearly, which is
-    all the regret analysis needs (remark after Theorem 'Regret upper bound'); unlike the
+    all the regret analysis needs (remark after :prf:ref:`thm-upper-bound`); unlike the
     geometric schedule it does not lose a factor alpha asymptotically.
 
     Parameters
@@ -317,7 +317,7 @@ def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
 
 
 def batch_sizes(n0: int, alpha, count: int) -> np.ndarray:
-    """The first ``count`` batch sizes of the paper's geometric schedule, Eq. (def_batch).
+    """The first ``count`` batch sizes of the paper's geometric schedule, :prf:ref:`def-batch-schedule`.
 
     B_m = ceil(n0 (alpha^{m+1}-1)/(alpha-1)) - ceil(n0 (alpha^m-1)/(alpha-1)), m = 0..count-1.
 
@@ -375,7 +375,7 @@ def _out(arr: np.ndarray, scalar: bool):
 def private_mean_composition(n, n0: int = 1, alpha=2, design: str = "accumulate", schedule=None):
     r"""Rewards and Laplace noises behind an arm's private mean after ``n`` pulls.
 
-    The arm plays phases m = 0, 1, ... of sizes :math:`B_m` (Eq. (def_batch) of the paper for the
+    The arm plays phases m = 0, 1, ... of sizes :math:`B_m` (:prf:ref:`def-batch-schedule` for the
     default geometric schedule), with cumulative counts :math:`n_m = B_0 + \dots + B_m`.  After
     ``n`` pulls its last *completed* phase is :math:`M = \max\{m : n_m \le n\}`, and the private
     mean it holds is
@@ -437,7 +437,7 @@ def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design:
     n : int or array_like of int
         Number of pulls, ``n >= B_0``.
     n0, alpha : int, float
-        The geometric schedule, Eq. (def_batch) (ignored when ``schedule`` is given).
+        The geometric schedule, :prf:ref:`def-batch-schedule` (ignored when ``schedule`` is given).
     eps : float
         Privacy budget, > 0.
     design : {"accumulate", "forget"}
@@ -604,7 +604,7 @@ def phases_to_reach(n, schedule: BatchSchedule):
 def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, points: int = 60) -> dict:
     r"""Phases (Laplace draws per arm) against pulls for three schedules, and their first batches.
 
-    The schedules are the paper's geometric one (``n0``, ``alpha``; Eq. (def_batch)), doubling
+    The schedules are the paper's geometric one (``n0``, ``alpha``; :prf:ref:`def-batch-schedule`), doubling
     (``n0``, ratio 2) and polynomial (:math:`B_m = \lceil n_0 (m+1)^p \rceil`, ``power`` p).
 
     Parameters

@@ -263,7 +263,7 @@ def test_user_policy_in_reproduce_fig1(user_file, tmp_path, capsys):
     exp = experiment("fig1", T=300, runs=2, extra_policies=[spec])
     cells = [c for c in exp.cells if c.policy == "Tmp-UCB"]
     assert len(cells) == 2 and all(c.source == spec for c in cells)
-    assert status(exp, out) == {"done": 14, "missing": 0, "stale": 0}
+    assert status(exp, out)["done"] == 14 and sum(status(exp, out).values()) == 14
     # the package's cells are the same files with or without the extra policy: nothing to recompute
     assert main(["reproduce", *common, "--no-figures", "--jobs", "1"]) == 0
     assert "0 result files computed, 12 reused" in capsys.readouterr().out

@@ -1,8 +1,8 @@
 """Figures of the Concentration chapter: exact tails of the private sum against the bounds.
 
 The private sum is :math:`\\tilde S_{n,m} = S_n + Z_m` with :math:`S_n \\sim \\mathrm{Bin}(n, \\mu)` and
-:math:`Z_m` a sum of ``m`` i.i.d. :math:`\\mathrm{Lap}(1/\\epsilon)` noises (Lemma 'Concentration bound of
-private summation', ``lem:PrivateSumUpper``, and Proposition ``prop:conc`` of Azize et al., 2025).
+:math:`Z_m` a sum of ``m`` i.i.d. :math:`\\mathrm{Lap}(1/\\epsilon)` noises (:prf:ref:`lem-private-sum`, and
+:prf:ref:`prop-conc` of Azize et al., 2025).
 Every number drawn here comes from :mod:`dpb.concentration`, where
 :func:`~dpb.concentration.tail_comparison`, :func:`~dpb.concentration.tail_contributions` and
 :func:`~dpb.concentration.exponent_curves` gather them (in natural-log scale, so that tails far
@@ -52,7 +52,7 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
     """Rates of decay against the privacy budget: kl, d_eps and the separate analysis.
 
     The noise-free Chernoff rate :math:`\\mathrm{kl}(x, \\mu)`, the private rate
-    :math:`d_\\epsilon(x, \\mu)` of Proposition ``prop:conc``, and the rate the separate analysis
+    :math:`d_\\epsilon(x, \\mu)` of :prf:ref:`prop-conc`, and the rate the separate analysis
     certifies, :math:`-\\frac1n \\log` of :func:`dpb.concentration.separate_bound` at a large ``n``
     (with :math:`m = \\lceil \\log n \\rceil`), against :math:`\\epsilon` on a log axis.  The right
     panel shows the ratio of the separate rate to :math:`d_\\epsilon`.
@@ -84,7 +84,7 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
 
     Left: :math:`\\log_{10} P[\\tilde S_{n,m} \\ge n t]` for thresholds :math:`t` from :math:`\\mu` to 1
     (exact, Monte Carlo with 99% Clopper-Pearson intervals where some run crossed), with the private
-    Chernoff bound of Lemma ``lem:PrivateSumUpper``, the separate bound and the noise-free Chernoff
+    Chernoff bound of :prf:ref:`lem-private-sum`, the separate bound and the noise-free Chernoff
     bound (which is *not* a bound once ``m >= 1``).  Right: at the chosen threshold ``x``, the
     terms :math:`\\log_{10} P[S_n = k] P[Z_m \\ge nx - k]` of the convolution, peaking near
     :math:`k/n = z^\\star` (see :func:`~dpb.concentration.tail_contributions`).  Values
