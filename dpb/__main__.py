@@ -23,6 +23,7 @@ examples:
   python -m dpb reproduce fig1 --runs 4 --horizon 10000 --out /tmp/quick
   python -m dpb reproduce eps-sweep --scheduler tcp://127.0.0.1:8786   # on a Dask cluster
   python -m dpb status all                           # what is cached, missing, stale or damaged
+  python -m dpb reproduce fig1 --policy my_policy.py:MyUCB --runs 4 --horizon 1e5   # your own policy
 
 Result files are written atomically as they finish and reused when their recorded specification,
 seed, dpb/numpy versions and source hash match the current code: rerunning after an interruption
@@ -106,6 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=_integer(0, E.MAX_SEED), default=E.DEFAULT_SEED, metavar="S",
                        help=f"experiment seed, 0 to 2**63-1; each cell derives its own from it "
                             f"(default {E.DEFAULT_SEED})")
+        p.add_argument("--policy", action="append", default=[], metavar="FILE.py:CLASS",
+                       help="add a policy to every table and figure of fig1 and appendix: a class in "
+                            "your own file (e.g. my_policy.py:MyUCB, a subclass of "
+                            "dpb.policies.Policy that sets 'name') or a registered name such as "
+                            "KL-UCB; run with its paper_params, cached like the others and keyed by "
+                            "its source; repeatable")
         p.add_argument("--out", default=None, metavar="DIR",
                        help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "
                             f"reproduce creates it")
@@ -177,7 +184,9 @@ def _check_scheduler(address: str):
 
 def _experiments(args) -> list:
     names = E.EXPERIMENT_NAMES if args.experiment == "all" else (args.experiment,)
-    return [E.experiment(n, T=args.horizon, runs=args.runs, n_eps=args.n_eps) for n in names]
+    extra = tuple(args.policy)
+    return [E.experiment(n, T=args.horizon, runs=args.runs, n_eps=args.n_eps,
+                         extra_policies=() if n == "eps-sweep" else extra) for n in names]
 
 
 def _summary(res: E.ExperimentResults) -> str:
@@ -304,6 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "scheduler", None) is not None and args.jobs is not None:
         parser.error("--jobs applies to the local pool; with --scheduler the cluster decides")
+    if args.policy and args.experiment == "eps-sweep":
+        parser.error("--policy applies to fig1 and appendix (and to them within 'all'), not to eps-sweep")
     # every option is checked before any work: one line naming it, exit status 2
     client = None
     try:
