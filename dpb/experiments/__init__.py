@@ -52,7 +52,7 @@ added in blocks until the expected regret is known to +- 10 %).  Every public na
 
 
 from ..cache import default_results_dir
-from .execution import RunReport, ensure, run
+from .execution import MAX_JOBS, ChunkError, RunReport, connect, ensure, run
 from .specs import (
     ALGORITHMS,
     APPENDIX_EPS,
@@ -63,6 +63,10 @@ from .specs import (
     EXPERIMENT_NAMES,
     FIG1_EPS,
     FORMAT,
+    MAX_N_EPS,
+    MAX_RUNS,
+    MAX_SEED,
+    MAX_T,
     OURS,
     PAPER_RUNS,
     PAPER_T,
@@ -84,6 +88,7 @@ from .store import (
     MissingResultsError,
     chunk_provenance,
     chunk_status,
+    claim,
     cpu_seconds,
     load,
     policy_sources,
@@ -134,11 +139,17 @@ __all__ = [
     "APPENDIX_EPS",
     "APPENDIX_INSTANCES",
     "CHUNK_RUNS",
+    "MAX_T",
+    "MAX_RUNS",
+    "MAX_N_EPS",
+    "MAX_SEED",
+    "MAX_JOBS",
     "Cell",
     "Setting",
     "Experiment",
     "ExperimentResults",
     "RunReport",
+    "ChunkError",
     "MissingResultsError",
     "paper_params",
     "figure1",
@@ -152,8 +163,10 @@ __all__ = [
     "policy_sources",
     "chunk_provenance",
     "chunk_status",
+    "claim",
     "status",
     "run",
+    "connect",
     "load",
     "ensure",
     "final_regret_stats",

@@ -17,6 +17,7 @@ from .._validate import as_int, as_positive
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
 from ..estimates import MeanEstimate, bca_columns
+from ..policies.registry import policy_style, registered
 from ..experiments import (
     ALGORITHMS,
     ExperimentResults,
@@ -45,17 +46,28 @@ __all__ = [
     "parse_means",
 ]
 
-#: Colour and line style of each algorithm, the same in every figure.
-ALGORITHM_STYLE = {
-    "DP-SE": {"color": "#7f7f7f", "ls": "-"},
-    "AdaP-KLUCB": {"color": "#ff7f0e", "ls": "-"},
-    "AdaP-UCB": {"color": "#e377c2", "ls": "-"},
-    "Lazy-DP-TS": {"color": "#9467bd", "ls": "-"},
-    "DP-KLUCB": {"color": "#1f77b4", "ls": "-"},
-    "DP-IMED": {"color": "#d62728", "ls": "-"},
-    "IMED": {"color": "#000000", "ls": "--"},
-    "KL-UCB": {"color": "#8c564b", "ls": "--"},
-}
+class _RegistryStyles(Mapping):
+    """Colour and line style of every registered policy, read from the registry at each access."""
+
+    def __getitem__(self, name):
+        try:
+            return policy_style(name)
+        except (ValueError, TypeError) as exc:
+            raise KeyError(name) from exc
+
+    def __iter__(self):
+        return iter(registered())
+
+    def __len__(self) -> int:
+        return len(registered())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Colour and line style of each algorithm, the same in every figure: the policy's declared
+#: ``style`` (:func:`dpb.policies.registry.policy_style`), also for policies registered later.
+ALGORITHM_STYLE = _RegistryStyles()
 _BANDS = ("std", "quantile", "ci", None)
 #: Bootstrap resamples of the interval bands (a drawing: fewer than the tables' 2000).
 BAND_BOOT = 500
@@ -236,8 +248,8 @@ def plot_eps_sweep(res: ExperimentResults):
     """The appendix's regret-against-eps figure, with the lower bound on the same axes.
 
     Left: the mean regret at T of each budget with the 10%-90% quantiles of the runs, the
-    asymptotic lower bound ``lower_bound_constant(mu, eps) log T`` (Theorem 'Regret lower bound')
-    and the upper bound's leading term ``alpha lower_bound_constant log T`` (Theorem 'upp_bound'),
+    asymptotic lower bound ``lower_bound_constant(mu, eps) log T`` (:prf:ref:`thm-lower-bound`)
+    and the upper bound's leading term ``alpha lower_bound_constant log T`` (:prf:ref:`thm-upper-bound`),
     log scale.  Right: the mean and the median regret divided by the lower bound.
     """
     rows = sweep_table(res)

@@ -11,9 +11,9 @@ max_b mu~_b - mu~_a > 2 (h_e + c_e) is eliminated.  Once one arm is left it is p
 
 Privacy: each reward enters exactly one noisy epoch sum of sensitivity 1 (parallel composition).
 
-The rounding of R_e and the elimination threshold above follow the public re-implementations,
-which agree with each other; the authors' code is not public.  ``beta`` defaults to 1/T as in the
-paper's experiments, so the policy is not anytime.
+**ASSUMPTION** (:doc:`/book/algorithms_as_run`): the rounding of R_e and the elimination threshold
+above follow public re-implementations that agree with each other; the authors' code is not
+public.  ``beta`` defaults to 1/T as in the paper's experiments, so the policy is not anytime.
 
 Readings of the elimination rule
 --------------------------------
@@ -65,6 +65,8 @@ class DPSE(Policy):
     name = "DP-SE"
     private = True
     index_kind = "max"
+    style = {"color": "#7f7f7f", "ls": "-"}
+    reference = "dpb.reference:_dpse"
 
     def __init__(self, eps: float, beta: float | None = None, elimination: str = "radius") -> None:
         self.eps = check_eps(eps)
