@@ -11,15 +11,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .._validate import as_int, as_positive
 from ..environments import INSTANCES, BernoulliBandit, instance
-from ..policies import POLICIES
+from ..policies import Policy
+from ..policies.registry import is_builtin, policy_class
 
 __all__ = [
     "FORMAT",
@@ -36,6 +38,10 @@ __all__ = [
     "APPENDIX_EPS",
     "APPENDIX_INSTANCES",
     "CHUNK_RUNS",
+    "MAX_T",
+    "MAX_RUNS",
+    "MAX_N_EPS",
+    "MAX_SEED",
     "Cell",
     "Setting",
     "Experiment",
@@ -68,6 +74,11 @@ APPENDIX_INSTANCES = ("mu1", "mu2", "mu3", "mu4")
 
 #: Runs per chunk file for the per-step policies worth splitting (one run at a time inside).
 CHUNK_RUNS = {"Lazy-DP-TS": 5}
+#: Resource limits of a cell (checked before anything is allocated or computed): the horizon (the
+#: per-step Lazy-DP-TS takes about 9 CPU-minutes a run at 1e9), the runs of a cell (a cell keeps
+#: every run's regret and pulls at ~150 checkpoints in memory), the budgets of an eps-sweep (one
+#: cell each), and the experiment seed (a 63-bit integer).
+MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
 #: Rough CPU-seconds per run at T = 1e6 (benchmarks/README.md), to start the longest tasks first.
 _COST_PER_RUN = {"Lazy-DP-TS": 0.53, "KL-UCB": 0.5, "IMED": 0.25}
 
@@ -96,43 +107,44 @@ def _plain(value):
     raise TypeError(f"parameter values must be numbers, strings or None, got {type(value).__name__}")
 
 
-def _policy_name(policy: str) -> str:
-    if not isinstance(policy, str):
-        raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
-    key = "".join(ch for ch in policy.lower() if ch.isalnum())
-    for name, cls in POLICIES.items():
-        if key in ("".join(ch for ch in name.lower() if ch.isalnum()), cls.__name__.lower()):
-            return name
-    raise ValueError(f"unknown policy {policy!r}; valid names are {', '.join(POLICIES)}")
+def _policy_name(policy) -> str:
+    """The registered name of ``policy`` (a name, a ``"file.py:Class"`` reference or a class)."""
+    if isinstance(policy, str) or (isinstance(policy, type) and issubclass(policy, Policy)):
+        return policy_class(policy).name
+    raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
 
 
-def paper_params(policy: str, eps: float | None = None) -> dict:
+def _policy_file(policy) -> str:
+    """``"path/file.py:Class"`` for a policy defined outside the package in a real file, so that a
+    worker process can load it; ``""`` for the package's own policies (and for classes without a
+    file, e.g. defined in a notebook: those run in this process only, ``jobs=1``)."""
+    cls = policy_class(policy)
+    if is_builtin(cls):
+        return ""
+    module = sys.modules.get(cls.__module__)
+    if getattr(module, cls.__name__, None) is not cls:  # nested or replaced: not loadable by name
+        return ""
+    path = getattr(module, "__file__", None)
+    if not path or not Path(path).is_file() or Path(path).suffix != ".py":
+        return ""
+    return f"{Path(path).resolve()}:{cls.__name__}"
+
+
+def paper_params(policy, eps: float | None = None) -> dict:
     """The parameters the paper uses for ``policy`` at budget ``eps`` ('Experimental Analysis').
 
-    DP-KLUCB and DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence
-    ``beta = 1/T`` (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset
-    constant ``c = 3`` (an assumption, see :doc:`/book/algorithms_as_run`); IMED has no parameter.
+    Read from the policy's class (:meth:`dpb.policies.base.Policy.paper_params`): DP-KLUCB and
+    DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence ``beta = 1/T``
+    (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset constant ``c = 3``
+    (an assumption, see :doc:`/book/algorithms_as_run`); IMED has no parameter; a policy of the
+    reader's declares its own.
 
     Raises
     ------
     ValueError
         For an unknown policy or a private policy without a positive ``eps``.
     """
-    name = _policy_name(policy)
-    if name in ("IMED",):
-        return {}
-    if name == "KL-UCB":
-        return {"c": 0.0}
-    if eps is None:
-        raise ValueError(f"{name} is private: eps must be given")
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    if name in OURS:
-        return {"eps": eps, "n0": 1, "alpha": 2}
-    if name in ("AdaP-KLUCB", "AdaP-UCB"):
-        return {"eps": eps, "alpha": 3.1}
-    if name == "Lazy-DP-TS":
-        return {"eps": eps, "c": 3.0}
-    return {"eps": eps}  # DP-SE, beta = 1/T
+    return policy_class(_policy_name(policy)).paper_params(eps)
 
 
 @dataclass(frozen=True)
@@ -155,6 +167,10 @@ class Cell:
         Horizon.
     runs : int
         Number of runs.
+    source : str
+        For a policy defined in a file outside the package, ``"path/file.py:Class"`` (what a
+        worker process loads); not part of the cell's identity (:attr:`key`), since the cached
+        files of such a policy are keyed by the hash of its source instead.
     """
 
     policy: str
@@ -163,10 +179,12 @@ class Cell:
     means: tuple
     T: int
     runs: int
+    source: str = field(default="", compare=False)
 
     @classmethod
-    def make(cls, policy: str, env, T: int, runs: int, params: Mapping | None = None) -> Cell:
-        """A cell; ``env`` is an instance name, a vector of means or a bandit."""
+    def make(cls, policy, env, T: int, runs: int, params: Mapping | None = None) -> Cell:
+        """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
+        class, ``env`` an instance name, a vector of means or a bandit."""
         name = _policy_name(policy)
         if isinstance(env, str):
             bandit = instance(env)
@@ -175,15 +193,22 @@ class Cell:
         else:
             bandit = BernoulliBandit(env)
         label = bandit.name if bandit.name in INSTANCES else "custom"
-        T = as_int("T", T, minimum=1)
-        runs = as_int("runs", runs, minimum=1)
+        T = as_int("T", T, minimum=1, maximum=MAX_T)
+        runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
         params_json = _canonical(_plain(dict(params or {})))
-        POLICIES[name](**json.loads(params_json))  # fail early on bad parameters
-        return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs)
+        policy_class(policy)(**json.loads(params_json))  # fail early on bad parameters
+        return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs,
+                   _policy_file(policy))
 
     @property
     def params(self) -> dict:
         return json.loads(self.params_json)
+
+    @property
+    def process_local(self) -> bool:
+        """Whether the policy's class exists in this process only (defined in a notebook cell or a
+        function, with no file a worker could load): such cells are computed in this process."""
+        return not self.source and not is_builtin(policy_class(self.policy))
 
     @property
     def eps(self) -> float | None:
@@ -206,7 +231,7 @@ class Cell:
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
         four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child."""
-        seed = as_int("seed", seed, minimum=0)
+        seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
         words = tuple(int(self.digest[i : i + 8], 16) for i in range(0, 32, 8))
         return np.random.SeedSequence(seed, spawn_key=words)
 
@@ -281,7 +306,9 @@ class Experiment:
 def _check_algorithms(algorithms) -> tuple:
     if isinstance(algorithms, str):
         algorithms = (algorithms,)
-    algos = tuple(_policy_name(a) for a in algorithms)
+    algos = tuple(algorithms)
+    for a in algos:
+        _policy_name(a)  # fail early on unknown names
     if not algos:
         raise ValueError("algorithms must name at least one policy")
     return algos
@@ -294,8 +321,8 @@ def _fmt_T(T: int) -> str:
 
 
 def _grid_experiment(name, description, instances, eps_values, T, runs, algorithms) -> Experiment:
-    T = as_int("T", T, minimum=10)
-    runs = as_int("runs", runs, minimum=1)
+    T = as_int("T", T, minimum=10, maximum=MAX_T)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     algos = _check_algorithms(algorithms)
     settings = []
     for env in instances:
@@ -323,15 +350,15 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
 
 def sweep_eps_values(n_eps: int = 100) -> tuple:
     """``k / n_eps`` for ``k = 1..n_eps``: ``n_eps`` equally spaced budgets in (0, 1]."""
-    n_eps = as_int("n_eps", n_eps, minimum=1)
+    n_eps = as_int("n_eps", n_eps, minimum=1, maximum=MAX_N_EPS)
     return tuple(k / n_eps for k in range(1, n_eps + 1))
 
 
 def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha: float = 1.1,
               env: str = "sweep", policy: str = "DP-IMED") -> Experiment:
     """The appendix's regret-against-eps figure: DP-IMED with alpha = 1.1, T = 1e7, 100 budgets."""
-    T = as_int("T", T, minimum=10)
-    runs = as_int("runs", runs, minimum=1)
+    T = as_int("T", T, minimum=10, maximum=MAX_T)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     settings = []
     for eps in sweep_eps_values(n_eps):
         params = {"eps": eps, "n0": 1, "alpha": float(alpha)}
@@ -341,14 +368,26 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
 
 
 def experiment(name: str, *, T: int | None = None, runs: int | None = None,
-               n_eps: int | None = None) -> Experiment:
+               n_eps: int | None = None, extra_policies: Sequence = ()) -> Experiment:
     """The experiment called ``name`` (``fig1``, ``appendix``, ``eps-sweep``), at the paper's scale
-    unless ``T``, ``runs`` or (for the sweep) ``n_eps`` are given."""
+    unless ``T``, ``runs`` or (for the sweep) ``n_eps`` are given.
+
+    ``extra_policies`` (registered names, ``"file.py:Class"`` references or policy classes) are
+    added to every setting of ``fig1`` and ``appendix``, with their own
+    :meth:`~dpb.policies.base.Policy.paper_params`; the sweep does not take them.
+    """
     if name not in EXPERIMENT_NAMES:
         raise ValueError(f"unknown experiment {name!r}; valid names are {', '.join(EXPERIMENT_NAMES)}")
     kw = {} if runs is None else {"runs": runs}
     if T is not None:
         kw["T"] = T
+    extra = tuple(extra_policies)
+    if extra and name == "eps-sweep":
+        raise ValueError("extra policies apply to fig1 and appendix, not to the eps-sweep")
+    if extra:
+        names = [_policy_name(p) for p in extra]  # loads files, checks the names
+        kw["algorithms"] = ALGORITHMS + tuple(p for p, n in zip(extra, names, strict=True)
+                                              if n not in ALGORITHMS)
     if name == "fig1":
         return figure1(**kw)
     if name == "appendix":

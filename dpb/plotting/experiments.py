@@ -16,6 +16,7 @@ import numpy as np
 from .._validate import as_int, as_positive
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
+from ..policies.registry import policy_style, registered
 from ..experiments import (
     ALGORITHMS,
     ExperimentResults,
@@ -39,17 +40,28 @@ __all__ = [
     "parse_means",
 ]
 
-#: Colour and line style of each algorithm, the same in every figure.
-ALGORITHM_STYLE = {
-    "DP-SE": {"color": "#7f7f7f", "ls": "-"},
-    "AdaP-KLUCB": {"color": "#ff7f0e", "ls": "-"},
-    "AdaP-UCB": {"color": "#e377c2", "ls": "-"},
-    "Lazy-DP-TS": {"color": "#9467bd", "ls": "-"},
-    "DP-KLUCB": {"color": "#1f77b4", "ls": "-"},
-    "DP-IMED": {"color": "#d62728", "ls": "-"},
-    "IMED": {"color": "#000000", "ls": "--"},
-    "KL-UCB": {"color": "#8c564b", "ls": "--"},
-}
+class _RegistryStyles(Mapping):
+    """Colour and line style of every registered policy, read from the registry at each access."""
+
+    def __getitem__(self, name):
+        try:
+            return policy_style(name)
+        except (ValueError, TypeError) as exc:
+            raise KeyError(name) from exc
+
+    def __iter__(self):
+        return iter(registered())
+
+    def __len__(self) -> int:
+        return len(registered())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Colour and line style of each algorithm, the same in every figure: the policy's declared
+#: ``style`` (:func:`dpb.policies.registry.policy_style`), also for policies registered later.
+ALGORITHM_STYLE = _RegistryStyles()
 _BANDS = ("std", "quantile", None)
 
 

@@ -39,6 +39,8 @@ class DPSE(Policy):
     name = "DP-SE"
     private = True
     index_kind = "max"
+    style = {"color": "#7f7f7f", "ls": "-"}
+    reference = "dpb.reference:_dpse"
 
     def __init__(self, eps: float, beta: float | None = None) -> None:
         self.eps = check_eps(eps)
