@@ -12,6 +12,7 @@ import math
 import os
 import struct
 import zipfile
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -419,6 +420,20 @@ def test_final_regret_stats_and_table(small):
     assert math.isnan(only[0]["ratio"])
 
 
+def test_final_regret_table_on_known_numbers():
+    # hand-computed: mean, sample std, median and numpy's linear quantiles of four final regrets
+    fake = {name: SimpleNamespace(final_regret=np.array(v, dtype=float)) for name, v in
+            {"DP-KLUCB": [10, 20, 30, 40], "DP-IMED": [20, 20, 20, 20], "DP-SE": [100, 60, 80, 0]}.items()}
+    st = E.final_regret_stats(fake["DP-KLUCB"])
+    assert (st["runs"], st["mean"], st["median"]) == (4, 25.0, 25.0)
+    assert st["std"] == pytest.approx(math.sqrt(500 / 3))
+    assert (st["q10"], st["q90"]) == pytest.approx((13, 37))
+    rows = {r["algorithm"]: r for r in E.final_regret_table(fake)}
+    # ratios to the better of the paper's algorithms (DP-IMED, mean 20)
+    assert {a: r["ratio"] for a, r in rows.items()} == pytest.approx({"DP-KLUCB": 1.25, "DP-IMED": 1.0,
+                                                                      "DP-SE": 3.0})
+
+
 def test_ratio_and_mean_summaries(small):
     rows = E.ratio_summary(small)
     assert len(rows) == 2
@@ -439,7 +454,11 @@ def test_sweep_table_uses_the_lower_bound(tmp_path):
     rows = E.sweep_table(res)
     assert [r["eps"] for r in rows] == [0.5, 1.0]
     for r in rows:
-        lb = lower_bound_constant(np.array([0.8, 0.1, 0.1, 0.1, 0.1]), r["eps"]) * math.log(3000)
+        # independent of dpb.bounds: the high-privacy closed form of d_eps(0.1, 0.8) (eps < 3.58)
+        d = -r["eps"] * 0.1 - math.log(1 - 0.8 * (1 - math.exp(-r["eps"])))
+        lb = 4 * 0.7 / d * math.log(3000)
+        assert lb == pytest.approx(lower_bound_constant(np.array([0.8, 0.1, 0.1, 0.1, 0.1]), r["eps"])
+                                   * math.log(3000))
         assert r["lower_bound"] == pytest.approx(lb)
         assert r["ratio"] == pytest.approx(r["mean"] / lb)
     assert res.cpu_seconds() > 0
