@@ -382,7 +382,21 @@ def main(argv: list[str] | None = None) -> int:
     client = None
     try:
         out = _check_out(args)
-        exps = _experiments(args)
+        try:
+            exps = _experiments(args)
+        except (ValueError, TypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a reader's policy file may fail in any way on import
+            if not args.policy:
+                raise
+            if args.verbose:
+                import traceback
+
+                traceback.print_exc()
+            where = f" ({exc.filename}, line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
+            raise ValueError(f"argument --policy: loading {', '.join(args.policy)} failed: "
+                             f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}"
+                             f"{where}") from None
         if getattr(args, "scheduler", None) is not None:
             client = _check_scheduler(args.scheduler)
     except (ValueError, TypeError) as exc:

@@ -418,3 +418,15 @@ def test_with_no_dask_worker_the_cli_says_it_is_waiting_then_finishes(tmp_path):
             cluster.scale(1)  # a worker joins: the sweep goes on
             assert run.proc.wait(timeout=120) == 0, run.stderr()
             assert "3 result files computed" in run.stdout()
+
+
+def test_a_policy_file_that_fails_to_load_gets_one_line(tmp_path, capsys):
+    (tmp_path / "syntax.py").write_text("x = (\n")
+    (tmp_path / "boom.py").write_text("raise RuntimeError('boom')\n")
+    scale = ["reproduce", "fig1", "--runs", "1", "--horizon", "100", "--out", str(tmp_path / "res")]
+    for spec, message in ((f"{tmp_path}/syntax.py:X", "SyntaxError: '(' was never closed"),
+                          (f"{tmp_path}/boom.py:X", "RuntimeError: boom")):
+        code, err = main_exit([*scale, "--policy", spec], capsys)
+        assert code == 2 and "argument --policy: loading" in err and message in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "res" / "cells").exists()  # refused before any work
