@@ -236,6 +236,13 @@ def session_processes(sid: int) -> list:
     return found
 
 
+def _sigint_default():
+    """In the child before exec: SIGINT back to its default action.  A shell starts background jobs
+    with SIGINT ignored, and Python then installs no KeyboardInterrupt handler; a command typed in
+    a terminal has the default, which is what the tests mimic."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Session:
     """``python -m dpb ARGS`` in a new session; stops every process of the session on exit."""
 
@@ -244,7 +251,7 @@ class Session:
         self.stdout_path = tmp_path / f"{name}.stdout"
         with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
             self.proc = subprocess.Popen([sys.executable, "-m", "dpb", *args], cwd=ROOT, stdout=out,
-                                         stderr=err, start_new_session=True,
+                                         stderr=err, start_new_session=True, preexec_fn=_sigint_default,
                                          env={**os.environ, "MPLBACKEND": "Agg", "PYTHONFAULTHANDLER": "1"})
         self.sid = self.proc.pid
 
