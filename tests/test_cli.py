@@ -437,3 +437,27 @@ def test_a_policy_file_that_fails_to_load_gets_one_line(tmp_path, capsys):
         assert code == 2 and "argument --policy: loading" in err and message in err, err
         assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "res" / "cells").exists()  # refused before any work
+
+
+def parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2 :].split()[1])
+
+
+@needs_proc
+def test_a_worker_killed_from_outside_stops_the_run_with_one_line(tmp_path):
+    out = tmp_path / "res"
+    with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress") as run:
+        run.wait_for_files(out / "cells", 2)
+        main = run.proc.pid
+        # the workers are the children of the fork server, itself a child of the command
+        workers = [p for p in session_processes(run.sid) if p != main and parent_of(p) != main]
+        assert workers
+        os.kill(workers[0], signal.SIGKILL)
+        code = run.wait(30)
+        run.wait_gone(10)
+        err = run.stderr()
+    assert code == 1, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"worker process {workers[0]}" in lines[0]
+    assert "exited with code -9" in lines[0]
