@@ -80,7 +80,7 @@ def test_exponent_explorer_switches_rule(monkeypatch):
     ax = figures[-1].axes[0]
     exact = next(line for line in ax.get_lines() if line.get_label() == "exact tail")
     ns, ys = exact.get_data()
-    # the redrawn exact curve uses ceil(sqrt(n)) noises, checked point by point against the
+    # the redrawn exact curve uses ceil(sqrt(n)) noises, checked at its largest n against the
     # exact tail computed directly (the default "log n" curve differs at every n >= 3 here)
     n = int(ns[-1])
     assert ys[-1] == pytest.approx(conc.tail_exponent(0.9, n, math.ceil(math.sqrt(n)), 0.5, 0.25), rel=1e-9)
