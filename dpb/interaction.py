@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validate import as_float_array, as_int
-from .policies import Policy, make_policy
+from .policies import Policy
+from .policies.registry import as_policy
 
 __all__ = [
     "Transcript",
@@ -294,19 +295,6 @@ def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Gene
     ]
 
 
-def _as_policy(policy, params: dict | None) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        return policy
-    if callable(policy) and not isinstance(policy, str):
-        pol = policy(**(params or {}))
-        if not isinstance(pol, Policy):
-            raise TypeError("policy factory must return a dpb Policy")
-        return pol
-    return make_policy(policy, **(params or {}))
-
-
 def _round_robin(counts: np.ndarray) -> np.ndarray:
     """Arm of each pull of a phase with pull counts ``counts`` (K,), round-robin in arm order.
 
@@ -408,7 +396,7 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     """
     r = _rewards_list("rewards", rewards)
     K = as_int("K", K, minimum=1)
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, acts):
@@ -454,7 +442,7 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
     if b not in ("L", "R"):
         raise ValueError(f"b must be 'L' or 'R', got {b!r}")
     K = as_int("K", K, minimum=1)
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, actions):

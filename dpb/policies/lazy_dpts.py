@@ -63,6 +63,9 @@ class LazyDPTS(InitialRoundRobin, Policy):
     name = "Lazy-DP-TS"
     private = True
     index_kind = "max"
+    paper_defaults = {"c": 3.0}
+    style = {"color": "#9467bd", "ls": "-"}
+    reference = "dpb.reference:_lazy_dpts"
 
     def __init__(self, eps: float, c: float = 3.0) -> None:
         self.eps = check_eps(eps)

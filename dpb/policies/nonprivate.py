@@ -97,6 +97,8 @@ class IMED(_PerStep):
     """IMED (Honda & Takemura 2015), Bernoulli form: argmin_a N_a kl(mu^_a, mu^*) + log N_a."""
 
     name = "IMED"
+    style = {"color": "#000000", "ls": "--"}
+    reference = "dpb.reference:_imed"
     index_kind = "min"
 
     def __init__(self) -> None:
@@ -127,6 +129,9 @@ class KLUCB(_PerStep):
 
     name = "KL-UCB"
     index_kind = "max"
+    paper_defaults = {"c": 0.0}
+    style = {"color": "#8c564b", "ls": "--"}
+    reference = "dpb.reference:_klucb"
 
     def __init__(self, c: float = 0.0) -> None:
         self.c = check_real("c", c, low=0.0, strict=False)
