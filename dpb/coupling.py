@@ -30,12 +30,22 @@ This module provides the cost and its two legs (:func:`transport_cost`, :func:`t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, as_int, as_positive, as_probability, broadcast
+from ._validate import (
+    MAX_ELEMENTS,
+    MAX_SIZE,
+    as_float_array,
+    as_int,
+    as_positive,
+    as_probability,
+    broadcast,
+    check_elements,
+)
 from .divergences import d_eps, kl, z_star
 
 __all__ = [
@@ -162,6 +172,7 @@ def kl_leg(mu2_prime, mu1):
     """
     mu2_prime = as_probability("mu2_prime", mu2_prime)
     mu1 = as_probability("mu1", mu1)
+    mu2_prime, mu1 = broadcast(mu2_prime=mu2_prime, mu1=mu1)
     return kl(mu2_prime, mu1)
 
 
@@ -286,7 +297,9 @@ def _as_size(size) -> tuple[int, ...]:
         dims = tuple(size)
     except TypeError as exc:
         raise TypeError(f"size must be None, an int or a tuple of ints, got {type(size).__name__}") from exc
-    return tuple(as_int("size", d, minimum=0) for d in dims)
+    out = tuple(as_int("size", d, minimum=0, maximum=MAX_ELEMENTS) for d in dims)
+    check_elements("size", math.prod(out))
+    return out
 
 
 def maximal_coupling(p, q, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
@@ -466,10 +479,13 @@ def simulate_coupled_environment(
     """
     mu = _validate_two_arms("mu", mu)
     mu_prime = _validate_two_arms("mu_prime", mu_prime)
-    horizon = as_int("horizon", horizon, minimum=1)
-    n_runs = as_int("n_runs", n_runs, minimum=1)
+    horizon = as_int("horizon", horizon, minimum=1, maximum=MAX_SIZE)
+    n_runs = as_int("n_runs", n_runs, minimum=1, maximum=MAX_ELEMENTS)
     if method not in ("per_step", "binomial"):
         raise ValueError(f'method must be "per_step" or "binomial", got {method!r}')
+    if method == "per_step" and horizon * n_runs > MAX_ELEMENTS // 4:
+        raise ValueError(f"horizon * n_runs = {horizon * n_runs} steps is too much for the per-step method "
+                         f"(at most {MAX_ELEMENTS // 4}); use method='binomial' or fewer steps")
     kind, policy = _as_policy(policy_pulls_arm2, horizon)
     if method == "binomial" and kind == "rule":
         raise ValueError(

@@ -202,8 +202,12 @@ def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
     a = e * (lo - loc) / s
     b = e * (hi - loc) / s
     with np.errstate(over="ignore", invalid="ignore"):
-        right = 0.5 * (np.exp(-np.maximum(a, 0.0)) - np.exp(-np.maximum(b, 0.0)))  # both ends >= loc
-        left = 0.5 * (np.exp(np.minimum(b, 0.0)) - np.exp(np.minimum(a, 0.0)))  # both ends <= loc
+        # exp(-a) - exp(-b) = exp(-a) (1 - exp(-(b - a))), with b - a from hi - lo: no cancellation
+        # for narrow intervals
+        d = e * (hi - lo) / s
+        gap = -np.expm1(-d)
+        right = 0.5 * np.exp(-np.maximum(a, 0.0)) * gap  # both ends >= loc
+        left = 0.5 * np.exp(np.minimum(b, 0.0)) * gap  # both ends <= loc
         across = 1.0 - 0.5 * np.exp(np.minimum(a, 0.0)) - 0.5 * np.exp(-np.maximum(b, 0.0))
     out = np.where(a >= 0, right, np.where(b <= 0, left, across))
     out = np.clip(out, 0.0, 1.0)
@@ -365,14 +369,14 @@ def exponential_weights_policy(eta):
     return policy
 
 
-def _check_policy_args(K, T):
+def _check_policy_args(K, T, what="K and T"):
     K = as_int("K", K, minimum=1)
     T = as_int("T", T, minimum=1)
     if T > 16 or (K > 1 and T * math.log2(K) > 16):
-        raise ValueError(f"K**T action sequences (K = {K}, T = {T}) is too many to enumerate: "
+        raise ValueError(f"{what}: K**T action sequences (K = {K}, T = {T}) is too many to enumerate: "
                          "K**T must be <= 65536 and T <= 16")
     if K ** T > 65_536:
-        raise ValueError(f"K**T = {K ** T} action sequences is too many to enumerate (max 65536)")
+        raise ValueError(f"{what}: K**T = {K ** T} action sequences is too many to enumerate (max 65536)")
     return K, T
 
 
@@ -445,7 +449,7 @@ def view_mechanism(policy, rewards, K):
     r = as_finite("rewards", rewards)
     if r.ndim != 1 or r.size == 0:
         raise ValueError("rewards must be a non-empty 1-d array")
-    K, T = _check_policy_args(K, r.size)
+    K, T = _check_policy_args(K, r.size, "K and len(rewards)")
     return _action_distribution(policy, K, T, lambda s, acts: float(r[s]))
 
 
@@ -474,7 +478,7 @@ def table_mechanism(policy, table):
     x = as_finite("table", table)
     if x.ndim != 2 or x.size == 0:
         raise ValueError("table must be a non-empty 2-d array of shape (T, K)")
-    K, T = _check_policy_args(x.shape[1], x.shape[0])
+    K, T = _check_policy_args(x.shape[1], x.shape[0], "table of shape (T, K)")
     return _action_distribution(policy, K, T, lambda s, acts: float(x[s, acts[s]]))
 
 
