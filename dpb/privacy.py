@@ -82,9 +82,19 @@ def laplace_mechanism(value, eps, sensitivity=1.0, rng=None):
     v = as_finite("value", value)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     rng = as_rng("rng", rng)
     out = v + rng.laplace(0.0, s / e, size=np.shape(v) if np.ndim(v) else None)
     return float(out) if np.ndim(out) == 0 else out
+
+
+def _check_scale(sensitivity, eps) -> None:
+    """The Laplace scale ``sensitivity / eps`` must be a finite float to draw noise."""
+    with np.errstate(over="ignore", divide="ignore"):
+        bad = ~np.isfinite(np.asarray(sensitivity, dtype=float) / np.asarray(eps, dtype=float))
+    if np.any(bad):
+        raise ValueError("eps is too small: the Laplace scale sensitivity / eps overflows to inf "
+                         "(eps must be above about 1e-300 times the sensitivity)")
 
 
 def laplace_pdf(x, loc, eps, sensitivity=1.0):
@@ -693,6 +703,7 @@ def continual_release(rewards, starts, eps, rng=None, size=None):
     """
     r, st = _check_stream(rewards, starts)
     e = float(as_positive("eps", eps, allow_inf=False))
+    _check_scale(1.0, e)
     rng = as_rng("rng", rng)
     s = np.add.reduceat(r, st)
     shape = (st.size,) if size is None else (as_int("size", size, minimum=1), st.size)

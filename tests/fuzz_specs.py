@@ -754,6 +754,187 @@ def module_specs() -> list[Spec]:
             nan_ok=True,
         ),
     ]
+    # ------------------------------------------------------------ policies and simulation
+    pol = "dpb.policies:"
+    pol_eps = EPS_INF_OK.but(add_edge=(INF,))
+    dpalpha = Kind(
+        st.sampled_from([1.1, 1.5, 2, 3]),
+        edge=(1.0001, 1e300, 2**63),
+        bad=(NAN, INF, 1.0, 0.5, "2", None, True),
+        optional=True,
+    )
+    specs += [
+        S(pol + "DPKLUCB", dict(eps=pol_eps, n0=size(1, 10, optional=True), alpha=dpalpha)),
+        S(pol + "DPIMED", dict(eps=pol_eps, n0=size(1, 10, optional=True), alpha=dpalpha)),
+        S(
+            pol + "DPSE",
+            dict(
+                eps=pol_eps,
+                beta=Kind(st.sampled_from([None, 0.1, 0.01]), bad=(NAN, 0.0, 1.5, "x", True), optional=True),
+            ),
+        ),
+        S(
+            pol + "AdaPKLUCB",
+            dict(
+                eps=pol_eps,
+                alpha=Kind(st.sampled_from([3.1, 4.0]), bad=(NAN, "x", None, True, -1.0), optional=True),
+            ),
+        ),
+        S(
+            pol + "AdaPUCB",
+            dict(
+                eps=pol_eps,
+                alpha=Kind(st.sampled_from([3.1, 4.0]), bad=(NAN, "x", None, True, -1.0), optional=True),
+            ),
+        ),
+        S(
+            pol + "LazyDPTS",
+            dict(
+                eps=pol_eps,
+                c=Kind(st.sampled_from([3.0, 1.0, 0.0]), bad=(NAN, INF, "x", None, True), optional=True),
+            ),
+        ),
+        S(pol + "IMED", {}),
+        S(
+            pol + "KLUCB",
+            dict(c=Kind(st.sampled_from([0.0, 3.0]), bad=(NAN, INF, -1.0, "x", None, True), optional=True)),
+        ),
+        S(
+            pol + "make_policy",
+            dict(name=POLICY_NAME.but(bad=("DP-NOPE", 3, None, True)), eps=EPS.but(optional=True)),
+        ),
+        S(pol + "policy_names", {}),
+    ]
+    sim = "dpb.simulate:"
+    private_params = Kind(
+        st.sampled_from([{"eps": 0.5}, {"eps": 1.0}, {"eps": 0.25}]),
+        bad=({"eps": NAN}, {"eps": "x"}, {"eps": -1.0}, {"eps": 0.5, "alpha": "2"}),
+    )
+    sim_T = size(1, 3000, edge_extra=(2**62 + 1,))
+    sim_T = sim_T.but(edge=tuple(v for v in sim_T.edge if not (isinstance(v, int) and 2**31 <= v < 2**62)))
+    specs += [
+        S(
+            sim + "simulate",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "DP-KLUCB", "DP-SE", "AdaP-KLUCB", "Lazy-DP-TS"]),
+                    bad=("DP-NOPE", 3, None),
+                ),
+                env=ENV,
+                T=sim_T,
+                runs=size(1, 8, optional=True),
+                seed=SEED,
+                params=private_params,
+            ),
+            weight=SMALL_EXAMPLES,
+            timeout=60,
+        ),
+        S(
+            sim + "simulate_trace",
+            dict(
+                policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", 3, None)),
+                env=ENV,
+                T=size(1, 500),
+                seed=SEED,
+                params=private_params,
+            ),
+            weight=SMALL_EXAMPLES,
+        ),
+        S(
+            sim + "checkpoint_grid",
+            dict(T=size(1, 10**6), n_log=size(1, 200, optional=True), n_linear=size(1, 200, optional=True)),
+        ),
+        S(
+            sim + "child_seeds",
+            dict(
+                seed=SEED.but(optional=False),
+                run_ids=Kind(
+                    st.sampled_from([(0, 1, 2), np.arange(5)]),
+                    edge=(np.arange(0), (2**63,)),
+                    bad=((-1,), (1.5,), "x", None),
+                ),
+            ),
+        ),
+        S(
+            "dpb.reference:reference_simulate",
+            dict(
+                policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB", "IMED"]), bad=("DP-NOPE", 3, None)),
+                env=ENV,
+                T=size(1, 300, edge_extra=(2**62 + 1,)).but(edge=(0, 2**62 + 1, 10**30)),
+                runs=size(1, 3, optional=True),
+                seed=SEED,
+                params=Kind(st.just({"eps": 1.0}), bad=({"eps": NAN}, {"eps": "x"})),
+            ),
+            weight=SMALL_EXAMPLES,
+            timeout=60,
+        ),
+    ]
+    reg = "dpb.regret:"
+    specs += [
+        S(reg + "asymptotic_constants", dict(mu=MEANS, eps=EPS_INF_OK, alpha=alpha), inf_ok=True),
+        S(
+            reg + "horizon_grid",
+            dict(T=size(100, 10**8), n=size(2, 100, optional=True), t_min=size(1, 100, optional=True)),
+        ),
+        S(
+            reg + "mean_overshoot",
+            dict(
+                alpha=Kind(
+                    scalar_or_array(st.floats(1.01, 10)),
+                    edge=(1.0, 1e300),
+                    bad=(NAN, 0.5, INF, "x", None, True),
+                )
+            ),
+        ),
+        S(
+            reg + "schedule_profile",
+            dict(
+                schedule=geo.but(bad=("x", None, 3)),
+                n=Kind(
+                    arrays(st.integers(1, 10**6), 1, 5),
+                    edge=(np.array([2**62]), np.array([0])),
+                    bad=(np.array([1.5]), np.array([-1]), "x", None),
+                ),
+            ),
+        ),
+    ]
+    ex = "dpb.experiments:"
+    eT = size(1, 10**7, edge_extra=(2**62 + 1,))
+    specs += [
+        S(ex + "paper_params", dict(policy=POLICY_NAME, eps=EPS.but(optional=True))),
+        S(
+            ex + "figure1",
+            dict(T=eT.but(optional=True), runs=size(1, 100, optional=True), eps=EPS.but(optional=True)),
+        ),
+        S(
+            ex + "appendix",
+            dict(
+                T=eT.but(optional=True),
+                runs=size(1, 100, optional=True),
+                eps_values=Kind(
+                    st.sampled_from([(0.1, 1.0), (0.5,)]), bad=((NAN,), ("x",), (-1.0,)), optional=True
+                ),
+            ),
+        ),
+        S(
+            ex + "eps_sweep",
+            dict(
+                T=eT.but(optional=True),
+                runs=size(1, 100, optional=True),
+                n_eps=size(1, 200, optional=True),
+                alpha=Kind(st.sampled_from([1.1, 2.0]), bad=(NAN, 0.5, "x", None, True), optional=True),
+            ),
+        ),
+        S(
+            ex + "experiment",
+            dict(
+                name=Kind(st.sampled_from(["fig1", "appendix", "eps-sweep"]), bad=("nope", None, 3)),
+                T=eT.but(optional=True),
+                runs=size(1, 100, optional=True),
+                n_eps=size(1, 200, optional=True),
+            ),
+        ),
+    ]
     # the empirical ratio eps_hat of an audit is +inf when the chosen event never happens under
     # one of the inputs (e.g. a policy without noise): a meaningful infinite value
     for spec in specs:
@@ -774,7 +955,7 @@ def constant_adversary(left: float, right: float):
 SPECS = module_specs()
 
 #: Public names of the fuzzed modules that have no spec, with the reason.
-FUZZED_MODULES = (
+FUZZED_MODULES_CORE = (
     "dpb.divergences",
     "dpb.bounds",
     "dpb.coupling",
@@ -785,7 +966,66 @@ FUZZED_MODULES = (
     "dpb.interaction",
     "dpb.audit",
 )
+FUZZED_MODULES = FUZZED_MODULES_CORE + (
+    "dpb.policies",
+    "dpb.simulate",
+    "dpb.reference",
+    "dpb.regret",
+    "dpb.experiments",
+)
+_RUNNER = "process/cache machinery of the sweeps, rewritten this session by the runner (CLI tests)"
+_SLOW = "runs simulations of minutes by design (cached book runs); its pieces are fuzzed"
 NOT_FUZZED = {
+    "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",
+    "dpb.policies.POLICIES": "a constant",
+    "dpb.simulate.Result": "a record of simulate's output",
+    "dpb.simulate.Trace": "a record of simulate_trace's output",
+    "dpb.simulate.simulate_seeds": "the seed-level engine behind simulate (fuzzed through simulate)",
+    "dpb.simulate.run_generators": "takes a SeedSequence from child_seeds (internal plumbing)",
+    "dpb.reference.reference_run": "the per-run step of reference_simulate (fuzzed through it)",
+    "dpb.reference.REFERENCE_POLICIES": "a constant",
+    "dpb.regret.TERMS": "a constant",
+    "dpb.regret.DEFAULTS": "a constant",
+    "dpb.regret.POLYNOMIAL": "a constant",
+    "dpb.regret.DecomposedRuns": "a record of decompose_runs' output",
+    "dpb.regret.decompose_runs": _SLOW,
+    "dpb.regret.cached_runs": _SLOW,
+    "dpb.regret.alpha_tradeoff": _SLOW,
+    "dpb.regret.book_runs": _SLOW,
+    "dpb.regret.pull_summary": "takes a DecomposedRuns (a record of a slow run)",
+    "dpb.regret.regret_quantiles": "takes a DecomposedRuns (a record of a slow run)",
+    "dpb.regret.imed_optimal_index": "takes a DecomposedRuns (a record of a slow run)",
+    "dpb.regret.cache_dir": _RUNNER,
+    "dpb.regret.cache_key": _RUNNER,
+    "dpb.regret.source_hash": _RUNNER,
+    "dpb.experiments.ALGORITHMS": "a constant",
+    "dpb.experiments.PRIVATE_ALGORITHMS": "a constant",
+    "dpb.experiments.OURS": "a constant",
+    "dpb.experiments.BASELINES": "a constant",
+    "dpb.experiments.EXPERIMENT_NAMES": "a constant",
+    "dpb.experiments.DEFAULT_SEED": "a constant",
+    "dpb.experiments.Cell": "a record of an experiment spec",
+    "dpb.experiments.Setting": "a record of an experiment spec",
+    "dpb.experiments.Experiment": "a record of an experiment spec",
+    "dpb.experiments.ExperimentResults": "a record of loaded results",
+    "dpb.experiments.RunReport": "a record of a sweep",
+    "dpb.experiments.MissingResultsError": "an exception class",
+    "dpb.experiments.default_results_dir": _RUNNER,
+    "dpb.experiments.source_hash": _RUNNER,
+    "dpb.experiments.chunk_status": _RUNNER,
+    "dpb.experiments.status": _RUNNER,
+    "dpb.experiments.run": _RUNNER,
+    "dpb.experiments.load": _RUNNER,
+    "dpb.experiments.ensure": _RUNNER,
+    "dpb.experiments.final_regret_stats": "takes a Result (a record of a run)",
+    "dpb.experiments.final_regret_table": "takes Results (records of runs)",
+    "dpb.experiments.ratio_summary": "takes ExperimentResults (records of a sweep)",
+    "dpb.experiments.mean_regret_summary": "takes ExperimentResults (records of a sweep)",
+    "dpb.experiments.sweep_table": "takes ExperimentResults (records of a sweep)",
+    "dpb.experiments.outlier_runs": "takes a Result (a record of a run)",
+    "dpb.experiments.dominance": "takes ExperimentResults (records of a sweep)",
+    "dpb.experiments.format_table": "formats rows of the summaries above (text only)",
+    "dpb.experiments.cpu_seconds": "takes Results (records of runs)",
     "dpb.coupling.TransportCost": "a NamedTuple of results",
     "dpb.coupling.OptimalIntermediate": "a NamedTuple of results",
     "dpb.coupling.PureRoutes": "a NamedTuple of results",
