@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make book   -- build the book (creates .venv, installs everything, executes every chapter) into _build/html
-#   make test   -- run every test: unit/property/statistical, notebooks under nbval, the book build with
-#                  warnings as errors, and a headless-Chromium test of the built site
+#   make test   -- run every test: the linter over code and chapters, unit/property/statistical, notebooks
+#                  under nbval, the book build with warnings as errors, and a headless-Chromium test of
+#                  the built site
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -10,7 +11,7 @@ JB := $(VENV)/bin/jupyter-book
 STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
 
-.PHONY: book test venv vendor notebooks unit nbval build-strict browser bench clean
+.PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -27,10 +28,25 @@ vendor: venv
 book: venv vendor
 	$(JB) build . --all
 
-# Everything CI checks. The strict build comes first because the browser test reads its output.
-test: build-strict
+# The chapters in JupyterLab (widgets live), on 127.0.0.1 and a free port; Ctrl-C stops it.
+lab: venv
+	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=0 --ServerApp.root_dir=book \
+		$$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+# The built book plus a local Jupyter server: each chapter's "Live" button runs it there (Voila).
+live: venv vendor
+	test -f _build/html/index.html || $(MAKE) book
+	$(PY) scripts/live.py
+
+# Everything CI checks. The linter first (seconds); the strict build before the tests because the
+# browser tests read its output.
+test: lint build-strict
 	$(PY) -m pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+# ruff over the package, the tests, the scripts and the chapters (notebooks included).
+lint: venv
+	$(VENV)/bin/ruff check dpb tests scripts benchmarks book
 
 build-strict: venv vendor
 	$(JB) build . --all -W -n --keep-going
@@ -50,6 +66,9 @@ notebooks: venv
 
 bench: venv
 	$(PY) benchmarks/bench_simulate.py
+
+bench-widgets: venv
+	$(PY) benchmarks/bench_widgets.py
 
 clean:
 	rm -rf _build _vendor .jupyter_cache

@@ -19,8 +19,6 @@ The tested package behind the dpb book.  One module a concept:
 - :mod:`dpb.plotting`, :mod:`dpb.widgets`  the book's figures and interactive explorers
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from . import (
     audit,
     batching,
@@ -37,14 +35,11 @@ from . import (
     regret,
     simulate,
 )
+from ._version import __version__
 from .environments import BernoulliBandit, instance
 from .policies import make_policy
 from .simulate import Result, simulate_trace
 
-try:
-    __version__ = version("dpb")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0"
 
 __all__ = [
     "audit",

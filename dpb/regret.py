@@ -20,8 +20,9 @@ computes what the book's chapter on the theorem shows:
   every pull is labelled with the term of the proof's decomposition (Eq. (decomp) and
   Eq. (decomp2)) it belongs to: initialisation, pre-convergence (A) or post-convergence (B);
 * :class:`DecomposedRuns` -- the result, with normalised pulls, regret, regret by term, quantiles;
-* :func:`cached_runs` -- the same, cached on disk (keyed by the parameters *and* a hash of the
-  ``dpb`` source files that produce them, regenerated when missing or stale, written atomically);
+* :func:`cached_runs` -- the same, cached on disk by :mod:`dpb.cache` (keyed by the parameters,
+  recording a hash of the ``dpb`` code that produces them, regenerated when missing or stale,
+  written atomically);
 * :func:`pull_summary`, :func:`regret_quantiles`, :func:`alpha_tradeoff` -- the summaries the
   figures draw.
 
@@ -45,13 +46,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from . import cache
 from ._io import save_npz_atomic
 from ._validate import as_float_array, as_int, as_positive
 from .batching import BatchSchedule, make_schedule
@@ -79,7 +80,6 @@ __all__ = [
     "book_runs",
     "cache_dir",
     "cache_key",
-    "source_hash",
 ]
 
 #: Names of the three terms of the proof's decomposition, in the order of the last axis of
@@ -91,18 +91,6 @@ DEFAULTS = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, 
 
 #: The menu value that selects the polynomial schedule B_m = (m+1)^3 in :func:`book_runs`.
 POLYNOMIAL = "polynomial"
-
-_SOURCES = (
-    "regret.py",
-    "simulate.py",
-    "batching.py",
-    "environments.py",
-    "_validate.py",
-    "policies/base.py",
-    "policies/dp_batched.py",
-    "policies/_numerics.py",
-)
-
 
 # ----------------------------------------------------------------------------------------------
 # constants
@@ -602,45 +590,26 @@ def decompose_runs(
 # caching
 # ----------------------------------------------------------------------------------------------
 def cache_dir(path=None) -> Path:
-    """Directory of the on-disk cache of this module.
-
-    ``path`` if given; else ``$DPB_RESULTS/regret`` when the environment variable ``DPB_RESULTS``
-    is set (the results directory of :mod:`dpb.experiments`); else ``results/regret`` under the
-    repository root when ``dpb`` runs from a source checkout (``results/`` is ignored by git); else
-    ``~/.cache/dpb/regret``.
-    """
+    """Directory of the on-disk cache of this module: ``path`` if given, else ``regret/`` under
+    :func:`dpb.cache.default_results_dir` (``$DPB_RESULTS``, a checkout's ``results/`` or
+    ``~/.cache/dpb``)."""
     if path is not None:
         return Path(path)
-    env = os.environ.get("DPB_RESULTS")
-    if env:
-        return Path(env) / "regret"
-    root = Path(__file__).resolve().parents[1]
-    if (root / "pyproject.toml").exists() and (root / "dpb").is_dir():
-        return root / "results" / "regret"
-    return Path.home() / ".cache" / "dpb" / "regret"
+    return cache.default_results_dir() / "regret"
 
 
-def source_hash() -> str:
-    """SHA-256 of the ``dpb`` source files that produce the cached results (and numpy's version).
-
-    Any edit of the simulator, the policies, the schedules or this module changes the hash, so a
-    cached result computed by older code is stale and gets regenerated.
-    """
-    h = hashlib.sha256(np.__version__.encode())
-    base = Path(__file__).resolve().parent
-    for name in _SOURCES:
-        h.update(name.encode())
-        h.update((base / name).read_bytes())
-    return h.hexdigest()
+def _provenance(policy: Policy) -> dict:
+    """:func:`dpb.cache.provenance` of this module and of the policy's module (and what they import)."""
+    return cache.provenance(Path(__file__), type(policy))
 
 
 def cache_key(kind: str, params: dict) -> str:
-    """A file-name-safe key: ``kind``, then the SHA-256 of the parameters (canonical JSON) and of
-    :func:`source_hash`."""
+    """A file-name-safe key: ``kind``, then the first 24 hex digits of the SHA-256 of the parameters
+    (canonical JSON).  The code that made a file is recorded inside it (see :func:`cached_runs`)."""
     if not isinstance(kind, str) or not kind.isidentifier():
         raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
     text = json.dumps(params, sort_keys=True, default=_json_default)
-    digest = hashlib.sha256((text + "|" + source_hash()).encode()).hexdigest()[:24]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"{kind}-{digest}"
 
 
@@ -673,9 +642,10 @@ def cached_runs(
     """:func:`decompose_runs` with an on-disk cache.
 
     The file name is :func:`cache_key` of every parameter (policy, means, eps, schedule, T, runs,
-    seed, delta, grid) and of :func:`source_hash`; a missing file (or ``refresh=True``) is computed
-    and saved atomically, an existing one is loaded.  Changing a parameter or a source file changes
-    the key, so stale results are never read.
+    seed, delta, grid); the file records them and the :func:`dpb.cache.provenance` of the code
+    (this module, the policy's module and what they import).  A missing, unreadable or stale file
+    (:func:`dpb.cache.file_state`), or ``refresh=True``, is computed and saved atomically; a current
+    one is loaded.  Changing a parameter changes the file, changing the code makes it stale.
 
     Parameters
     ----------
@@ -726,13 +696,15 @@ def cached_runs(
     }
     folder = cache_dir(directory)
     path = folder / f"{cache_key('runs', key_params)}.npz"
-    if path.exists() and not refresh:
+    # as the file will record it (JSON: tuples become lists, numpy scalars plain numbers)
+    expected = json.loads(json.dumps({"key": key_params, **_provenance(pol)}, default=_json_default))
+    if not refresh and cache.file_state(path, expected) == "done":
         try:
             return DecomposedRuns.load(path)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # damaged: recompute
             pass
     res = decompose_runs(pol, bandit, T, runs, seed, delta=delta, grid=grid)
-    res.extra["env_name"] = bandit.name
+    res.extra.update(expected, env_name=bandit.name)
     res.save(path)
     return res
 

@@ -1,14 +1,13 @@
 """Put the JavaScript the built book needs into ``_vendor/`` so the site works offline.
 
-The book must typeset math and show widgets with no internet.  At build time this script installs
-pinned packages from the npm registry (``vendor/package.json`` + ``vendor/package-lock.json``) and
-copies what the pages load into ``_vendor/`` (git-ignored), which ``_config.yml`` lists in
-``html_static_path``:
+The book must typeset math with no internet.  At build time this script installs pinned packages
+from the npm registry (``vendor/package.json`` + ``vendor/package-lock.json``) and copies what the
+pages load into ``_vendor/`` (git-ignored), which ``_config.yml`` lists in ``html_static_path``:
 
 - ``_vendor/mathjax/``        MathJax 3 (``es5/`` of the ``mathjax`` package; ``mathjax_path``)
-- ``_vendor/widgets/``        the ipywidgets embed manager (``@jupyter-widgets/html-manager/dist``)
-- ``_vendor/require.min.js``  require.js, which the AMD embed manager needs
-- ``_vendor/widgets-path.js`` ours: points the embed manager at its fonts in ``_static/widgets/``
+
+The static site renders no widgets (each shows a notice and a "Live" button, see
+``scripts/site/dpb_site.py``); live widgets run in JupyterLab or Voila, installed from PyPI.
 
 Nothing is committed; a stamp file makes reruns instant.
 """
@@ -28,11 +27,9 @@ STAMP = OUT / ".stamp"
 
 COPIES = {
     "mathjax/es5": "mathjax",
-    "@jupyter-widgets/html-manager/dist": "widgets",
-    "requirejs/require.js": "require.min.js",
 }
 #: our own files, copied as they are
-OWN = {"widgets-path.js": "widgets-path.js"}
+OWN: dict[str, str] = {}
 
 
 def _fingerprint() -> str:
@@ -52,7 +49,7 @@ def main() -> int:
         return 0
     npm = shutil.which("npm")
     if npm is None:
-        print("vendor_js: npm is required (Node.js) to fetch MathJax and the widget manager", file=sys.stderr)
+        print("vendor_js: npm is required (Node.js) to fetch MathJax", file=sys.stderr)
         return 1
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=VENDOR, check=True)
     if OUT.exists():

@@ -9,18 +9,16 @@ import math
 
 import ipywidgets as W
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dpb import concentration as conc  # noqa: E402
-from dpb.batching import DoublingSchedule, GeometricSchedule, PolynomialSchedule  # noqa: E402
-from dpb.plotting import algorithms as pa  # noqa: E402
-from dpb.plotting.style import COLORS  # noqa: E402
-from dpb.simulate import simulate_trace  # noqa: E402
-from dpb.widgets import algorithms as wa  # noqa: E402
+from dpb import concentration as conc
+from dpb.batching import DoublingSchedule, GeometricSchedule, PolynomialSchedule
+from dpb.plotting import algorithms as pa
+from dpb.plotting.style import COLORS
+from dpb.simulate import simulate_trace
+from dpb.widgets import algorithms as wa
 
 
 # ----------------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import pytest
 
 from dpb import __main__ as cli
 from dpb import experiments as E
+from dpb.experiments.specs import _as_cells
 from dpb.simulate import Result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +80,7 @@ def test_end_to_end_quick_run_writes_results_figures_and_tables(tmp_path, capsys
         assert (out / "tables" / f"{name}.txt").read_text().startswith("# ")
     n_files = len(list((out / "cells").glob("*.npz")))
     exps = [E.experiment(n, T=2000, runs=2, n_eps=3) for n in E.EXPERIMENT_NAMES]
-    assert n_files == sum(len(c.chunks()) for c in E._as_cells(exps))
+    assert n_files == sum(len(c.chunks()) for c in _as_cells(exps))
     scale = ["--runs", "2", "--horizon", "2000", "--n-eps", "3", "--out", str(out)]
     assert cli.main(["status", "all", *scale]) == 0
     assert capsys.readouterr().out.count("0 missing, 0 stale") == 3

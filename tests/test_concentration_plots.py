@@ -9,17 +9,15 @@ import math
 
 import ipywidgets as W
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from scipy import stats
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-from scipy import stats  # noqa: E402
-
-from dpb import concentration as conc  # noqa: E402
-from dpb.divergences import d_eps, kl, z_star  # noqa: E402
-from dpb.plotting import concentration as pc  # noqa: E402
-from dpb.widgets import concentration as wc  # noqa: E402
+from dpb import concentration as conc
+from dpb.divergences import d_eps, kl, z_star
+from dpb.plotting import concentration as pc
+from dpb.widgets import concentration as wc
 
 
 # ----------------------------------------------------------------------------------------------
@@ -149,10 +147,26 @@ def test_explorer_builds_and_redraws(make, capsys):
     plt.close("all")
 
 
-def test_exponent_explorer_switches_rule():
+def test_exponent_explorer_switches_rule(monkeypatch):
+    figures = []
+
+    def recording_plot(**kwargs):
+        figures.append(pc.plot_tail_exponent(**kwargs))
+        return figures[-1]
+
+    monkeypatch.setattr(wc, "plot_tail_exponent", recording_plot)
     box = wc.exponent_explorer()
     dropdown = next(w for w in box.children[1].children if isinstance(w, W.Dropdown))
     dropdown.value = "sqrt n"
+    assert figures, "the explorer never drew"
+    ax = figures[-1].axes[0]
+    exact = next(line for line in ax.get_lines() if line.get_label() == "exact tail")
+    ns, ys = exact.get_data()
+    # the redrawn exact curve uses ceil(sqrt(n)) noises, checked point by point against the
+    # exact tail computed directly (the default "log n" curve differs at every n >= 3 here)
+    n = int(ns[-1])
+    assert ys[-1] == pytest.approx(conc.tail_exponent(0.9, n, math.ceil(math.sqrt(n)), 0.5, 0.25), rel=1e-9)
+    assert ys[-1] != pytest.approx(conc.tail_exponent(0.9, n, math.ceil(math.log(n)), 0.5, 0.25), rel=1e-6)
     plt.close("all")
 
 

@@ -12,7 +12,9 @@ import math
 import numpy as np
 import pytest
 
+from dpb import cache
 from dpb import experiments as E
+from dpb.experiments import store
 from dpb.bounds import lower_bound_constant
 from dpb.simulate import Result, simulate
 
@@ -84,33 +86,45 @@ def test_cell_identity_seed_and_chunks():
 
 
 def test_source_files_follow_the_imports():
-    files = {str(f.relative_to(E._PKG)) for f in E._source_files("DP-KLUCB")}
+    files = {str(f.relative_to(cache.PACKAGE_DIR)) for f in E.policy_sources("DP-KLUCB")}
     assert {"simulate.py", "policies/dp_batched.py", "batching.py", "policies/_numerics.py",
             "policies/base.py", "_validate.py", "environments.py"} <= files
     assert "policies/lazy_dpts.py" not in files and "__init__.py" not in files
-    assert "policies/lazy_dpts.py" in {str(f.relative_to(E._PKG)) for f in E._source_files("Lazy-DP-TS")}
-    h = E.source_hash("DP-KLUCB")
-    assert len(h) == 64 and h == E.source_hash("DP-IMED") and h != E.source_hash("Lazy-DP-TS")
+    assert "cache.py" not in files and "_version.py" not in files  # bookkeeping, no numbers
+    lazy = {str(f.relative_to(cache.PACKAGE_DIR)) for f in E.policy_sources("Lazy-DP-TS")}
+    assert "policies/lazy_dpts.py" in lazy
+
+    def h(policy):
+        return E.chunk_provenance(policy)["source_hash"]
+
+    assert len(h("DP-KLUCB")) == 64 and h("DP-KLUCB") == h("DP-IMED") != h("Lazy-DP-TS")
+    assert h("DP-KLUCB") == cache.source_hash(*E.policy_sources("DP-KLUCB"))
 
 
 def test_code_digest_ignores_docstrings_and_comments_only(tmp_path):
     def digest(name, text):
         f = tmp_path / name
         f.write_text(text)
-        return E._code_digest(f)
+        return cache.code_digest(f)
 
     base = digest("a.py", '"""Module."""\n\ndef g(x):\n    """Doc."""\n    return x + 1  # one\n')
     other = '"""Other."""\n\ndef g(x):\n    """New doc."""\n    # comment\n    return x + 1\n'
     assert digest("b.py", other) == base
     assert digest("c.py", '"""Module."""\n\ndef g(x):\n    """Doc."""\n    return x + 2\n') != base
-    assert digest("d.py", 'def g(x):\n    """Only a docstring."""\n')
+    # a body that is only a docstring hashes like ``pass``; the argument name still counts
+    only_doc = digest("d.py", 'def g(x):\n    """Only a docstring."""\n')
+    assert only_doc == digest("e.py", "def g(x):\n    pass\n")
+    assert only_doc != digest("f.py", "def g(y):\n    pass\n")
+    # string constants that are code (not the first statement of a body) change the digest
+    assert digest("g.py", 'def g(x):\n    return "a"\n') != digest("h.py", 'def g(x):\n    return "b"\n')
 
 
 def test_default_results_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("DPB_RESULTS", str(tmp_path / "x"))
     assert E.default_results_dir() == tmp_path / "x"
     monkeypatch.delenv("DPB_RESULTS")
-    assert E.default_results_dir() == E._PKG.parent / "results"
+    assert E.default_results_dir() == cache.PACKAGE_DIR.parent / "results"
+    assert E.default_results_dir is cache.default_results_dir  # one rule for every cache
 
 
 # ----------------------------------------------------------------------------------------------
@@ -124,12 +138,12 @@ def test_run_writes_files_with_provenance_and_load_round_trips(tmp_path):
     assert report.cpu_seconds > 0 and set(report.cpu_by_policy) == {c.policy for c in exp.cells}
     files = sorted((tmp_path / "cells").glob("*.npz"))
     assert len(files) == n_files
-    assert not list((tmp_path / "cells" / ".partial").iterdir())  # no temporary file left
+    assert not list((tmp_path / "cells").glob("*.tmp"))  # no temporary file left
     res = E.load(exp, tmp_path, seed=5)
     for cell, r in res.results.items():
         assert r.runs == cell.runs and r.T == cell.T and r.policy == cell.policy
         assert r.extra["cell"] == cell.key and r.extra["experiment_seed"] == 5
-        assert r.extra["source_hash"] == E.source_hash(cell.policy)
+        assert r.extra["source_hash"] == E.chunk_provenance(cell.policy)["source_hash"]
         # the cached cell is exactly a direct simulation with the cell's seed
         direct = simulate(cell.policy, cell.bandit(), cell.T, runs=cell.runs, seed=cell.seed_sequence(5),
                           params=cell.params)
@@ -174,8 +188,9 @@ def test_missing_stale_and_corrupt_files_are_recomputed_and_nothing_else(tmp_pat
     for f in files[2:]:
         assert (f.stat().st_ino, f.stat().st_mtime_ns) == before[f]
     # a code change of one policy makes exactly that policy's files stale
-    real = E.source_hash
-    monkeypatch.setattr(E, "source_hash", lambda p: "edited" if p == "DP-SE" else real(p))
+    real = store.chunk_provenance
+    monkeypatch.setattr(store, "chunk_provenance",
+                        lambda p: {**real(p), "source_hash": "edited"} if p == "DP-SE" else real(p))
     st = E.status(exp, tmp_path, seed=1)
     n_dpse = sum(len(c.chunks()) for c in exp.cells if c.policy == "DP-SE")
     assert st["stale"] == n_dpse

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import ipywidgets as W
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dpb import experiments as E  # noqa: E402
-from dpb.plotting import experiments as pe  # noqa: E402
-from dpb.widgets import experiments as we  # noqa: E402
+from dpb import experiments as E
+from dpb.plotting import experiments as pe
+from dpb.widgets import experiments as we
 
 
 @pytest.fixture(scope="module")

@@ -2,16 +2,14 @@
 
 import ipywidgets as W
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dpb.bounds import azize_basu_2022_constant, lower_bound_constant  # noqa: E402
-from dpb.divergences import d_eps, z_star  # noqa: E402
-from dpb.plotting import lower_bound as pl  # noqa: E402
-from dpb.widgets import lower_bound as wl  # noqa: E402
+from dpb.bounds import azize_basu_2022_constant, lower_bound_constant
+from dpb.divergences import d_eps, z_star
+from dpb.plotting import lower_bound as pl
+from dpb.widgets import lower_bound as wl
 
 
 def _has_data(fig):

@@ -1,16 +1,13 @@
 """Figures and explorers of the privacy chapter: they return figures with data, and redraw."""
 
 import ipywidgets as W
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dpb.plotting import privacy as pp  # noqa: E402
-from dpb.privacy import partial_sums  # noqa: E402
-from dpb.widgets import privacy as wp  # noqa: E402
+from dpb.plotting import privacy as pp
+from dpb.privacy import partial_sums
+from dpb.widgets import privacy as wp
 
 
 def _lines(fig):

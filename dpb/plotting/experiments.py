@@ -322,7 +322,7 @@ def parse_means(text: str) -> np.ndarray:
 
 def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25, T: int = 100_000,
               runs: int = 10, algorithms: Sequence[str] = ALGORITHMS, seed: int = 0,
-              band: str | None = "quantile"):
+              band: str | None = "quantile", progress=None):
     """Simulate now and draw the regret curves and the final-regret table (the chapter's explorer).
 
     Parameters
@@ -342,6 +342,9 @@ def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25,
         Root seed; algorithm ``k`` uses ``seed + k`` so that curves do not share noise.
     band : {"quantile", "std", None}
         See :func:`plot_regret`.
+    progress : callable, optional
+        ``progress(done, total)`` is called after each algorithm's simulation (the explorer's
+        progress bar).
     """
     eps = float(as_positive("eps", eps, allow_inf=False))
     T = as_int("T", T, minimum=100)
@@ -360,6 +363,8 @@ def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25,
     results = {}
     for k, name in enumerate(algorithms):
         results[name] = simulate(name, bandit, T, runs=runs, seed=seed + k, params=paper_params(name, eps))
+        if progress is not None:
+            progress(k + 1, len(algorithms))
     fig, (ax, tab) = plt.subplots(2, 1, figsize=(7.0, 6.4), constrained_layout=True,
                                   gridspec_kw={"height_ratios": [1.6, 1.0]})
     mu = ", ".join(f"{m:g}" for m in bandit.means)

@@ -15,11 +15,12 @@ _STYLE = {"description_width": "initial"}
 _HORIZONS = [("10^3", 1_000), ("10^4", 10_000), ("10^5", 100_000), ("10^6", 1_000_000)]
 
 
-def live_figure(**values):
+def live_figure(progress=None, **values):
     """:func:`dpb.plotting.experiments.plot_live`, or a figure with the message of a bad input
-    (e.g. unparsable custom means) instead of a traceback."""
+    (e.g. unparsable custom means) instead of a traceback.  ``progress(done, total)`` is called
+    after each algorithm (the explorer's progress bar)."""
     try:
-        return pe.plot_live(**values)
+        return pe.plot_live(progress=progress, **values)
     except (ValueError, TypeError) as exc:
         fig, ax = pe.new_figure(1, width=8.0, height=1.2)
         ax.axis("off")
@@ -34,8 +35,9 @@ def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: flo
     the final-regret table of a fresh simulation.
 
     Redraws :func:`dpb.plotting.experiments.plot_live` (the paper's parameters for every
-    algorithm).  The defaults (T = 1e5, 10 runs, six algorithms) redraw in a few seconds; the
-    per-step policies (Lazy-DP-TS, IMED) dominate the time at larger T.
+    algorithm) when the "Run" button is pressed, with a progress bar over the algorithms: a
+    simulation takes seconds at the defaults (T = 1e5, 10 runs, six algorithms) and minutes at
+    T = 1e6, where the per-step policies (Lazy-DP-TS, IMED) dominate the time.
     """
     if T not in [v for _, v in _HORIZONS]:
         raise ValueError(f"T must be one of {[v for _, v in _HORIZONS]}, got {T!r}")
@@ -51,4 +53,5 @@ def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: flo
         "algorithms": W.SelectMultiple(options=list(ALGORITHMS), value=tuple(algorithms),
                                        rows=len(ALGORITHMS), description="algorithms", style=_STYLE),
     }
-    return explorer(live_figure, controls, "The paper's comparison, simulated live")
+    return explorer(live_figure, controls, "The paper's comparison, simulated live (press Run)",
+                    run_button=True)
