@@ -13,6 +13,8 @@ import numpy as np
 
 __all__ = [
     "MAX_ELEMENTS",
+    "MAX_HORIZON",
+    "MAX_RUNS",
     "MAX_SIZE",
     "as_float_array",
     "as_finite",
@@ -29,6 +31,13 @@ __all__ = [
 #: Largest number of array elements a ``dpb`` function allocates for one call (2**28 float64
 #: values are 2 GiB); bigger requests are refused with a ``ValueError`` before allocating.
 MAX_ELEMENTS = 2**28
+
+#: Largest horizon T (and pull count) anywhere in ``dpb``: batch schedules and pull counters are
+#: int64 with room to spare.
+MAX_HORIZON = 2**62
+
+#: Largest number of independent runs of one call (each run owns its random generators).
+MAX_RUNS = 10**6
 
 #: Largest count (horizon, number of runs, phases, ...) accepted where a count is meant: sizes
 #: must stay exactly representable as int64 and as float64 (2**53) for the numpy code paths.

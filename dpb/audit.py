@@ -50,9 +50,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ._validate import as_float_array, as_int, as_real
+from ._validate import MAX_RUNS, as_float_array, as_int, as_real
 from .interaction import (
-    MAX_RUNS,
     Transcript,
     _check_transcript,
     _rewards_list,

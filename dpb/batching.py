@@ -218,7 +218,7 @@ class GeometricSchedule(BatchSchedule):
 
     def __init__(self, n0: int = 1, alpha=2) -> None:
         super().__init__()
-        self._n0 = as_int("n0", n0, minimum=1)
+        self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = _as_exact("alpha", alpha)
         if not exact >= MIN_ALPHA:
             raise ValueError(f"alpha must be >= 1.001, got {alpha!r} (alpha <= 1 is no geometric growth; "
@@ -298,7 +298,7 @@ class PolynomialSchedule(BatchSchedule):
 
     def __init__(self, n0: int = 1, power=2) -> None:
         super().__init__()
-        self._n0 = as_int("n0", n0, minimum=1)
+        self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = _as_exact("power", power)
         if not POWER_RANGE[0] <= exact <= POWER_RANGE[1]:
             raise ValueError(f"power must lie in [0.001, 62], got {power!r} (smaller powers give batches "

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import MAX_ELEMENTS, as_float_array, as_int, as_real, check_elements
+from ._validate import MAX_ELEMENTS, MAX_RUNS, as_float_array, as_int, as_real, check_elements
 from .policies import Policy, make_policy
 
 __all__ = [
@@ -168,10 +168,6 @@ class Adversary:
 
     def describe(self) -> dict:
         return {"adversary": self.name}
-
-
-#: Largest number of runs of one call (each run has its own random generator).
-MAX_RUNS = 10**6
 
 
 def _check_transcript(name: str, value) -> Transcript:

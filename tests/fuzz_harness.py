@@ -348,6 +348,7 @@ def run_function(worker: Worker, spec, examples: int, seed: int, record) -> None
     @hseed(seed)
     @settings(
         max_examples=examples,
+        derandomize=False,  # the seed decides, under pytest (derandomized profile) and standalone alike
         database=None,
         deadline=None,
         phases=[Phase.explicit, Phase.generate],

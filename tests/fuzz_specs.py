@@ -889,7 +889,7 @@ def module_specs() -> list[Spec]:
         S(
             reg + "schedule_profile",
             dict(
-                schedule=geo.but(bad=("x", None, 3)),
+                schedule=geo.but(bad=("x", None, 0.5)),
                 n=Kind(
                     arrays(st.integers(1, 10**6), 1, 5),
                     edge=(np.array([2**62]), np.array([0])),
@@ -935,6 +935,15 @@ def module_specs() -> list[Spec]:
             ),
         ),
     ]
+    # a bad entry of a params dict is named by its key ("eps must lie in ...")
+    for spec in specs:
+        if "params" in spec.params:
+            spec.aliases.setdefault("params", ("parameters", "eps", "alpha"))
+        if "eps_values" in spec.params:
+            spec.aliases.setdefault("eps_values", ("eps",))
+        # the teaching trace marks "no noise drawn / index not defined yet" with NaN
+        if spec.target == "dpb.simulate:simulate_trace":
+            spec.nan_ok = True
     # the empirical ratio eps_hat of an audit is +inf when the chosen event never happens under
     # one of the inputs (e.g. a policy without noise): a meaningful infinite value
     for spec in specs:

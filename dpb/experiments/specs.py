@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_int, as_positive
+from .._validate import MAX_HORIZON, MAX_RUNS, as_int, as_positive
+from ..batching import make_schedule
 from ..environments import INSTANCES, BernoulliBandit, instance
 from ..policies import POLICIES
 
@@ -119,6 +120,8 @@ def paper_params(policy: str, eps: float | None = None) -> dict:
         For an unknown policy or a private policy without a positive ``eps``.
     """
     name = _policy_name(policy)
+    if eps is not None:
+        eps = float(as_positive("eps", eps, allow_inf=False))
     if name in ("IMED",):
         return {}
     if name == "KL-UCB":
@@ -294,8 +297,8 @@ def _fmt_T(T: int) -> str:
 
 
 def _grid_experiment(name, description, instances, eps_values, T, runs, algorithms) -> Experiment:
-    T = as_int("T", T, minimum=10)
-    runs = as_int("runs", runs, minimum=1)
+    T = as_int("T", T, minimum=10, maximum=MAX_HORIZON)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     algos = _check_algorithms(algorithms)
     settings = []
     for env in instances:
@@ -323,15 +326,16 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
 
 def sweep_eps_values(n_eps: int = 100) -> tuple:
     """``k / n_eps`` for ``k = 1..n_eps``: ``n_eps`` equally spaced budgets in (0, 1]."""
-    n_eps = as_int("n_eps", n_eps, minimum=1)
+    n_eps = as_int("n_eps", n_eps, minimum=1, maximum=10**4)
     return tuple(k / n_eps for k in range(1, n_eps + 1))
 
 
 def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha: float = 1.1,
               env: str = "sweep", policy: str = "DP-IMED") -> Experiment:
     """The appendix's regret-against-eps figure: DP-IMED with alpha = 1.1, T = 1e7, 100 budgets."""
-    T = as_int("T", T, minimum=10)
-    runs = as_int("runs", runs, minimum=1)
+    T = as_int("T", T, minimum=10, maximum=MAX_HORIZON)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    alpha = make_schedule(None, n0=1, alpha=alpha).alpha  # checks alpha (a ratio >= 1.001)
     settings = []
     for eps in sweep_eps_values(n_eps):
         params = {"eps": eps, "n0": 1, "alpha": float(alpha)}
