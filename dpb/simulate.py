@@ -108,8 +108,8 @@ def checkpoint_grid(
     2T/n_linear, ..., T (rounded).  Both contain T; ``all`` is their union.
     """
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
-    n_log = as_int("n_log", n_log, minimum=1)
-    n_linear = as_int("n_linear", n_linear, minimum=1)
+    n_log = as_int("n_log", n_log, minimum=1, maximum=10**6)
+    n_linear = as_int("n_linear", n_linear, minimum=1, maximum=10**6)
     log = np.unique(np.rint(np.logspace(0.0, np.log10(T), n_log)).astype(np.int64).clip(1, T))
     lin = np.unique(np.rint(np.linspace(T / n_linear, T, n_linear)).astype(np.int64).clip(1, T))
     log = np.union1d(log, [T])

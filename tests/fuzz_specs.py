@@ -808,7 +808,8 @@ def module_specs() -> list[Spec]:
     sim = "dpb.simulate:"
     private_params = Kind(
         st.sampled_from([{"eps": 0.5}, {"eps": 1.0}, {"eps": 0.25}]),
-        bad=({"eps": NAN}, {"eps": "x"}, {"eps": -1.0}, {"eps": 0.5, "alpha": "2"}),
+        edge=({"eps": 5e-324}, {"eps": 1e-300}, {"eps": 1e300}, {"eps": INF}),
+        bad=({"eps": NAN}, {"eps": "x"}, {"eps": -1.0}, {"eps": 0.5, "alpha": "2"}, {"eps": True}),
     )
     sim_T = size(1, 3000, edge_extra=(2**62 + 1,))
     sim_T = sim_T.but(edge=tuple(v for v in sim_T.edge if not (isinstance(v, int) and 2**31 <= v < 2**62)))
