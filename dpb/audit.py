@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ._validate import MAX_RUNS, as_float_array, as_int, as_real
+from ._validate import MAX_RUNS, as_choice, as_float_array, as_int, as_real
 from .interaction import (
     Transcript,
     _check_transcript,
@@ -363,8 +363,7 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = 
     if eps is not None:
         eps = as_real("eps", eps, low=0.0, low_open=True)
     conf = _confidence(confidence)
-    if method not in ("split", "bonferroni"):
-        raise ValueError(f"method must be 'split' or 'bonferroni', got {method!r}")
+    as_choice("method", method, ("split", "bonferroni"))
     max_atoms = as_int("max_atoms", max_atoms, minimum=1)
     t_star = as_int("t_star", t_star, minimum=1, maximum=tr1.T)
     hs = _horizons(tr1.T, t_star) if horizons is None else _check_horizons(horizons, tr1.T)

@@ -20,6 +20,14 @@ on the rounding error*, and recomputes the few values whose distance to an integ
 bound in exact rational arithmetic (``fractions.Fraction``).  A float ``alpha`` is read as the
 decimal it prints as (``1.1`` means exactly 11/10, via ``Fraction(repr(alpha))``); an integer
 or a ``Fraction`` is used as given.
+
+Limits
+------
+Every schedule stops at 2**62 pulls and tabulates at most 10**7 batches; asking for more (a
+``count`` or a ``total`` past those) raises a ``ValueError`` naming the argument.  The geometric
+ratio must be at least 1.001 and the polynomial power must lie in [0.001, 62]: closer to the
+degenerate values the batches stay nearly constant (about as many phases as pulls) and their
+exact ceilings cost minutes, so such parameters are refused with that reason.
 """
 
 from __future__ import annotations

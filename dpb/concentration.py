@@ -47,6 +47,10 @@ where :math:`Q` is the regularised upper incomplete gamma function (:math:`\\sum
 given :math:`Z_m > 0`, :math:`Z_m` is a mixture of :math:`\\mathrm{Gamma}(k+1, \\epsilon)`).
 Every term is positive, so the sum is evaluated with ``logsumexp`` and keeps full *relative*
 accuracy however small the tail; :math:`P[Z_m \\ge z] = 1 - P[Z_m \\ge -z]` for :math:`z < 0`.
+
+Limits: the exact laws sum ``m * size(z)`` (Laplace sum) or ``(n + 1) * max(m, 1) * size(s)``
+(private sum) terms; above 1e8 terms (a few seconds) they raise a ``ValueError`` naming the
+product, and :func:`monte_carlo_tail` draws at most 2e8 variates (``runs * (m + 1)``).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import MAX_ELEMENTS, MAX_RUNS, as_float_array, as_int, as_real, check_elements
+from ._validate import MAX_ELEMENTS, MAX_RUNS, as_choice, as_float_array, as_int, as_real, check_elements
 from .policies import Policy, make_policy
 
 __all__ = [
@@ -461,8 +461,7 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
         raise TypeError("adversary must be a dpb.interaction.Adversary")
     T = as_int("T", T, minimum=1)
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    if b not in ("L", "R"):
-        raise ValueError(f"b must be 'L' or 'R', got {b!r}")
+    as_choice("b", b, ("L", "R"))
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * T", runs * T, MAX_ELEMENTS // 2)

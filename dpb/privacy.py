@@ -30,7 +30,16 @@ import math
 
 import numpy as np
 
-from ._validate import as_finite, as_float_array, as_int, as_positive, as_rng, broadcast, check_elements
+from ._validate import (
+    as_choice,
+    as_finite,
+    as_float_array,
+    as_int,
+    as_positive,
+    as_rng,
+    broadcast,
+    check_elements,
+)
 
 __all__ = [
     "laplace_mechanism",
@@ -520,8 +529,7 @@ def adaptive_view(policy, adversary, t_star, b, K, T):
     """
     K, T = _check_policy_args(K, T)
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    if b not in ("L", "R"):
-        raise ValueError(f"b must be 'L' or 'R', got {b!r}")
+    as_choice("b", b, ("L", "R"))
 
     def reward_of(s, acts):
         pair = adversary(acts)
@@ -598,8 +606,7 @@ def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
     """
     K, T = _check_policy_args(K, T)
     policy = _checked(policy, K)  # many inputs share a history: evaluate the policy once per history
-    if model not in ("view", "table", "adaptive"):
-        raise ValueError(f"model must be 'view', 'table' or 'adaptive', got {model!r}")
+    as_choice("model", model, ("view", "table", "adaptive"))
     alpha = np.unique(as_float_array("alphabet", alphabet).ravel())
     if alpha.size < 2 or not np.all(np.isfinite(alpha)):
         raise ValueError("alphabet must hold at least 2 distinct finite rewards")

@@ -902,6 +902,7 @@ def module_specs() -> list[Spec]:
     ex = "dpb.experiments:"
     eT = size(1, 10**7, edge_extra=(2**62 + 1,))
     specs += [
+        S(ex + "sweep_eps_values", dict(n_eps=size(1, 200, optional=True))),
         S(ex + "paper_params", dict(policy=POLICY_NAME, eps=EPS.but(optional=True))),
         S(
             ex + "figure1",
@@ -1007,7 +1008,6 @@ NOT_FUZZED = {
     "dpb.regret.imed_optimal_index": "takes a DecomposedRuns (a record of a slow run)",
     "dpb.regret.cache_dir": _RUNNER,
     "dpb.regret.cache_key": _RUNNER,
-    "dpb.regret.source_hash": _RUNNER,
     "dpb.experiments.ALGORITHMS": "a constant",
     "dpb.experiments.PRIVATE_ALGORITHMS": "a constant",
     "dpb.experiments.OURS": "a constant",
@@ -1021,8 +1021,9 @@ NOT_FUZZED = {
     "dpb.experiments.RunReport": "a record of a sweep",
     "dpb.experiments.MissingResultsError": "an exception class",
     "dpb.experiments.default_results_dir": _RUNNER,
-    "dpb.experiments.source_hash": _RUNNER,
     "dpb.experiments.chunk_status": _RUNNER,
+    "dpb.experiments.policy_sources": _RUNNER,
+    "dpb.experiments.chunk_provenance": _RUNNER,
     "dpb.experiments.status": _RUNNER,
     "dpb.experiments.run": _RUNNER,
     "dpb.experiments.load": _RUNNER,

@@ -28,8 +28,8 @@ def test_every_public_callable_has_a_spec_or_a_reason():
         mod = importlib.import_module(modname)
         for name in mod.__all__:
             full = f"{modname}.{name}"
-            if full in fuzz_specs.NOT_FUZZED:
-                continue
+            if full in fuzz_specs.NOT_FUZZED or not callable(getattr(mod, name)):
+                continue  # constants need no spec
             if full not in fuzzed:
                 missing.append(full)
     assert not missing, f"public callables without a fuzz spec or a reason in NOT_FUZZED: {missing}"
