@@ -48,7 +48,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
 from ._validate import MAX_RUNS, as_choice, as_float_array, as_int, as_real
 from .interaction import (
@@ -109,6 +108,8 @@ def clopper_pearson(successes, n, level: float, side: str):
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     if np.any(np.isnan(k)) or np.any(k < 0) or np.any(k > n) or np.any(k != np.round(k)):
         raise ValueError(f"successes must be integers in [0, n = {n}]")
+    from scipy import stats  # deferred: scipy.stats costs ~0.5 s to import
+
     if side == "lower":
         with np.errstate(invalid="ignore"):
             out = np.where(k > 0, stats.beta.ppf(1.0 - level, np.maximum(k, 1), n - k + 1), 0.0)
@@ -723,4 +724,6 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
     if dof < 1:
         return {"statistic": 0.0, "dof": 0, "pvalue": 1.0}
     stat = float(np.sum((c - expected) ** 2 / expected))
+    from scipy import stats  # deferred: scipy.stats costs ~0.5 s to import
+
     return {"statistic": stat, "dof": int(dof), "pvalue": float(stats.chi2.sf(stat, dof))}

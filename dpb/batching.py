@@ -2,13 +2,13 @@
 
 The paper's algorithms (Algorithm 'DP-KLUCB and DP-IMED') pull an arm in arm-dependent phases
 m = 0, 1, 2, ... of sizes B_m.  Writing n_m = B_0 + ... + B_m for the cumulative number of pulls
-after phase m (with n_{-1} = 0), the paper's geometric schedule, Eq. (def_batch), is
+after phase m (with n_{-1} = 0), the paper's geometric schedule, :prf:ref:`def-batch-schedule`, is
 
     n_m = ceil( n0 (alpha^{m+1} - 1) / (alpha - 1) ),      B_m = n_m - n_{m-1},
 
 so B_0 = n0 and B_m = n0 alpha^m exactly when alpha is an integer.  Any schedule whose number of
 batches up to T is sublinear in T keeps the regret analysis intact (the paper's comment after
-Theorem 'Regret upper bound'); a polynomial schedule B_m = ceil(n0 (m+1)^p) is provided for
+:prf:ref:`thm-upper-bound`); a polynomial schedule B_m = ceil(n0 (m+1)^p) is provided for
 that reason: it removes the factor alpha of the upper bound asymptotically.
 
 Exactness
@@ -210,7 +210,7 @@ def _ceil_robust(values: np.ndarray, exact, rel_err) -> np.ndarray:
 
 
 class GeometricSchedule(BatchSchedule):
-    """The paper's geometric schedule, Eq. (def_batch).
+    """The paper's geometric schedule, :prf:ref:`def-batch-schedule`.
 
     n_m = ceil(n0 (alpha^{m+1} - 1)/(alpha - 1)) and B_m = n_m - n_{m-1}; B_m = n0 alpha^m when
     alpha is an integer.
@@ -293,7 +293,7 @@ class PolynomialSchedule(BatchSchedule):
     """Polynomially growing batches, B_m = ceil(n0 (m+1)^p).
 
     The number of batches needed to reach n pulls grows like n^{1/(p+1)}, sublinearly, which is
-    all the regret analysis needs (remark after Theorem 'Regret upper bound'); unlike the
+    all the regret analysis needs (remark after :prf:ref:`thm-upper-bound`); unlike the
     geometric schedule it does not lose a factor alpha asymptotically.
 
     Parameters
@@ -383,7 +383,7 @@ def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
 
 
 def batch_sizes(n0: int, alpha, count: int) -> np.ndarray:
-    """The first ``count`` batch sizes of the paper's geometric schedule, Eq. (def_batch).
+    """The first ``count`` batch sizes of the paper's geometric schedule, :prf:ref:`def-batch-schedule`.
 
     B_m = ceil(n0 (alpha^{m+1}-1)/(alpha-1)) - ceil(n0 (alpha^m-1)/(alpha-1)), m = 0..count-1.
 

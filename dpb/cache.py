@@ -10,10 +10,11 @@ decomposed runs of the upper-bound chapter).
   syntax tree without docstrings, so that an edit of documentation or comments keeps the cache and
   any edit of code invalidates it.  :func:`provenance` adds the versions of ``dpb`` and ``numpy``.
 - **How written.** Result files are ``.npz`` archives written atomically by
-  :func:`dpb._io.save_npz_atomic` (unique temporary file, then :func:`os.replace`): a reader sees
+  ``dpb._io.save_npz_atomic`` (unique temporary file, then ``os.replace``): a reader sees
   no file or a complete one, whatever is killed when.
-- **Current or stale.** :func:`file_state` compares what a file records (its ``meta["extra"]``)
-  with what the current code would record.
+- **Current, stale or damaged.** :func:`file_state` reads every array of a file, checks it
+  against the checksums the file carries (and the archive's own CRC-32 of every member), then
+  compares what the file records (its ``meta["extra"]``) with what the current code would record.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import array_checksum
 from ._version import __version__
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "provenance",
     "read_meta",
     "file_state",
+    "remove_orphan_temporaries",
 ]
 
 #: The directory of the ``dpb`` package (file names in hashes are relative to it).
@@ -220,19 +223,63 @@ def read_meta(path) -> dict | None:
 
 
 def file_state(path, expected: Mapping) -> str:
-    """``"missing"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
+    """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
 
-    The file is done when it can be read and its ``meta["extra"]`` records every key of
-    ``expected`` with the same value (the specification, seed and :func:`provenance` the current
-    code would write); otherwise it is stale and should be recomputed.
+    *Damaged*: the file cannot be read as an archive, a member fails its CRC-32 or cannot be
+    decompressed, or an array differs from the SHA-256 checksum the file records (its
+    ``meta["checksums"]``, see ``dpb._io.save_npz_atomic``; files written before checksums
+    existed are checked by the CRC-32 only).  Every array is read, so damage anywhere is found.
+    *Done*: not damaged, and its ``meta["extra"]`` records every key of ``expected`` with the same
+    value (the specification, seed and :func:`provenance` the current code would write).
+    *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
     """
     path = Path(path)
     if not path.is_file():
         return "missing"
-    meta = read_meta(path)
-    if meta is None:
-        return "stale"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            sums = meta.get("checksums") if isinstance(meta, dict) else None
+            names = [n for n in data.files if n != "meta"]
+            if sums is not None and (not isinstance(sums, dict) or set(sums) != set(names)):
+                return "damaged"
+            for name in names:
+                array = data[name]  # reading a member checks its CRC-32
+                if sums is not None and array_checksum(array) != sums[name]:
+                    return "damaged"
+    except Exception:  # noqa: BLE001 - truncated or foreign files raise many kinds (BadZipFile, zlib...)
+        return "damaged"
+    if not isinstance(meta, dict) or not isinstance(meta.get("extra", {}), dict):
+        return "damaged"
     extra = meta.get("extra", {})
-    if not isinstance(extra, dict):
-        return "stale"
     return "done" if all(extra.get(k) == v for k, v in expected.items()) else "stale"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - another user's process
+        return True
+    return True
+
+
+def remove_orphan_temporaries(folder) -> int:
+    """Delete the temporary files that writers killed mid-write left in ``folder`` (names
+    ``<file>.<pid>.<random>.tmp`` of ``dpb._io.save_npz_atomic`` whose process is gone);
+    returns how many.  Temporary files of running processes are left alone."""
+    removed = 0
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    for tmp in folder.glob("*.tmp"):
+        parts = tmp.name.split(".")
+        if len(parts) < 4 or not parts[-3].isdigit() or _pid_alive(int(parts[-3])):
+            continue
+        try:
+            tmp.unlink()
+            removed += 1
+        except FileNotFoundError:  # removed by another run meanwhile
+            pass
+    return removed

@@ -1,8 +1,6 @@
 """Concentration of the private sum of Bernoulli rewards plus Laplace noise.
 
-The object of study is the paper's private summation (Lemma 'Concentration bound of private
-summation', ``lem:PrivateSumUpper``, and Proposition 'Concentration Bound of Private Mean',
-``prop:conc``)
+The object of study is the paper's private summation (:prf:ref:`lem-private-sum`, and :prf:ref:`prop-conc`)
 
 .. math::
 
@@ -14,11 +12,11 @@ This module holds
 * the *exact* law of the noise :math:`Z_m` (density, survival function, log survival function,
   accurate in the deep tails) and the *exact* two-sided tails of :math:`\\tilde S_{n,m}` by
   convolution in log space;
-* the paper's bounds: the tail bound of cumulative Laplace noise (Lemma 'Tail Bound of
-  Cumulative Laplacian Noise', ``lem:TailCumLap``), the constant :math:`A_\\epsilon` and the
+* the paper's bounds: the tail bound of cumulative Laplace noise (:prf:ref:`lem-tail-cum-lap`), the constant
+  :math:`A_\\epsilon` and the
   private Chernoff bound :math:`A_\\epsilon e^{-n d_\\epsilon(x/n, \\mu)}` of Lemma
-  ``lem:PrivateSumUpper``;
-* the bounds it is compared with: the noise-free Chernoff bound (Lemma ``lem:ChernoffKL``) and
+  :prf:ref:`lem-private-sum`;
+* the bounds it is compared with: the noise-free Chernoff bound for Bernoulli sums and
   the "separate" bound that splits the deviation between the Bernoulli sum and the noise;
 * a Monte Carlo estimator with a Clopper-Pearson interval and the finite-n tail exponent
   :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge n x]`.
@@ -157,12 +155,12 @@ def _out(arr: np.ndarray):
 
 
 # --------------------------------------------------------------------------------------------
-# Lemma 'Tail Bound of Cumulative Laplacian Noise' (lem:TailCumLap)
+# tail of a sum of Laplace noises (the book's lemma lem-tail-cum-lap)
 # --------------------------------------------------------------------------------------------
 def laplace_sum_tail_bound(z, m, eps, *, log: bool = False):
     """The paper's tail bound for a sum of ``m`` i.i.d. Laplace(1/eps) variables.
 
-    Lemma 'Tail Bound of Cumulative Laplacian Noise' (``lem:TailCumLap``): for :math:`z > 0`,
+    :prf:ref:`lem-tail-cum-lap`: for :math:`z > 0`,
 
     .. math::
 
@@ -255,7 +253,7 @@ def laplace_sum_logsf(z, m, eps):
     """Exact log survival function :math:`\\log P[Z_m \\ge z]` of a sum of Laplace noises.
 
     :math:`Z_m = \\sum_{j=1}^m Y_j`, :math:`Y_j \\sim \\mathrm{Lap}(1/\\epsilon)` i.i.d. (the noise of
-    Lemma ``lem:TailCumLap``).  For :math:`z \\ge 0` and :math:`m \\ge 1` (see the module docstring
+    :prf:ref:`lem-tail-cum-lap`).  For :math:`z \\ge 0` and :math:`m \\ge 1` (see the module docstring
     for the derivation from :math:`Z_m = G_1 - G_2`, :math:`G_i \\sim \\mathrm{Gamma}(m, \\epsilon)`)
 
     .. math::
@@ -293,7 +291,7 @@ def laplace_sum_sf(z, m, eps):
     """Exact survival function :math:`P[Z_m \\ge z]` of a sum of ``m`` Laplace(1/eps) noises.
 
     ``exp(laplace_sum_logsf(z, m, eps))``; see :func:`laplace_sum_logsf` for the closed form
-    (the exact counterpart of the bound of Lemma ``lem:TailCumLap``).
+    (the exact counterpart of the bound of :prf:ref:`lem-tail-cum-lap`).
 
     Parameters
     ----------
@@ -320,7 +318,7 @@ def laplace_sum_logpdf(z, m, eps):
         f_m(z) = \\frac{\\epsilon e^{-\\epsilon |z|}}{(m-1)!\\, 2^{2m-1}}
                  \\sum_{k=0}^{m-1} \\frac{(2m-2-k)!}{k!\\,(m-1-k)!} (2\\epsilon |z|)^k
 
-    (the density :math:`f_m` in the proof of Lemma ``lem:PrivateSumUpper``), evaluated in log
+    (the density :math:`f_m` in the proof of :prf:ref:`lem-private-sum`), evaluated in log
     space.  For ``m = 1`` it is the Laplace density :math:`\\frac{\\epsilon}{2} e^{-\\epsilon|z|}`.
 
     Parameters
@@ -414,7 +412,7 @@ def _private_sum_log_tail(s, n, m, mu, eps, *, upper: bool):
 def private_sum_logsf(s, n, m, mu, eps):
     """Exact :math:`\\log P[\\tilde S_{n,m} \\ge s]` by convolution in log space.
 
-    :math:`\\tilde S_{n,m} = S_n + Z_m` (Lemma ``lem:PrivateSumUpper``), with
+    :math:`\\tilde S_{n,m} = S_n + Z_m` (:prf:ref:`lem-private-sum`), with
     :math:`S_n \\sim \\mathrm{Bin}(n, \\mu)` independent of the Laplace sum :math:`Z_m`:
 
     .. math::
@@ -454,7 +452,7 @@ def private_sum_sf(s, n, m, mu, eps):
     """Exact :math:`P[\\tilde S_{n,m} \\ge s]` (Binomial(n, mu) plus ``m`` Laplace(1/eps) noises).
 
     ``exp(private_sum_logsf(...))``; see :func:`private_sum_logsf` for the convolution formula
-    (the exact left-hand side of Lemma ``lem:PrivateSumUpper``).
+    (the exact left-hand side of :prf:ref:`lem-private-sum`).
 
     Parameters
     ----------
@@ -485,7 +483,7 @@ def private_sum_logcdf(s, n, m, mu, eps):
         P[\\tilde S_{n,m} \\le s] = \\sum_{k=0}^{n} \\binom{n}{k}\\mu^k(1-\\mu)^{n-k}\\, P[Z_m \\ge k - s]
 
     (the noise is symmetric); the lower-tail counterpart of :func:`private_sum_logsf`, i.e. the
-    left-hand side of the ``x <= n mu`` half of Lemma ``lem:PrivateSumUpper``.  For ``m = 0``
+    left-hand side of the ``x <= n mu`` half of :prf:ref:`lem-private-sum`.  For ``m = 0``
     this is the binomial cdf :math:`P[S_n \\le s]`.
 
     Parameters
@@ -534,7 +532,7 @@ def private_sum_cdf(s, n, m, mu, eps):
 
 
 # --------------------------------------------------------------------------------------------
-# Lemma 'Concentration bound of private summation' (lem:PrivateSumUpper)
+# concentration of the private sum (the book's lemma lem-private-sum)
 # --------------------------------------------------------------------------------------------
 def _log_A_eps(m, n, x, mu, eps, side, variant):
     """log A_eps on validated, broadcast input; the upper side with x >= n mu (lower side mirrored)."""
@@ -573,9 +571,9 @@ def _prepare_bound_args(x, n, mu, eps=None, m=_NO_M):
 
 
 def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
-    """The constant :math:`A_\\epsilon(m, n, x, \\mu)` of Lemma 'Concentration bound of private summation'.
+    """The constant :math:`A_\\epsilon(m, n, x, \\mu)` of :prf:ref:`lem-private-sum`.
 
-    Lemma ``lem:PrivateSumUpper`` states, for :math:`x \\ge n\\mu`,
+    :prf:ref:`lem-private-sum` states, for :math:`x \\ge n\\mu`,
     :math:`P[\\tilde S_{n,m} \\ge x] \\le A_\\epsilon(m, n, x, \\mu) e^{-n d_\\epsilon(x/n, \\mu)}` with
 
     .. math::
@@ -653,9 +651,9 @@ def _on_side(x, n, mu, side):
 
 
 def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", log=False):
-    """The private Chernoff bound of Lemma 'Concentration bound of private summation'.
+    """The private Chernoff bound of :prf:ref:`lem-private-sum`.
 
-    Lemma ``lem:PrivateSumUpper`` (and, asymptotically, Proposition ``prop:conc``):
+    :prf:ref:`lem-private-sum` (and, asymptotically, :prf:ref:`prop-conc`):
 
     .. math::
 
@@ -704,7 +702,7 @@ def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", l
 
 
 def chernoff_bound(x, n, mu, side="upper", *, log=False):
-    """Noise-free Chernoff bound (Lemma ``lem:ChernoffKL``): :math:`e^{-n\\,\\mathrm{kl}(x/n, \\mu)}`.
+    """Noise-free Chernoff bound for Bernoulli sums: :math:`e^{-n\\,\\mathrm{kl}(x/n, \\mu)}`.
 
     .. math::
 
@@ -743,7 +741,7 @@ def chernoff_bound(x, n, mu, side="upper", *, log=False):
 def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129):
     """The "separate" bound: deviation split between the Bernoulli sum and the noise.
 
-    The analysis that Proposition ``prop:conc`` improves on (its discussion (c)) treats the two
+    The analysis that :prf:ref:`prop-conc` improves on (its discussion (c)) treats the two
     sums separately: for any split :math:`u \\in [0, x - n\\mu]`,
 
     .. math::
@@ -751,7 +749,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
         P[S_n + Z_m \\ge x] \\le P[S_n \\ge x - u] + P[Z_m \\ge u]
         \\le e^{-n\\,\\mathrm{kl}((x - u)/n, \\mu)} + \\min\\{1, e^{-f(u)}\\},
 
-    with :math:`f` of Lemma ``lem:TailCumLap``.  Returned is the minimum over :math:`u` (a
+    with :math:`f` of :prf:ref:`lem-tail-cum-lap`.  Returned is the minimum over :math:`u` (a
     vectorised grid search in log space followed by one refinement grid around the best point;
     every grid point is a valid bound, so the result is a valid bound), capped at 1.  (The
     paper's text writes the split as :math:`\\Pr(X + Y \\ge a) \\le \\Pr(X \\ge a) + \\Pr(Y \\ge 0)`,
@@ -902,7 +900,7 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
 def tail_exponent(x, n, m, mu, eps, side="upper"):
     """Finite-n tail exponent :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge n x]` from the exact tail.
 
-    Proposition ``prop:conc`` says that, when :math:`m / n \\to 0`, this exponent is asymptotically
+    :prf:ref:`prop-conc` says that, when :math:`m / n \\to 0`, this exponent is asymptotically
     at least :math:`d_\\epsilon(x, \\mu)` (for :math:`x \\ge \\mu`), the private counterpart of the
     Chernoff exponent :math:`\\mathrm{kl}(x, \\mu)`.  ``side="lower"`` returns
     :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\le n x]`.  Computed from :func:`private_sum_logsf` /

@@ -1,11 +1,12 @@
 """The double change of environment of the lower-bound proof, as computation.
 
-The proof of Theorem 'Regret lower bound under eps-global DP' (Eq. (reg_low)) compares a
+The proof of :prf:ref:`thm-lower-bound` compares a
 two-armed Bernoulli bandit ``nu = (P_1, P_2)`` (means ``mu_1 >= mu_2``) with two alternatives that
 only change arm 2: ``nu' = (P_1, P_2')`` and ``nu'' = (P_1, P_2'')`` with
 ``mu_2 <= mu_2' <= mu_1 <= mu_2''``.  It goes from ``nu`` to ``nu''`` in two legs:
 
-1. ``nu -> nu'`` through **group privacy** (Lemma 'doub_env', step (a)): the policy is fed the
+1. ``nu -> nu'`` through **group privacy** (the TV leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`):
+   the policy is fed the
    rewards of a *coupled* environment ``gamma`` (Step 1), in which ``(r_t, r'_t)`` is drawn from the
    maximal coupling of ``(P_{a_t}, P'_{a_t})`` (Definition 'Maximal Couplings').  Only arm-2 rewards
    can differ, each with probability ``TV(P_2, P_2') = mu_2' - mu_2``, so on the event
@@ -17,14 +18,15 @@ only change arm 2: ``nu' = (P_1, P_2')`` and ``nu'' = (P_1, P_2'')`` with
 
 Step 4 lets ``mu_2'' -> mu_1`` and optimises over the intermediate mean ``mu_2'``: the per-pull cost
 ``c(mu_2') = eps (mu_2' - mu_2) + kl(mu_2', mu_1)`` is minimised at the closed-form ``z*`` of
-:func:`dpb.divergences.z_star` and its minimum is ``d_eps(mu_2, mu_1)`` (Eq. (d_eps)), giving
+:func:`dpb.divergences.z_star` and its minimum is ``d_eps(mu_2, mu_1)`` (:prf:ref:`def-d-eps`), giving
 ``liminf E[N_2(T)] / log T >= 1 / d_eps(mu_2, mu_1)``.
 
 This module provides the cost and its two legs (:func:`transport_cost`, :func:`tv_leg`,
 :func:`kl_leg`), the optimum (:func:`optimal_intermediate`) and the two pure routes
 (:func:`pure_routes`), a sampler of the maximal coupling of two Bernoullis
 (:func:`maximal_coupling`), and a simulator of the coupled environment ``gamma``
-(:func:`simulate_coupled_environment`) with the statistics of Lemma 'p_omega_L_c'
+(:func:`simulate_coupled_environment`) with the statistics of Step 3 of the proof of
+:prf:ref:`thm-lower-bound`
 (:func:`hamming_ratio`, :func:`event_L`, :func:`event_L_frequency`).
 """
 
@@ -131,7 +133,8 @@ def _eps_times_distance(eps: np.ndarray, dist: np.ndarray) -> np.ndarray:
 def tv_leg(mu2_prime, mu2, eps):
     """Group-privacy leg ``eps TV(P_2, P_2') = eps |mu_2' - mu_2|`` per pull of arm 2.
 
-    Lemma 'doub_env', steps (a)-(b): on the event ``L`` the Hamming distance between the coupled
+    The TV leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`: on the event ``L`` the Hamming distance
+    between the coupled
     reward lists is at most ``(1 + alpha) n_2 TV(P_2, P_2')``, and eps-DP (group privacy) costs a
     factor ``e^{eps}`` per differing reward.  ``eps = inf`` with ``mu_2' = mu_2`` gives 0.
 
@@ -157,7 +160,8 @@ def tv_leg(mu2_prime, mu2, eps):
 def kl_leg(mu2_prime, mu1):
     """Lai-Robbins leg ``kl(mu_2', mu_1)`` per pull of arm 2.
 
-    Lemma 'doub_env', step (e) with ``mu_2'' -> mu_1`` (Step 4 of the proof): the log-likelihood ratio
+    The KL leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`, with ``mu_2'' -> mu_1`` (Step 4 of the
+    proof): the log-likelihood ratio
     of ``nu'`` against ``nu''`` per pull of arm 2 has mean ``kl(mu_2', mu_2'')``.
 
     Parameters
@@ -179,11 +183,12 @@ def kl_leg(mu2_prime, mu1):
 def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
     """Per-pull cost ``c(mu_2') = eps (mu_2' - mu_2) + kl(mu_2', mu_1)`` of the double change of environment.
 
-    Lemma 'doub_env' bounds ``P(Omega cap L cap A)`` by
+    Step 3 of the proof of :prf:ref:`thm-lower-bound` bounds ``P(Omega cap L cap A)`` by
     ``exp((1 + alpha) n_2 (eps TV(P_2, P_2') + kl(mu_2', mu_2'')))`` times a vanishing factor; Step 4
     takes ``mu_2'' -> mu_1`` and minimises over ``mu_2'`` the per-pull cost ``c(mu_2')``, whose minimum
-    over ``[mu_2, mu_1]`` is ``d_eps(mu_2, mu_1)`` (Eq. (d_eps)).  Written with ``|mu_2' - mu_2|`` the
-    formula also covers ``mu_2 > mu_1`` (the other side of Eq. (d_eps)).
+    over ``[mu_2, mu_1]`` is ``d_eps(mu_2, mu_1)`` (:prf:ref:`def-d-eps`).  Written with ``|mu_2' - mu_2|``
+    the
+    formula also covers ``mu_2 > mu_1`` (the other side of :prf:ref:`def-d-eps`).
 
     Parameters
     ----------
@@ -234,7 +239,7 @@ def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
 def optimal_intermediate(mu2, mu1, eps) -> OptimalIntermediate:
     """Optimal intermediate mean ``z* = argmin c`` and the optimal cost ``c(z*) = d_eps(mu_2, mu_1)``.
 
-    Step 4 of the proof of Theorem 'Regret lower bound' (supremum over ``mu_2'``) solved in closed
+    Step 4 of the proof of :prf:ref:`thm-lower-bound` (supremum over ``mu_2'``) solved in closed
     form (Implication (b)): for ``mu_2 <= mu_1``,
     ``z* = max(mu_2, mu_1 / (mu_1 + (1 - mu_1) e^eps))``; ``z* = mu_2`` (all-KL route) exactly in
     the low-privacy regime ``eps >= regime_threshold(mu_2, mu_1)``.  Delegates to
@@ -309,7 +314,7 @@ def maximal_coupling(p, q, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]
     ``P(X != Y) = TV(Ber(p), Ber(q)) = |p - q|``, the smallest disagreement of any coupling.
     Construction: one uniform ``U``, ``X = 1{U < p}``, ``Y = 1{U < q}``; they differ exactly when
     ``U`` falls between ``p`` and ``q``.  This is the reward coupling ``c_a`` of the coupled
-    environment ``gamma`` (Step 1 of the proof of Theorem 'Regret lower bound').
+    environment ``gamma`` (Step 1 of the proof of :prf:ref:`thm-lower-bound`).
 
     Parameters
     ----------
@@ -433,7 +438,8 @@ def simulate_coupled_environment(
 
     Since ``r_t != r'_t`` has probability ``TV(P_{a_t}, P'_{a_t})``, with ``mu_1' = mu_1`` only arm-2
     rewards ever differ and ``d_Ham(r, r') = sum_{s <= N_2(T)} Z_s`` with ``Z_s`` i.i.d.
-    Bernoulli(``mu_2' - mu_2``) (proof of Lemma 'p_omega_L_c'): ``d_Ham / N_2`` concentrates at
+    Bernoulli(``mu_2' - mu_2``) (Step 3 of the proof of :prf:ref:`thm-lower-bound`): ``d_Ham / N_2``
+    concentrates at
     ``TV(P_2, P_2')``, which is why the event ``L`` has probability tending to 1.
 
     Parameters
@@ -543,10 +549,11 @@ def simulate_coupled_environment(
 
 
 # --------------------------------------------------------------------------------------------
-# statistics of the event L (Lemma 'p_omega_L_c')
+# statistics of the event L (Step 3 of the proof of the lower bound)
 # --------------------------------------------------------------------------------------------
 def hamming_ratio(d_ham, n2) -> np.ndarray:
-    """``d_Ham(r, r') / N_2`` per run: it concentrates at ``TV(P_2, P_2')`` (Lemma 'p_omega_L_c').
+    """``d_Ham(r, r') / N_2`` per run: it concentrates at ``TV(P_2, P_2')`` (Step 3 of the proof of
+    :prf:ref:`thm-lower-bound`).
 
     Runs that never pulled arm 2 (``N_2 = 0``, hence ``d_Ham = 0`` when arm 1 is unchanged) have
     no ratio: they get NaN, deliberately -- any number would be made up.  Filter them with
@@ -580,7 +587,8 @@ def event_L(d_ham, n2, tv, alpha) -> np.ndarray:
 
     In the proof ``n_2`` is the deterministic threshold of ``Omega = {N_2(T) <= n_2}``; passing each
     run's own ``N_2(T)`` instead gives a smaller event that implies ``L`` on ``Omega``.  The proof
-    (Lemma 'p_omega_L_c') shows ``P(Omega cap L^c) -> 0`` as ``n_2 -> inf``, for every ``alpha > 0``.
+    (Step 3 of the proof of :prf:ref:`thm-lower-bound`) shows ``P(Omega cap L^c) -> 0`` as ``n_2 -> inf``, for
+    every ``alpha > 0``.
 
     Parameters
     ----------

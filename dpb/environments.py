@@ -111,7 +111,7 @@ class BernoulliBandit:
         """Sum of ``n`` independent rewards of ``arm``: one Binomial(n, mu_arm) draw.
 
         This is exactly the law of n Bernoulli(mu_arm) rewards added up, which is all a phase-based
-        policy ever observes (DESIGN.md, 'The policy interface').
+        policy ever observes (see :doc:`/book/algorithms_as_run`).
         """
         arm = as_int("arm", arm, minimum=0, maximum=self.K - 1)
         n = as_int("n", n, minimum=0, maximum=MAX_SIZE)

@@ -4,7 +4,7 @@ A mechanism M is eps-DP when, for all neighbouring inputs D ~ D' (differing in o
 events E, M_D(E) <= e^eps M_{D'}(E) (the paper's definition 'eps-DP', after Dwork et al., 2006).
 The Laplace mechanism releases f(D) + Lap(s/eps) where s is the sensitivity of f: the largest
 abs(f(D) - f(D')) over neighbours.  For a sum of rewards in [0, 1], s = 1, so every algorithm of the
-book adds Lap(1/eps) noise to each phase sum (the paper's Theorem 'The Laplace Mechanism').
+book adds Lap(1/eps) noise to each phase sum (:prf:ref:`thm-laplace`).
 
 Helpers for checking these facts numerically: the output law of the mechanism
 (:func:`laplace_pdf`, :func:`laplace_cdf`, :func:`laplace_interval_probability`), its privacy loss
@@ -85,7 +85,7 @@ def laplace_mechanism(value, eps, sensitivity=1.0, rng=None):
 
     Notes
     -----
-    eps-DP by the paper's Theorem 'The Laplace Mechanism' (Dwork & Roth, 2014, Thm 3.6): the
+    eps-DP by :prf:ref:`thm-laplace` (Dwork & Roth, 2014, Thm 3.6): the
     density ratio of the outputs on neighbours is at most exp(eps abs(f(D) - f(D')) / s) <= e^eps.
     """
     v = as_finite("value", value)
@@ -319,7 +319,7 @@ def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
        \in \Bigl[-\tfrac{\varepsilon}{s}\lVert f - f'\rVert_1,\
                  \tfrac{\varepsilon}{s}\lVert f - f'\rVert_1\Bigr],
 
-    the computation behind the paper's Theorem 'The Laplace Mechanism' with its l1 sensitivity.
+    the computation behind :prf:ref:`thm-laplace` with its l1 sensitivity.
     The last axis is the coordinate axis ``i``.
 
     Parameters
@@ -685,7 +685,7 @@ def continual_release(rewards, starts, eps, rng=None, size=None):
        C_k = \sum_{j \le k} \Bigl(\sum_{s \in \text{phase } j} r_s + Y_j\Bigr),
        \qquad k = 1, \dots, \ell - 1,
 
-    the mechanism of the paper's Lemma 'Continual release of noisy rewards' (eps-DP for rewards
+    the mechanism of :prf:ref:`lem-ch05-continual` (eps-DP for rewards
     in [0, 1]): the phase releases ``s_k + Y_k`` are eps-DP by parallel composition, and the
     running sums are a post-processing of them.  This is how DP-KLUCB and DP-IMED maintain the
     private sum of each arm: no reward is forgotten, and the k-th running sum carries k noises.
@@ -779,7 +779,7 @@ def continual_release_log_ratio(o, rewards, rewards_prime, starts, eps):
 
     For neighbouring streams (one reward changed, in phase ``k``) it is the single term
     ``eps (abs(u_k - s'_k) - abs(u_k - s_k))``, at most ``eps abs(s_k - s'_k) <= eps`` in absolute
-    value: the paper's Lemma 'Continual release of noisy rewards', with parallel composition and
+    value: :prf:ref:`lem-ch05-continual`, with parallel composition and
     post-processing made explicit.  For streams differing in ``m`` rewards the bound is ``m eps``
     (group privacy).
 

@@ -1,9 +1,9 @@
 """Literal per-step reference simulator: the test oracle of :mod:`dpb.simulate`.
 
-Each policy's pseudo-code (ALGORITHMS.md; the paper's Algorithm 'DP-KLUCB and DP-IMED') is
+Each policy's pseudo-code (:doc:`/book/algorithms_as_run`; :prf:ref:`alg-dp-klucb-imed`) is
 transcribed line by line, in plain Python, one Bernoulli reward per round: no phase sums, no
 Binomial draws, no vectorisation across runs, no look-ahead.  It shares no logic with the fast
-path: batch sizes are recomputed here from Eq. (def_batch) in exact rational arithmetic, indexes
+path: batch sizes are recomputed here from :prf:ref:`def-batch-schedule` in exact rational arithmetic, indexes
 come from :mod:`dpb.divergences` (bisection), ties are broken with ``rng.choice``.  It is slow
 (microseconds per round) and meant for small horizons.
 
@@ -71,7 +71,7 @@ def _kl_ucb_scalar(x: float, c: float) -> float:
 
 
 def _paper_batch_sizes(n0: int, alpha, total: int) -> list[int]:
-    """B_0, B_1, ... of Eq. (def_batch) in exact rational arithmetic, until n_m >= total."""
+    """B_0, B_1, ... of :prf:ref:`def-batch-schedule` in exact rational arithmetic, until n_m >= total."""
     a = Fraction(repr(float(alpha))) if not isinstance(alpha, (int, Fraction)) else Fraction(alpha)
     sizes, prev, m = [], 0, 0
     while prev < total:
@@ -169,7 +169,7 @@ def _dp_batched(env: _Bandit, rng, params: dict, kind: str) -> None:
 
 
 def _dpse(env: _Bandit, rng, params: dict) -> None:
-    """DP-SE (ALGORITHMS.md): epochs of round-robin pulls, forgetting, elimination."""
+    """DP-SE (:doc:`/book/algorithms_as_run`): epochs of round-robin pulls, forgetting, elimination."""
     eps = float(params["eps"])
     beta = params.get("beta")
     beta = 1.0 / env.T if beta is None else float(beta)
@@ -197,7 +197,7 @@ def _dpse(env: _Bandit, rng, params: dict) -> None:
 
 
 def _adap(env: _Bandit, rng, params: dict, kind: str) -> None:
-    """AdaP-KLUCB / AdaP-UCB (ALGORITHMS.md): doubling episodes, forgetting."""
+    """AdaP-KLUCB / AdaP-UCB (:doc:`/book/algorithms_as_run`): doubling episodes, forgetting."""
     eps, alpha = float(params["eps"]), float(params["alpha"])
     K = env.K
     mu_t, n_last, N = [0.0] * K, [1] * K, [1] * K
@@ -222,7 +222,7 @@ def _adap(env: _Bandit, rng, params: dict, kind: str) -> None:
 
 
 def _lazy_dpts(env: _Bandit, rng, params: dict) -> None:
-    """Lazy-DP-TS (ALGORITHMS.md): per-round Beta samples, doubling buffers, forgetting."""
+    """Lazy-DP-TS (:doc:`/book/algorithms_as_run`): per-round Beta samples, doubling buffers, forgetting."""
     eps, c = float(params["eps"]), float(params.get("c", 3.0))
     K = env.K
     obs, r, mu_t = [1] * K, [0] * K, [0.0] * K

@@ -1,7 +1,7 @@
 r"""The regret upper bound of DP-IMED and DP-KLUCB, measured: constants, convergence, decomposition.
 
-Theorem 'Regret upper bound of DP-IMED and DP-KLUCB' (``thm:upp_bound``) of Azize et al. (2025)
-states that, with the geometric batches of Eq. (def_batch) of ratio ``alpha > 1`` and ``mu* < 1``,
+:prf:ref:`thm-upper-bound` states that, with the geometric batches of :prf:ref:`def-batch-schedule`
+of ratio ``alpha > 1`` and ``mu* < 1``,
 
 .. math::
 
@@ -17,8 +17,8 @@ computes what the book's chapter on the theorem shows:
 * :func:`decompose_runs` -- many runs of DP-IMED or DP-KLUCB through the exact phase engine of
   :mod:`dpb.simulate`, recording every phase, so that the pull counts ``N_i(T)`` at *every* horizon
   of a grid are exact (pulls are linear inside a phase, and the horizon cuts the last one), and
-  every pull is labelled with the term of the proof's decomposition (Eq. (decomp) and
-  Eq. (decomp2)) it belongs to: initialisation, pre-convergence (A) or post-convergence (B);
+  every pull is labelled with the term of the proof's decomposition (:eq:`eq-ch06-decomposition`) it belongs
+  to: initialisation, pre-convergence (A) or post-convergence (B);
 * :class:`DecomposedRuns` -- the result, with normalised pulls, regret, regret by term, quantiles;
 * :func:`cached_runs` -- the same, cached on disk by :mod:`dpb.cache` (keyed by the parameters,
   recording a hash of the ``dpb`` code that produces them, regenerated when missing or stale,
@@ -26,20 +26,20 @@ computes what the book's chapter on the theorem shows:
 * :func:`pull_summary`, :func:`regret_quantiles`, :func:`alpha_tradeoff` -- the summaries the
   figures draw.
 
-The decomposition (proof of Theorem 'Regret upper bound of DP-IMED', Eq. (decomp)): fix
+The decomposition (:eq:`eq-ch06-decomposition`, in the proof of :prf:ref:`thm-upper-bound`): fix
 ``delta > 0`` and an optimal arm ``j``.  A decision at round ``t`` (an arm and its next batch) is
 
 * *pre-convergence* (term (A)) when, for DP-IMED, the optimal arm's private mean is still low,
-  ``S~_j / n_j < mu* - delta``; for DP-KLUCB (Eq. (decomp2)) when the largest index is low,
+  ``S~_j / n_j < mu* - delta``; for DP-KLUCB when the largest index is low,
   ``max_i mu-bar_i(t) < mu* - delta``;
 * *post-convergence* (term (B)) otherwise.
 
 The initial round-robin (``n0`` pulls of every arm) is the term ``n0 sum_i Delta_i``.  The three
 terms partition the pulls, so they add up to the regret exactly.  The proof shows
 ``E[(A)] = O(1)`` and ``E[(B)] <= alpha log T / (d_eps(mu_i, mu*) - 2 delta') + o(1)`` with
-``delta' = delta / (1 - mu*)`` (Eq. (bound_pre), Eq. (bound_post)).  With several optimal arms the
-pre-convergence test of DP-IMED uses the largest private mean among them (every optimal arm below
-``mu* - delta``); this is the paper's event when the optimal arm is unique.
+``delta' = delta / (1 - mu*)`` (Steps 2 and 3 of the proof of :prf:ref:`thm-upper-bound`).  With
+several optimal arms the pre-convergence test of DP-IMED uses the largest private mean among them
+(every optimal arm below ``mu* - delta``); this is the paper's event when the optimal arm is unique.
 """
 
 from __future__ import annotations
@@ -96,17 +96,17 @@ POLYNOMIAL = "polynomial"
 # constants
 # ----------------------------------------------------------------------------------------------
 def asymptotic_constants(mu, eps, alpha) -> dict:
-    r"""Pull and regret constants of the lower bound and of Theorem 'upp_bound', per arm and in total.
+    r"""Pull and regret constants of the lower bound and of :prf:ref:`thm-upper-bound`, per arm and in total.
 
     For a sub-optimal arm ``i`` (``Delta_i > 0``):
 
     * ``lower_pulls[i] = 1 / d_eps(mu_i, mu*)``: every consistent eps-global DP policy has
-      ``liminf E[N_i(T)] / log T >= 1 / d_eps`` (proof of Theorem 'Regret lower bound');
+      ``liminf E[N_i(T)] / log T >= 1 / d_eps`` (proof of :prf:ref:`thm-lower-bound`);
     * ``upper_pulls[i] = alpha / d_eps(mu_i, mu*)``: DP-IMED and DP-KLUCB with geometric batches of
-      ratio ``alpha`` have ``E[N_i(T)] <= alpha log T / d_eps + o(log T)`` (Theorem 'upp_bound').
+      ratio ``alpha`` have ``E[N_i(T)] <= alpha log T / d_eps + o(log T)`` (:prf:ref:`thm-upper-bound`).
 
     Optimal arms get 0 (they are outside both statements).  The regret constants are the sums
-    weighted by the gaps: ``lower_regret = sum_i Delta_i / d_eps`` (Eq. (reg_low),
+    weighted by the gaps: ``lower_regret = sum_i Delta_i / d_eps`` (:prf:ref:`thm-lower-bound`,
     :func:`dpb.bounds.lower_bound_constant`) and ``upper_regret = alpha * lower_regret``
     (:func:`dpb.bounds.upper_bound_constant`).
 
@@ -171,7 +171,7 @@ def mean_overshoot(alpha) -> np.ndarray:
 
     An arm stops being explored once its pull count passes a threshold ``L ~ log T / d_eps``, but
     it can only stop at a cumulative count ``n_m ~ c alpha^m`` of its schedule, so it ends at the
-    first ``n_m >= L``: ``L <= N < alpha L`` (the factor ``alpha`` of Theorem 'upp_bound').  If
+    first ``n_m >= L``: ``L <= N < alpha L`` (the factor ``alpha`` of :prf:ref:`thm-upper-bound`).  If
     ``log L`` falls uniformly within a period ``[log n_m, log n_{m+1})`` -- over horizons, or over
     the randomness of the stopping point -- then ``N / L = alpha^U`` with ``U`` uniform on
     ``[0, 1)`` and ``E[N / L] = integral_0^1 alpha^u du = (alpha - 1) / ln(alpha)``: about
@@ -203,7 +203,7 @@ def schedule_profile(schedule, n) -> dict:
     * ``noises = m + 1``: the Laplace draws in the private sum once ``n_m`` pulls are made (one per
       batch, Algorithm 'DP-KLUCB and DP-IMED');
     * ``ratio = n_{m+1} / n_m``: the factor by which the next batch multiplies the pull count --
-      ``alpha`` (up to rounding) for the geometric schedule of Eq. (def_batch), and
+      ``alpha`` (up to rounding) for the geometric schedule of :prf:ref:`def-batch-schedule`, and
       ``1 + (p + 1)/m`` roughly, tending to 1 slowly, for the polynomial one ``B_m = n0 (m+1)^p``.
 
     Parameters
@@ -236,12 +236,13 @@ def schedule_profile(schedule, n) -> dict:
 def imed_optimal_index(res) -> np.ndarray:
     """DP-IMED index of the optimal arm at the end of each run, ``n_j d_eps([x_j], [x*]) + log n_j``.
 
-    Eq. (imed_score) with the final state: ``x_i`` the clipped private means, ``x*`` their maximum,
+    :prf:ref:`alg-dp-klucb-imed` with the final state: ``x_i`` the clipped private means, ``x*`` their
+    maximum,
     ``j`` the first optimal arm.  The pulled arm minimises the index and the empirical leader's
     index is ``log n_leader < log t``, so while the private means stay as they are the optimal arm
     cannot be pulled again before ``log t >= I_j``: a run stuck in pre-convergence at ``T`` stays
     stuck until about ``t = exp(I_j)``.  This is the quantity ``I-bar_j`` whose exponential the proof
-    of Theorem 'upp_bound' shows to be integrable (Eq. (def_barI), Eq. (imed_term1)).
+    of :prf:ref:`thm-upper-bound` shows to be integrable (Step 3 of its proof).
 
     Parameters
     ----------
@@ -440,11 +441,12 @@ class _PhaseLog:
         idx = p.index[rows]
         init = np.isnan(idx).all(axis=1)
         level = self.mu_star - self.delta
-        if self.imed:  # Eq. (decomp): the optimal arm's private mean (unclipped) is still low
+        # the decomposition of the proof of the upper bound (chapter 6)
+        if self.imed:  # DP-IMED: the optimal arm's private mean (unclipped) is still low
             with np.errstate(invalid="ignore", divide="ignore"):
                 best = (p.S[rows][:, self.optimal] / p.n[rows][:, self.optimal]).max(axis=1)
             pre = best < level
-        else:  # Eq. (decomp2): the largest DP-KLUCB index is still low
+        else:  # DP-KLUCB: the largest DP-KLUCB index is still low
             with np.errstate(invalid="ignore"):
                 pre = np.nanmax(np.where(init[:, None], 0.0, idx), axis=1) < level
         cat = np.where(init, 0, np.where(pre, 1, 2)).astype(np.int64)
@@ -512,8 +514,8 @@ def decompose_runs(
 
     The runs go through the exact phase engine of :mod:`dpb.simulate` with a hook that records
     every phase (its first round, arm, length after truncation at ``T``) and labels it, at its
-    decision, as initialisation, pre-convergence or post-convergence (module docstring; Eq. (decomp)
-    for DP-IMED, Eq. (decomp2) for DP-KLUCB).  ``N_i(t)`` at a grid horizon ``t`` is then exact:
+    decision, as initialisation, pre-convergence or post-convergence (module docstring;
+    :eq:`eq-ch06-decomposition`).  ``N_i(t)`` at a grid horizon ``t`` is then exact:
     the pulls of the phases finished by ``t`` plus ``t - t0 + 1`` pulls of the phase running at
     ``t`` (started at ``t0``) -- the same trajectory stopped at ``t``, because a policy's decisions
     before ``t`` do not depend on ``T``.  Run ``r`` is the run ``r`` of

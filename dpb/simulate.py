@@ -7,7 +7,8 @@ linear grid), the final pull counts, the number of phases and the parameters and
 
 How it is exact and fast
 ------------------------
-* Every policy decides in phases and only sees phase *sums* of rewards (DESIGN.md), so a phase of
+* Every policy decides in phases and only sees phase *sums* of rewards (see :doc:`/book/algorithms_as_run`),
+  so a phase of
   B pulls of arm a is simulated as one Binomial(B, mu_a) draw -- the same law as B Bernoulli
   draws.  A run of a batched private policy costs O(K log T) phases, not T steps, and all runs
   advance in lock-step so that each phase is one numpy operation over runs (the generic engine).
@@ -354,6 +355,30 @@ class _Recorder:
         self.reg[rows] += counts @ self.gaps
         self.pulls[rows] += counts
         self.phases[rows] += 1 if decisions is None else decisions
+
+    def record_runs(self, run: int, t0: int, arms: np.ndarray, lengths: np.ndarray) -> None:
+        """Consecutive stretches of run ``run`` from round ``t0``: ``lengths[i]`` pulls of ``arms[i]``.
+
+        The regret grows by Delta_a per pull inside a stretch, so a checkpoint at pull k (counted
+        from t0) falling in stretch i gets the regret at the end of stretch i - 1 plus
+        (k - pulls before stretch i) Delta_{arms[i]}; the cost is one pass over the stretches.
+        """
+        arms = np.asarray(arms, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        ends = np.cumsum(lengths)
+        reg_end = self.reg[run] + np.cumsum(lengths * self.gaps[arms])
+        hi = int(np.searchsorted(self.ck, t0 + ends[-1] - 1, side="right"))
+        lo = int(self.next[run])
+        if hi > lo:
+            k = self.ck[lo:hi] - t0 + 1
+            seg = np.searchsorted(ends, k, side="left")
+            before = np.where(seg > 0, ends[seg - 1], 0)
+            reg_before = np.where(seg > 0, reg_end[seg - 1], self.reg[run])
+            self.regret[run, lo:hi] = reg_before + (k - before) * self.gaps[arms[seg]]
+        self.next[run] = hi
+        self.reg[run] = reg_end[-1]
+        self.pulls[run] += np.bincount(arms, weights=lengths, minlength=self.K).astype(np.int64)
+        self.phases[run] += int(ends[-1])
 
     def record_steps(self, run: int, t0: int, arms: np.ndarray) -> None:
         """A window of single pulls ``arms`` (one per round) of run ``run`` starting at ``t0``."""

@@ -1,4 +1,4 @@
-"""Tests of dpb.batching against the paper's Eq. (def_batch) computed in exact arithmetic."""
+"""Tests of dpb.batching against the paper's geometric batch schedule computed in exact arithmetic."""
 
 from fractions import Fraction
 

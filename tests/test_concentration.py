@@ -313,7 +313,7 @@ def test_noise_free_chernoff_does_not_bound_the_private_sum():
 
 
 def test_coupled_bound_beats_separate_bound_for_large_n():
-    # Discussion (c) of Proposition prop:conc.  Since e^{-f(u)} >= e^{-eps u}, the separate bound is
+    # Discussion (c) after the private Chernoff bound.  Since e^{-f(u)} >= e^{-eps u}, the separate bound is
     # >= min_u max(e^{-n kl((x-u)/n, mu)}, e^{-eps u}) = e^{-n c_sep} with
     # c_sep = max_{z in [mu, x]} min(kl(z, mu), eps (x - z)) (crossing point, solved by brentq here),
     # for every n.  The coupled bound is <= A e^{-n d_eps}, and d_eps - log(A)/n > c_sep at n = 1e4.
@@ -331,7 +331,7 @@ def test_coupled_bound_beats_separate_bound_for_large_n():
 
 
 # ----------------------------------------------------------------------------------------------
-# Proposition prop:conc: the exponent tends to d_eps, not kl
+# the private Chernoff bound: the exponent tends to d_eps, not kl
 # ----------------------------------------------------------------------------------------------
 def test_tail_exponent_tends_to_d_eps_not_kl():
     # High-privacy regime: kl(0.9, 0.5) = 0.368 while d_eps = 0.092 at eps = 0.25.
@@ -344,7 +344,7 @@ def test_tail_exponent_tends_to_d_eps_not_kl():
         m = math.ceil(math.log(n))
         e_n = conc.tail_exponent(x, n, m, mu, eps)
         # Sandwich, both sides independent of the convolution code:
-        # lower: Lemma PrivateSumUpper gives E_n >= d - log(A_eps)/n;
+        # lower: the private-sum lemma gives E_n >= d - log(A_eps)/n;
         # upper: P[S~ >= nx] >= P[S >= k*] P[Y_1 >= nx - k*] P[Y_2 + ... + Y_m >= 0]
         #        = binom.sf(k* - 1) * e^{-eps (nx - k*)}/2 * 1/2  (k* = ceil(n z*), z* the d_eps minimiser).
         lower = d - conc.A_eps(m, n, n * x, mu, eps, log=True) / n

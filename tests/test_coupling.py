@@ -87,7 +87,7 @@ def test_pure_routes_and_legs_closed_forms():
     opt = coupling.optimal_intermediate(mu2, mu1, eps)
     assert mu2 < opt.z_star < mu1
     assert opt.cost < min(routes)
-    # the other side of Eq. (d_eps): mu2 > mu1
+    # the other side of the definition of d_eps: mu2 > mu1
     assert coupling.transport_cost(0.7, 0.9, 0.4, 1.0) == pytest.approx(0.2 + _kl_scipy(0.7, 0.4), rel=1e-12)
 
 

@@ -350,7 +350,7 @@ def test_lazy_dpts_buffers_and_forgetting():
 
 
 def test_dpse_epochs():
-    # epoch 1 pulls every arm R_1 times round-robin, R_1 from the formula of ALGORITHMS.md
+    # epoch 1 pulls every arm R_1 times round-robin, R_1 from DP-SE's formula (appendix "Algorithms as run")
     eps, beta, K = 1.0, 0.1, ENV.K
     T = 40_000
     trace = simulate_trace("DP-SE", ENV, T, seed=1, params={"eps": eps, "beta": beta})

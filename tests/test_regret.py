@@ -1,4 +1,4 @@
-"""dpb.regret: the constants of Theorem 'upp_bound', exact pulls on a horizon grid, the proof's
+"""dpb.regret: the constants of the regret upper bound (chapter 6), exact pulls on a horizon grid, the proof's
 decomposition, the on-disk cache, and the normalised pulls of an easy instance at a large T."""
 
 import os

@@ -51,7 +51,7 @@ The package
 
 
 from ..cache import default_results_dir
-from .execution import RunReport, ensure, run
+from .execution import MAX_JOBS, ChunkError, RunReport, connect, ensure, run
 from .specs import (
     ALGORITHMS,
     APPENDIX_EPS,
@@ -62,6 +62,10 @@ from .specs import (
     EXPERIMENT_NAMES,
     FIG1_EPS,
     FORMAT,
+    MAX_N_EPS,
+    MAX_RUNS,
+    MAX_SEED,
+    MAX_T,
     OURS,
     PAPER_RUNS,
     PAPER_T,
@@ -82,6 +86,7 @@ from .store import (
     MissingResultsError,
     chunk_provenance,
     chunk_status,
+    claim,
     cpu_seconds,
     load,
     policy_sources,
@@ -113,11 +118,17 @@ __all__ = [
     "APPENDIX_EPS",
     "APPENDIX_INSTANCES",
     "CHUNK_RUNS",
+    "MAX_T",
+    "MAX_RUNS",
+    "MAX_N_EPS",
+    "MAX_SEED",
+    "MAX_JOBS",
     "Cell",
     "Setting",
     "Experiment",
     "ExperimentResults",
     "RunReport",
+    "ChunkError",
     "MissingResultsError",
     "paper_params",
     "figure1",
@@ -129,8 +140,10 @@ __all__ = [
     "policy_sources",
     "chunk_provenance",
     "chunk_status",
+    "claim",
     "status",
     "run",
+    "connect",
     "load",
     "ensure",
     "final_regret_stats",

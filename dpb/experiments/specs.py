@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import MAX_HORIZON, MAX_RUNS, as_int, as_positive
+from .._validate import as_int, as_positive
 from ..batching import make_schedule
 from ..environments import INSTANCES, BernoulliBandit, instance
 from ..policies import POLICIES
@@ -37,6 +37,10 @@ __all__ = [
     "APPENDIX_EPS",
     "APPENDIX_INSTANCES",
     "CHUNK_RUNS",
+    "MAX_T",
+    "MAX_RUNS",
+    "MAX_N_EPS",
+    "MAX_SEED",
     "Cell",
     "Setting",
     "Experiment",
@@ -69,6 +73,11 @@ APPENDIX_INSTANCES = ("mu1", "mu2", "mu3", "mu4")
 
 #: Runs per chunk file for the per-step policies worth splitting (one run at a time inside).
 CHUNK_RUNS = {"Lazy-DP-TS": 5}
+#: Resource limits of a cell (checked before anything is allocated or computed): the horizon (the
+#: per-step Lazy-DP-TS takes about 9 CPU-minutes a run at 1e9), the runs of a cell (a cell keeps
+#: every run's regret and pulls at ~150 checkpoints in memory), the budgets of an eps-sweep (one
+#: cell each), and the experiment seed (a 63-bit integer).
+MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
 #: Rough CPU-seconds per run at T = 1e6 (benchmarks/README.md), to start the longest tasks first.
 _COST_PER_RUN = {"Lazy-DP-TS": 0.53, "KL-UCB": 0.5, "IMED": 0.25}
 
@@ -112,7 +121,7 @@ def paper_params(policy: str, eps: float | None = None) -> dict:
 
     DP-KLUCB and DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence
     ``beta = 1/T`` (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset
-    constant ``c = 3`` (an ASSUMPTION of ALGORITHMS.md); IMED has no parameter.
+    constant ``c = 3`` (an assumption, see :doc:`/book/algorithms_as_run`); IMED has no parameter.
 
     Raises
     ------
@@ -178,8 +187,8 @@ class Cell:
         else:
             bandit = BernoulliBandit(env)
         label = bandit.name if bandit.name in INSTANCES else "custom"
-        T = as_int("T", T, minimum=1)
-        runs = as_int("runs", runs, minimum=1)
+        T = as_int("T", T, minimum=1, maximum=MAX_T)
+        runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
         params_json = _canonical(_plain(dict(params or {})))
         POLICIES[name](**json.loads(params_json))  # fail early on bad parameters
         return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs)
@@ -209,7 +218,7 @@ class Cell:
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
         four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child."""
-        seed = as_int("seed", seed, minimum=0)
+        seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
         words = tuple(int(self.digest[i : i + 8], 16) for i in range(0, 32, 8))
         return np.random.SeedSequence(seed, spawn_key=words)
 
@@ -297,7 +306,7 @@ def _fmt_T(T: int) -> str:
 
 
 def _grid_experiment(name, description, instances, eps_values, T, runs, algorithms) -> Experiment:
-    T = as_int("T", T, minimum=10, maximum=MAX_HORIZON)
+    T = as_int("T", T, minimum=10, maximum=MAX_T)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     algos = _check_algorithms(algorithms)
     settings = []
@@ -326,14 +335,14 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
 
 def sweep_eps_values(n_eps: int = 100) -> tuple:
     """``k / n_eps`` for ``k = 1..n_eps``: ``n_eps`` equally spaced budgets in (0, 1]."""
-    n_eps = as_int("n_eps", n_eps, minimum=1, maximum=10**4)
+    n_eps = as_int("n_eps", n_eps, minimum=1, maximum=MAX_N_EPS)
     return tuple(k / n_eps for k in range(1, n_eps + 1))
 
 
 def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha: float = 1.1,
               env: str = "sweep", policy: str = "DP-IMED") -> Experiment:
     """The appendix's regret-against-eps figure: DP-IMED with alpha = 1.1, T = 1e7, 100 budgets."""
-    T = as_int("T", T, minimum=10, maximum=MAX_HORIZON)
+    T = as_int("T", T, minimum=10, maximum=MAX_T)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     alpha = make_schedule(None, n0=1, alpha=alpha).alpha  # checks alpha (a ratio >= 1.001)
     settings = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ __all__ = [
     "policy_sources",
     "chunk_provenance",
     "chunk_status",
+    "claim",
     "status",
     "load",
     "cpu_seconds",
@@ -50,26 +52,71 @@ def policy_sources(policy: str) -> tuple:
 
 def chunk_provenance(policy: str) -> dict:
     """What a chunk file of ``policy`` records about the code that made it: the cache ``format``
-    (:data:`~dpb.experiments.FORMAT`) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
+    (``dpb.experiments.FORMAT``) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
     ``numpy``, source hash of :func:`policy_sources`)."""
     return {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
 
 
 def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str:
-    """``"done"``, ``"missing"`` or ``"stale"`` for the file of runs ``[start, stop)`` of ``cell``.
+    """``"done"``, ``"missing"``, ``"stale"`` or ``"damaged"`` for the file of runs ``[start, stop)``
+    of ``cell``.
 
-    A file is done when it records this cell's key, this seed, these runs and the current
-    :func:`chunk_provenance` of the policy (see :func:`dpb.cache.file_state`).
+    A file is done when every array in it matches its checksum and it records this cell's key, this
+    seed, these runs and the current :func:`chunk_provenance` of the policy; damaged when it cannot
+    be read whole or an array differs from its checksum (see :func:`dpb.cache.file_state`).
     """
     expected = {"cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
                 **chunk_provenance(cell.policy)}
     return cache.file_state(cell.path(_out(out), start, stop), expected)
 
 
+class Claim:
+    """An exclusive claim on one chunk of a cell, held while this process computes it.
+
+    The claim is an advisory lock (``flock``) on ``<out>/cells/.claims/<file>.lock``: two runs on
+    one results directory (two terminals, two machines on a shared local disk) each compute the
+    chunks the other has not claimed.  The kernel releases the lock when its holder exits, however
+    it exits (``kill -9`` included), so a claim is never stale; the lock files themselves stay.
+    """
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self._fd, self.path = fd, path
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the lock
+            self._fd = None
+
+    def __enter__(self) -> Claim:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
+    """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
+    another call in this process) holds it."""
+    path = cell.path(_out(out), start, stop)
+    lock = path.parent / ".claims" / (path.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no sharing between runs
+        return Claim(fd, lock)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # BlockingIOError: held elsewhere
+        os.close(fd)
+        return None
+    return Claim(fd, lock)
+
+
 def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
-    """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ...}`` of an experiment
-    (or a list of experiments or cells)."""
-    counts = {"done": 0, "missing": 0, "stale": 0}
+    """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
+    experiment (or a list of experiments or cells); see :func:`chunk_status`."""
+    counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
     for cell in _as_cells(target):
         for a, b in cell.chunks():
             counts[chunk_status(cell, a, b, out, seed=seed)] += 1

@@ -91,7 +91,7 @@ def mean_regret_summary(res: ExperimentResults, baselines: Sequence[str] = BASEL
 
 def sweep_table(res: ExperimentResults) -> list:
     """Per budget of a sweep: :func:`final_regret_stats` of the regret at T, the lower bound
-    ``lower_bound_constant(mu, eps) * log T`` (Theorem 'Regret lower bound'), ``ratio`` (mean over
+    ``lower_bound_constant(mu, eps) * log T`` (:prf:ref:`thm-lower-bound`), ``ratio`` (mean over
     the bound) and ``median_ratio`` (median over the bound)."""
     rows = []
     for s in res.settings:

@@ -102,7 +102,7 @@ def _out(arr: np.ndarray, scalar: bool):
 def private_mean_composition(n, n0: int = 1, alpha=2, design: str = "accumulate", schedule=None):
     r"""Rewards and Laplace noises behind an arm's private mean after ``n`` pulls.
 
-    The arm plays phases m = 0, 1, ... of sizes :math:`B_m` (Eq. (def_batch) of the paper for the
+    The arm plays phases m = 0, 1, ... of sizes :math:`B_m` (:prf:ref:`def-batch-schedule` for the
     default geometric schedule), with cumulative counts :math:`n_m = B_0 + \dots + B_m`.  After
     ``n`` pulls its last *completed* phase is :math:`M = \max\{m : n_m \le n\}`, and the private
     mean it holds is
@@ -164,7 +164,7 @@ def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design:
     n : int or array_like of int
         Number of pulls, ``n >= B_0``.
     n0, alpha : int, float
-        The geometric schedule, Eq. (def_batch) (ignored when ``schedule`` is given).
+        The geometric schedule, :prf:ref:`def-batch-schedule` (ignored when ``schedule`` is given).
     eps : float
         Privacy budget, > 0.
     design : {"accumulate", "forget"}
@@ -329,7 +329,7 @@ def phases_to_reach(n, schedule: BatchSchedule):
 def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, points: int = 60) -> dict:
     r"""Phases (Laplace draws per arm) against pulls for three schedules, and their first batches.
 
-    The schedules are the paper's geometric one (``n0``, ``alpha``; Eq. (def_batch)), doubling
+    The schedules are the paper's geometric one (``n0``, ``alpha``; :prf:ref:`def-batch-schedule`), doubling
     (``n0``, ratio 2) and polynomial (:math:`B_m = \lceil n_0 (m+1)^p \rceil`, ``power`` p).
 
     Parameters

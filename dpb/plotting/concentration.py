@@ -1,8 +1,8 @@
 """Figures of the Concentration chapter: exact tails of the private sum against the bounds.
 
 The private sum is :math:`\\tilde S_{n,m} = S_n + Z_m` with :math:`S_n \\sim \\mathrm{Bin}(n, \\mu)` and
-:math:`Z_m` a sum of ``m`` i.i.d. :math:`\\mathrm{Lap}(1/\\epsilon)` noises (Lemma 'Concentration bound of
-private summation', ``lem:PrivateSumUpper``, and Proposition ``prop:conc`` of Azize et al., 2025).
+:math:`Z_m` a sum of ``m`` i.i.d. :math:`\\mathrm{Lap}(1/\\epsilon)` noises (:prf:ref:`lem-private-sum`, and
+:prf:ref:`prop-conc` of Azize et al., 2025).
 Every number drawn here comes from :mod:`dpb.concentration`; the helpers :func:`tail_comparison`,
 :func:`tail_contributions` and :func:`exponent_curves` gather those numbers (in natural-log scale,
 so that tails far below the smallest double stay finite) for both the figures and the chapter's
@@ -53,7 +53,7 @@ def m_of_n(n, rule: str = "log n") -> int:
     ``"log n"``: :math:`m = \\lceil \\log n \\rceil` (what a geometric batching of the samples
     produces: one noise per batch); ``"1"``: a single noise; ``"sqrt n"``:
     :math:`m = \\lceil\\sqrt n\\rceil`; ``"n/20"``: :math:`m = \\lfloor n/20 \\rfloor` (not
-    :math:`o(n)`: Proposition ``prop:conc`` does not cover it).
+    :math:`o(n)`: :prf:ref:`prop-conc` does not cover it).
 
     Parameters
     ----------
@@ -94,13 +94,13 @@ def tail_comparison(x, n, m, mu, eps, runs: int = 20_000, seed: int = 0, confide
 
     * ``"exact"``: :math:`\\log P[\\tilde S_{n,m} \\ge nx]` (:func:`dpb.concentration.private_sum_logsf`);
     * ``"private"``: the log of the private Chernoff bound
-      :math:`\\min\\{1, A_\\epsilon e^{-n d_\\epsilon(x, \\mu)}\\}` of Lemma ``lem:PrivateSumUpper``
+      :math:`\\min\\{1, A_\\epsilon e^{-n d_\\epsilon(x, \\mu)}\\}` of :prf:ref:`lem-private-sum`
       with the corrected constant (:func:`dpb.concentration.private_chernoff_bound`, ``variant="proof"``);
     * ``"separate"``: the log of the split bound
       :math:`\\min_u P[S_n \\ge nx - u] + P[Z_m \\ge u]`, each term bounded separately
       (:func:`dpb.concentration.separate_bound`);
     * ``"chernoff"``: the log of the noise-free Chernoff bound :math:`e^{-n\\,\\mathrm{kl}(x, \\mu)}`
-      (Lemma ``lem:ChernoffKL``; a bound on the private sum only when ``m = 0``);
+      (the Chernoff bound for Bernoulli sums; a bound on the private sum only when ``m = 0``);
     * ``"mc"``, ``"mc_lower"``, ``"mc_upper"``: log of the Monte Carlo frequency and of its
       Clopper-Pearson interval at level ``confidence`` (``-inf`` where no run crossed;
       :func:`dpb.concentration.monte_carlo_tail`), or ``None`` when ``runs = 0``.
@@ -162,7 +162,7 @@ def tail_contributions(x, n, m, mu, eps):
 
         P[\\tilde S_{n,m} \\ge nx] = \\sum_{k=0}^n P[S_n = k]\\, P[Z_m \\ge nx - k]
 
-    (the convolution that starts the proof of Lemma ``lem:PrivateSumUpper``).  The largest term sits
+    (the convolution that starts the proof of :prf:ref:`lem-private-sum`).  The largest term sits
     near :math:`k = n z^\\star`, with :math:`z^\\star` the minimiser in
     :math:`d_\\epsilon(x, \\mu) = \\min_{z \\in [\\mu, x]} \\epsilon (x - z) + \\mathrm{kl}(z, \\mu)`: the
     data go part of the way, to :math:`z^\\star`, the noise covers the rest.
@@ -210,8 +210,8 @@ def exponent_curves(x, mu, eps, m_rule: str = "log n", ns=None):
 
     For each ``n`` in ``ns`` with ``m = m_of_n(n, m_rule)`` noises: the exact exponent
     :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge nx]` (:func:`dpb.concentration.tail_exponent`),
-    and :math:`-\\frac1n \\log` of the private Chernoff bound (Lemma ``lem:PrivateSumUpper``) and of
-    the separate bound (0 where a bound is trivial).  Proposition ``prop:conc`` says the exact exponent
+    and :math:`-\\frac1n \\log` of the private Chernoff bound (:prf:ref:`lem-private-sum`) and of
+    the separate bound (0 where a bound is trivial).  :prf:ref:`prop-conc` says the exact exponent
     is asymptotically at least :math:`d_\\epsilon(x, \\mu)` when ``m = o(n)``.
 
     Parameters
@@ -265,7 +265,7 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
     """Rates of decay against the privacy budget: kl, d_eps and the separate analysis.
 
     The noise-free Chernoff rate :math:`\\mathrm{kl}(x, \\mu)`, the private rate
-    :math:`d_\\epsilon(x, \\mu)` of Proposition ``prop:conc``, and the rate the separate analysis
+    :math:`d_\\epsilon(x, \\mu)` of :prf:ref:`prop-conc`, and the rate the separate analysis
     certifies, :math:`-\\frac1n \\log` of :func:`dpb.concentration.separate_bound` at a large ``n``
     (with :math:`m = \\lceil \\log n \\rceil`), against :math:`\\epsilon` on a log axis.  The right
     panel shows the ratio of the separate rate to :math:`d_\\epsilon`.
@@ -297,7 +297,7 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
 
     Left: :math:`\\log_{10} P[\\tilde S_{n,m} \\ge n t]` for thresholds :math:`t` from :math:`\\mu` to 1
     (exact, Monte Carlo with 99% Clopper-Pearson intervals where some run crossed), with the private
-    Chernoff bound of Lemma ``lem:PrivateSumUpper``, the separate bound and the noise-free Chernoff
+    Chernoff bound of :prf:ref:`lem-private-sum`, the separate bound and the noise-free Chernoff
     bound (which is *not* a bound once ``m >= 1``).  Right: at the chosen threshold ``x``, the
     terms :math:`\\log_{10} P[S_n = k] P[Z_m \\ge nx - k]` of the convolution, peaking near
     :math:`k/n = z^\\star` (see :func:`tail_contributions`).  Values ``x < mu`` are moved to ``mu``.
@@ -349,8 +349,8 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
 
     Plots :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge nx]` against ``n`` (log axis, ``m`` growing by
     ``m_rule``, see :func:`m_of_n`), with :math:`-\\frac1n \\log` of the private Chernoff bound and of
-    the separate bound, and the horizontal levels :math:`d_\\epsilon(x, \\mu)` (Proposition
-    ``prop:conc``) and :math:`\\mathrm{kl}(x, \\mu)` (the noise-free rate).  Values ``x < mu``
+    the separate bound, and the horizontal levels :math:`d_\\epsilon(x, \\mu)` (:prf:ref:`prop-conc`) and
+    :math:`\\mathrm{kl}(x, \\mu)` (the noise-free rate).  Values ``x < mu``
     are moved to ``mu``.
     """
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))

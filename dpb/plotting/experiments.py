@@ -215,8 +215,8 @@ def plot_eps_sweep(res: ExperimentResults):
     """The appendix's regret-against-eps figure, with the lower bound on the same axes.
 
     Left: the mean regret at T of each budget with the 10%-90% quantiles of the runs, the
-    asymptotic lower bound ``lower_bound_constant(mu, eps) log T`` (Theorem 'Regret lower bound')
-    and the upper bound's leading term ``alpha lower_bound_constant log T`` (Theorem 'upp_bound'),
+    asymptotic lower bound ``lower_bound_constant(mu, eps) log T`` (:prf:ref:`thm-lower-bound`)
+    and the upper bound's leading term ``alpha lower_bound_constant log T`` (:prf:ref:`thm-upper-bound`),
     log scale.  Right: the mean and the median regret divided by the lower bound.
     """
     rows = sweep_table(res)

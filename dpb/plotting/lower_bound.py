@@ -3,9 +3,9 @@ r"""Figures of the lower-bound chapter: ``d_eps``, the three regret constants, t
 Every function returns a matplotlib ``Figure`` and is what both the chapter's static figure and the
 corresponding explorer of :mod:`dpb.widgets.lower_bound` call.
 
-* :func:`plot_d_eps` -- the objective ``z -> eps abs(z - mu_a) + kl(z, mu*)`` of Eq. (d_eps) of
+* :func:`plot_d_eps` -- the objective ``z -> eps abs(z - mu_a) + kl(z, mu*)`` of :prf:ref:`def-d-eps` of
   Azize et al. (2025), its minimiser ``z*`` and the regime; ``d_eps`` against ``eps``.
-* :func:`plot_lower_bound_constants` -- the constants of Eq. (reg_low), Eq. (reg_low_22) and
+* :func:`plot_lower_bound_constants` -- the constants of :prf:ref:`thm-lower-bound`, :eq:`eq-lb-2022` and
   Lai--Robbins against ``eps`` for one environment, with the regime thresholds ``eps*_a``.
 * :func:`plot_double_change` -- the per-pull cost of the double change of environment (TV leg +
   KL leg) as a function of the intermediate mean ``mu_2'`` (Step 4 of the proof of Theorem
@@ -120,7 +120,7 @@ def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horiz
                  seed=0):
     """Simulate the coupled environment of ``nu = (mu1, mu2)`` and ``nu' = (mu1, mu2_prime)``.
 
-    Step 1 of the proof of Theorem 'Regret lower bound under eps-global DP': the policy sees the
+    Step 1 of the proof of :prf:ref:`thm-lower-bound`: the policy sees the
     rewards ``r`` of ``nu``; the rewards ``r'`` of ``nu'`` are drawn from the maximal coupling, so
     only arm-2 rewards can differ, each with probability ``TV(P_2, P_2') = abs(mu2_prime - mu2)``.
     A thin wrapper of :func:`dpb.coupling.simulate_coupled_environment` with a named rule
@@ -208,7 +208,7 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
        d_\varepsilon(\mu_a, \mu^\star)
        = \inf_{z} \varepsilon\lvert z - \mu_a\rvert + \mathrm{kl}(z, \mu^\star)
 
-    (Eq. (d_eps) of Azize et al. (2025)), attained at the closed-form ``z*`` of
+    (:prf:ref:`def-d-eps`), attained at the closed-form ``z*`` of
     :func:`dpb.divergences.z_star`; the title says which regime ``eps`` is in
     (``eps >= eps* = abs(logit(mu*) - logit(mu_a))``: low privacy, ``z* = mu_a``, ``d_eps = kl``).
     Right: ``eps -> d_eps(mu_a, mu*)`` on log-log axes with its two ceilings ``kl(mu_a, mu*)`` and
@@ -273,9 +273,9 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
 def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float = 10.0, n_eps: int = 300):
     r"""The three regret constants of an environment against ``eps``, with the regime thresholds.
 
-    Left (log-log): the new constant ``sum_a Delta_a / d_eps(mu_a, mu*)`` (Eq. (reg_low),
+    Left (log-log): the new constant ``sum_a Delta_a / d_eps(mu_a, mu*)`` (:prf:ref:`thm-lower-bound`,
     :func:`dpb.bounds.lower_bound_constant`), the earlier
-    ``sum_a Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}`` (Eq. (reg_low_22),
+    ``sum_a Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}`` (:eq:`eq-lb-2022`,
     :func:`dpb.bounds.azize_basu_2022_constant`) and Lai--Robbins ``sum_a Delta_a / kl(mu_a, mu*)``;
     dotted verticals at the per-arm thresholds ``eps*_a`` (:func:`dpb.bounds.regime_thresholds`).
     Right: the ratio of the new constant to the 2022 one.  It tends to 6 (from above) as ``eps -> 0``, is

@@ -1,6 +1,6 @@
 """The common interface of every bandit policy: decisions in phases, vectorised over runs.
 
-Every algorithm of the project decides in *phases* (DESIGN.md, 'The policy interface'): at a
+Every algorithm of the project decides in *phases* (see :doc:`/book/algorithms_as_run`): at a
 decision point it picks an arm and a number of pulls, and afterwards it only sees the *sum* of
 the rewards of that phase (plus its own Laplace noise if it is private).  A per-step algorithm is
 the special case of phases of length one.
@@ -22,7 +22,8 @@ The protocol, driven by :mod:`dpb.simulate`::
 A plan with several non-zero entries (DP-SE's epochs) is executed round-robin over those arms in
 increasing arm order; all other policies plan one arm at a time.  The horizon cuts the last phase.
 
-Ties are broken uniformly at random with the run's own generator (ALGORITHMS.md, 'Conventions'):
+Ties are broken uniformly at random with the run's own generator (:doc:`/book/algorithms_as_run`,
+conventions):
 at small epsilon many private indexes saturate at 1 and the paper's environments list the best arm
 first, so ``np.argmax`` would quietly favour it.
 """

@@ -1,4 +1,4 @@
-"""DP-KLUCB and DP-IMED: the paper's Algorithm 'DP-KLUCB and DP-IMED' (no forgetting).
+"""DP-KLUCB and DP-IMED: :prf:ref:`alg-dp-klucb-imed` (no forgetting).
 
 Both algorithms pull arms in arm-dependent geometric phases of sizes B_0, B_1, ... (Eq.
 (def_batch), :mod:`dpb.batching`).  After its m-th phase, arm i has been pulled n_i = n_{m_i}
@@ -12,12 +12,13 @@ sensitivity 1); the running sums are a post-processing of them (Proposition 'Pri
 
 With x_i = clip(S~_i / n_i) the clipped private mean and t the current round:
 
-* DP-KLUCB, Eq. (ucb_score): pull argmax_i max{mu in [0,1] : d_eps(x_i, mu) <= log(t) / n_i};
-* DP-IMED, Eq. (imed_score): pull argmin_i n_i d_eps(x_i, x*) + log n_i, x* = clip(max_j S~_j/n_j);
+* DP-KLUCB (:prf:ref:`alg-dp-klucb-imed`): pull argmax_i max{mu in [0,1] : d_eps(x_i, mu) <= log(t) / n_i};
+* DP-IMED (:prf:ref:`alg-dp-klucb-imed`): pull argmin_i n_i d_eps(x_i, x*) + log n_i, x* = clip(max_j
+  S~_j/n_j);
 
 for the next phase B_{m_i + 1} of that arm (truncated at the horizon T).  Initialisation: every
 arm is pulled B_0 = n0 times (in arm order), so T >= K n0 is required.  Ties are broken uniformly
-at random.  Theorem 'Regret upper bound': both have regret at most
+at random.  :prf:ref:`thm-upper-bound`: both have regret at most
 sum_i alpha Delta_i log T / d_eps(mu_i, mu*) + o(log T).
 """
 
@@ -87,7 +88,7 @@ class _PaperBatched(InitialRoundRobin, Policy):
 
 
 class DPKLUCB(_PaperBatched):
-    """DP-KLUCB (Algorithm 'DP-KLUCB and DP-IMED', index Eq. (ucb_score)).
+    """DP-KLUCB (:prf:ref:`alg-dp-klucb-imed`, the DP-KLUCB index).
 
     Index of arm i at round t: max{mu in [0, 1] : d_eps(clip(S~_i/n_i), mu) <= log(t)/n_i}; the
     policy pulls the arm of largest index for its next geometric phase.
@@ -114,7 +115,7 @@ class DPKLUCB(_PaperBatched):
 
 
 class DPIMED(_PaperBatched):
-    """DP-IMED (Algorithm 'DP-KLUCB and DP-IMED', index Eq. (imed_score)).
+    """DP-IMED (:prf:ref:`alg-dp-klucb-imed`, the DP-IMED index).
 
     Index of arm i: n_i d_eps(x_i, x*) + log n_i with x_i = clip(S~_i/n_i) and
     x* = clip(max_j S~_j/n_j); the policy pulls the arm of smallest index for its next phase.

@@ -3,7 +3,7 @@
 Both pull every arm once, then decide at every step from the empirical means mu^_a = S_a / N_a:
 
 * IMED: pull argmin_a  N_a kl(mu^_a, mu^*) + log N_a,  mu^* = max_b mu^_b (the paper's non-private
-  benchmark; the DP-IMED index Eq. (imed_score) is its private analogue);
+  benchmark; the DP-IMED index of :prf:ref:`alg-dp-klucb-imed` is its private analogue);
 * KL-UCB: pull argmax_a  max{q in [mu^_a, 1] : N_a kl(mu^_a, q) <= log t + c log log t}, c = 0 by
   default (the budget is floored at 0 for the first rounds when c != 0).
 
@@ -35,6 +35,7 @@ __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
 
 _L_MIN, _L_MAX = 4, 1 << 15  # look-ahead window lengths
 _STREAM_CAP = 4096  # initial per-run buffer of uniforms (it grows as needed)
+_CHUNK_RUNS = 64  # runs simulated together: memory is O(_CHUNK_RUNS * _L_MAX), whatever the runs
 
 
 def _budget(t: np.ndarray, c: float) -> np.ndarray:
@@ -141,7 +142,13 @@ class _LeaderEngine:
     kind = "min"
 
     def __init__(
-        self, means, T: int, env_generators: Sequence, policy_generators: Sequence, recorder
+        self,
+        means,
+        T: int,
+        env_generators: Sequence,
+        policy_generators: Sequence,
+        recorder,
+        offset: int = 0,
     ) -> None:
         self.means = np.asarray(means, dtype=float)
         self.K = self.means.size
@@ -152,6 +159,7 @@ class _LeaderEngine:
         self.stream = UniformStream(env_generators, cap=_STREAM_CAP)
         self.rand = RunRandom(policy_generators)
         self.rec = recorder
+        self.off = int(offset)  # row of run 0 in the recorder
         self.N = np.zeros((self.R, self.K), dtype=np.int64)
         self.S = np.zeros((self.R, self.K), dtype=np.int64)
         self.t = np.ones(self.R, dtype=np.int64)
@@ -169,7 +177,7 @@ class _LeaderEngine:
         self.S[:] = u < self.means  # initialisation: each arm once, in arm order
         self.N[:] = 1
         for k in range(K):
-            self.rec.record(rows, np.full(R, k + 1), np.broadcast_to(self._eye[k], (R, K)))
+            self.rec.record(rows + self.off, np.full(R, k + 1), np.broadcast_to(self._eye[k], (R, K)))
         self.t[:] = K + 1
         active = rows[self.t <= self.T]
         while active.size:
@@ -222,7 +230,9 @@ class _LeaderEngine:
         has = acc > 0
         if has.any():
             h = np.flatnonzero(has)
-            self.rec.record(rows[h], self.t[rows[h]], self._eye[A[h]] * acc[h, None], decisions=acc[h])
+            self.rec.record(
+                rows[h] + self.off, self.t[rows[h]], self._eye[A[h]] * acc[h, None], decisions=acc[h]
+            )
         self.t[rows] += acc
         cut = acc < Lr
         self.L[rows] = np.where(cut, np.clip(2 * acc, _L_MIN, _L_MAX), np.minimum(2 * self.L[rows], _L_MAX))
@@ -250,7 +260,7 @@ class _LeaderEngine:
         self.stream.advance(g, 1)
         self.S[g, arm] += x
         self.N[g, arm] += 1
-        self.rec.record(g, self.t[g], self._eye[arm])
+        self.rec.record(g + self.off, self.t[g], self._eye[arm])
         self.t[g] += 1
 
 
@@ -318,11 +328,22 @@ class _KLUCBEngine(_LeaderEngine):
         return (m > u) | inside
 
 
+def _in_chunks(engine, means, T, env_generators, policy_generators, recorder, **kwargs) -> None:
+    """Run the engine on chunks of ``_CHUNK_RUNS`` runs: the memory does not grow with the runs,
+    and since every run owns its generators the results do not depend on the chunking."""
+    env_generators, policy_generators = list(env_generators), list(policy_generators)
+    if len(env_generators) != len(policy_generators):
+        raise ValueError("env_generators and policy_generators must have the same length")
+    for lo in range(0, len(env_generators), _CHUNK_RUNS):
+        hi = lo + _CHUNK_RUNS
+        engine(means, T, env_generators[lo:hi], policy_generators[lo:hi], recorder, offset=lo, **kwargs).run()
+
+
 def simulate_imed_fast(means, T, env_generators, policy_generators, recorder) -> None:
     """Exact fast IMED simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _IMEDEngine(means, T, env_generators, policy_generators, recorder).run()
+    _in_chunks(_IMEDEngine, means, T, env_generators, policy_generators, recorder)
 
 
 def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0) -> None:
     """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _KLUCBEngine(means, T, env_generators, policy_generators, recorder, c=c).run()
+    _in_chunks(_KLUCBEngine, means, T, env_generators, policy_generators, recorder, c=c)
