@@ -30,7 +30,7 @@ def test_every_public_callable_has_a_spec_or_a_reason():
             full = f"{modname}.{name}"
             if full in fuzz_specs.NOT_FUZZED or not callable(getattr(mod, name)):
                 continue  # constants need no spec
-            if full not in fuzzed:
+            if full not in fuzzed and modname not in fuzz_specs.MACHINERY_MODULES:
                 missing.append(full)
     assert not missing, f"public callables without a fuzz spec or a reason in NOT_FUZZED: {missing}"
     assert covered  # the specs exist at all
