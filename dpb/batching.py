@@ -173,13 +173,21 @@ class BatchSchedule(ABC):
         try:
             block = self._cumulative_block(np.arange(self._cum.size, count, dtype=np.int64))
         except OverflowError:
-            # the block runs past 2**62 pulls: extend entry by entry, as far as needed/possible
-            while self._cum.size < count and (
-                stop_at is None or not self._cum.size or self._cum[-1] < stop_at
-            ):
-                one = self._cumulative_block(np.array([self._cum.size], dtype=np.int64))
-                self._cum = np.concatenate([self._cum, one])
-            return
+            # the block runs past 2**62 pulls: keep its longest prefix that fits (bisection on
+            # its length, log2(count) blocks), then fail unless that prefix reaches ``stop_at``
+            start, good, bad, keep = self._cum.size, self._cum.size, count, None
+            while bad - good > 1:
+                mid = (good + bad) // 2
+                try:
+                    keep = self._cumulative_block(np.arange(start, mid, dtype=np.int64))
+                    good = mid
+                except OverflowError:
+                    bad = mid
+            if keep is not None and keep.size == good - start:
+                self._cum = np.concatenate([self._cum, keep])
+            if stop_at is not None and self._cum.size and self._cum[-1] >= stop_at:
+                return
+            raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon") from None
         self._cum = np.concatenate([self._cum, block])
         if np.any(np.diff(self._cum) <= 0) or self._cum[0] < 1:  # pragma: no cover - defensive
             raise OverflowError("batch schedule overflowed int64; use a smaller horizon")
@@ -323,6 +331,10 @@ class PolynomialSchedule(BatchSchedule):
         n0, p = self._n0, self._p_exact
         if p.denominator == 1:
             pi = int(p)
+            with np.errstate(over="ignore"):
+                approx = n0 * np.power(m + 1.0, pi)
+            if m.size and approx.max() < 2.0**61:  # exact in int64, no overflow possible
+                return n0 * np.power(m + 1, pi)
             vals = []
             for k in m:
                 v = n0 * (int(k) + 1) ** pi

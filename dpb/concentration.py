@@ -557,14 +557,14 @@ def _log_A_eps(m, n, x, mu, eps, side, variant):
 _NO_M = object()
 
 
-def _prepare_bound_args(x, n, mu, eps=None, m=_NO_M):
+def _prepare_bound_args(x, n, mu, eps=_NO_M, m=_NO_M):
     if m is not _NO_M:
         m = _check_m(m)
     n = _check_n(n)
     x = _check_x_in_0_n(x, n)
     mu = _check_mu(mu)
     out = {"x": x, "mu": mu}
-    if eps is not None:
+    if eps is not _NO_M:
         out["eps"] = _check_eps(eps)
     arrays = broadcast(**out)
     return n, m, arrays

@@ -297,7 +297,7 @@ def _as_size(size) -> tuple[int, ...]:
     if size is None:
         return ()
     if isinstance(size, (int, np.integer)) and not isinstance(size, (bool, np.bool_)):
-        return (as_int("size", size, minimum=0),)
+        return (check_elements("size", as_int("size", size, minimum=0)),)
     try:
         dims = tuple(size)
     except TypeError as exc:
@@ -615,4 +615,7 @@ def event_L(d_ham, n2, tv, alpha) -> np.ndarray:
 
 def event_L_frequency(d_ham, n2, tv, alpha) -> float:
     """Fraction of runs in which the event ``L`` of :func:`event_L` holds (an estimate of ``P(L)``)."""
-    return float(np.mean(event_L(d_ham, n2, tv, alpha)))
+    hits = event_L(d_ham, n2, tv, alpha)
+    if np.size(hits) == 0:
+        raise ValueError("d_ham and n2 must hold at least one run (the frequency of no runs is undefined)")
+    return float(np.mean(hits))

@@ -465,6 +465,10 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * T", runs * T, MAX_ELEMENTS // 2)
+    fed = (adversary.left.size if isinstance(adversary, ListAdversary)
+           else adversary.x.shape[0] if isinstance(adversary, TableAdversary) else None)
+    if fed is not None and fed < T:
+        raise ValueError(f"T = {T} is longer than the adversary's {fed} steps of rewards")
     pol = _as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 

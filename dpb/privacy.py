@@ -100,10 +100,14 @@ def laplace_mechanism(value, eps, sensitivity=1.0, rng=None):
 def _check_scale(sensitivity, eps) -> None:
     """The Laplace scale ``sensitivity / eps`` must be a finite float to draw noise."""
     with np.errstate(over="ignore", divide="ignore"):
-        bad = ~np.isfinite(np.asarray(sensitivity, dtype=float) / np.asarray(eps, dtype=float))
-    if np.any(bad):
+        s, e = np.asarray(sensitivity, dtype=float), np.asarray(eps, dtype=float)
+        too_small, too_large = ~np.isfinite(s / e), ~np.isfinite(e / s)
+    if np.any(too_small):
         raise ValueError("eps is too small: the Laplace scale sensitivity / eps overflows to inf "
                          "(eps must be above about 1e-300 times the sensitivity)")
+    if np.any(too_large):
+        raise ValueError("sensitivity is too small: eps / sensitivity overflows to inf "
+                         "(sensitivity must be above about 1e-300 times eps)")
 
 
 def laplace_pdf(x, loc, eps, sensitivity=1.0):
@@ -122,6 +126,7 @@ def laplace_pdf(x, loc, eps, sensitivity=1.0):
     loc = as_finite("loc", loc)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     x, loc = broadcast(x=x, loc=loc)
     out = e / (2 * s) * np.exp(-e * np.abs(x - loc) / s)
     return float(out) if out.ndim == 0 else out
@@ -139,6 +144,7 @@ def laplace_log_density_ratio(x, loc, loc_prime, eps, sensitivity=1.0):
     loc_prime = as_finite("loc_prime", loc_prime)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     x, loc, loc_prime = broadcast(x=x, loc=loc, loc_prime=loc_prime)
     out = e / s * (np.abs(x - loc_prime) - np.abs(x - loc))
     return float(out) if out.ndim == 0 else out
@@ -177,6 +183,7 @@ def laplace_cdf(x, loc, eps, sensitivity=1.0):
         raise ValueError("loc must be finite")
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     x, loc = broadcast(x=x, loc=loc)
     z = e * (x - loc) / s
     with np.errstate(over="ignore"):
@@ -215,6 +222,7 @@ def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
         raise ValueError("loc must be finite")
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     lo, hi, loc = broadcast(lo=lo, hi=hi, loc=loc)
     if np.any(lo > hi):
         raise ValueError("lo must be <= hi")
@@ -339,6 +347,7 @@ def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
     f_prime = as_finite("f_prime", f_prime)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     o, f, f_prime = broadcast(o=o, f=f, f_prime=f_prime)
     if o.ndim == 0:
         raise ValueError("o, f and f_prime need a last (coordinate) axis")

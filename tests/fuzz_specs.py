@@ -224,6 +224,12 @@ REWARDS01 = Kind(
     bad=(np.array([0.5, NAN]), np.array([1.5]), np.array([-0.5]), "x", None, np.array([INF])),
 )
 
+# rewards of the mechanisms that take any finite values (partial sums, View/Table DP laws)
+FINITE_REWARDS = REWARDS01.but(
+    edge=(EMPTY, np.array([1.5, -0.5])),
+    bad=(np.array([0.5, NAN]), np.array([INF]), "x", None),
+)
+
 
 def module_specs() -> list[Spec]:
     S = Spec
@@ -391,7 +397,7 @@ def module_specs() -> list[Spec]:
             ),
             nan_ok=True,
         ),
-        S(p + "partial_sums", dict(rewards=REWARDS01, starts=starts)),
+        S(p + "partial_sums", dict(rewards=FINITE_REWARDS, starts=starts)),
         S(
             p + "laplace_vector_log_density_ratio",
             dict(o=REALS, f=REALS, f_prime=REALS, eps=EPS_FINITE, sensitivity=sens),
@@ -416,7 +422,7 @@ def module_specs() -> list[Spec]:
                 table=Kind(
                     st.sampled_from([np.zeros((3, 2)), np.eye(3), np.ones((2, 4))]),
                     edge=(np.zeros((40, 2)), np.zeros((0, 2))),
-                    bad=(np.array([[NAN, 0.0]]), "x", None, np.array([[1.5, 0.0]])),
+                    bad=(np.array([[NAN, 0.0]]), "x", None, np.array([[INF, 0.0]])),
                 ),
             ),
         ),
@@ -656,7 +662,7 @@ def module_specs() -> list[Spec]:
         ),
     ]
     a = "dpb.audit:"
-    eps_audit = EPS.but(optional=True)
+    eps_audit = EPS.but(optional=True, drop_bad=(None,))  # None: the policy's own eps
     specs += [
         S(
             a + "clopper_pearson",
@@ -903,7 +909,7 @@ def module_specs() -> list[Spec]:
     eT = size(1, 10**7, edge_extra=(2**62 + 1,))
     specs += [
         S(ex + "sweep_eps_values", dict(n_eps=size(1, 200, optional=True))),
-        S(ex + "paper_params", dict(policy=POLICY_NAME, eps=EPS.but(optional=True))),
+        S(ex + "paper_params", dict(policy=POLICY_NAME, eps=EPS.but(optional=True, drop_bad=(None,)))),
         S(
             ex + "figure1",
             dict(T=eT.but(optional=True), runs=size(1, 100, optional=True), eps=EPS.but(optional=True)),
@@ -931,7 +937,7 @@ def module_specs() -> list[Spec]:
             ex + "experiment",
             dict(
                 name=Kind(st.sampled_from(["fig1", "appendix", "eps-sweep"]), bad=("nope", None, 3)),
-                T=eT.but(optional=True),
+                T=eT.but(optional=True, drop_bad=(None,)),
                 runs=size(1, 100, optional=True),
                 n_eps=size(1, 200, optional=True),
             ),

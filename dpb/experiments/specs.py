@@ -321,6 +321,8 @@ def _grid_experiment(name, description, instances, eps_values, T, runs, algorith
 def figure1(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
             instances: Sequence[str] = ("mu1", "mu2"), algorithms: Sequence[str] = ALGORITHMS) -> Experiment:
     """Figure 1 of the paper: regret against t at eps = 0.25 on mu1 (left) and mu2 (right)."""
+    T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses them
+    eps = float(as_positive("eps", eps, allow_inf=False))
     return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {_fmt_T(T)}, {runs} runs",
                             instances, (eps,), T, runs, algorithms)
 
@@ -329,6 +331,7 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
              instances: Sequence[str] = APPENDIX_INSTANCES,
              algorithms: Sequence[str] = ALGORITHMS) -> Experiment:
     """Figures of the appendix 'Extended Experiments': mu1..mu4 x eps in {0.01, 0.1, 0.5, 1}."""
+    T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses it
     text = f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {_fmt_T(T)}, {runs} runs"
     return _grid_experiment("appendix", text, instances, eps_values, T, runs, algorithms)
 
@@ -359,6 +362,8 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     unless ``T``, ``runs`` or (for the sweep) ``n_eps`` are given."""
     if name not in EXPERIMENT_NAMES:
         raise ValueError(f"unknown experiment {name!r}; valid names are {', '.join(EXPERIMENT_NAMES)}")
+    if n_eps is not None:  # checked even where it is not used (fig1, appendix)
+        n_eps = as_int("n_eps", n_eps, minimum=1, maximum=MAX_N_EPS)
     kw = {} if runs is None else {"runs": runs}
     if T is not None:
         kw["T"] = T
