@@ -537,6 +537,8 @@ def adaptive_view(policy, adversary, t_star, b, K, T):
         ``Pr[View^{b, t_star} = (a_1, ..., a_T)]`` (arms numbered from 0).
     """
     K, T = _check_policy_args(K, T)
+    if not callable(adversary):
+        raise TypeError(f"adversary must be a callable adversary(actions), got {type(adversary).__name__}")
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
     as_choice("b", b, ("L", "R"))
 
