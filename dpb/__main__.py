@@ -23,6 +23,8 @@ examples:
   python -m dpb reproduce fig1 --runs 4 --horizon 10000 --out /tmp/quick
   python -m dpb reproduce eps-sweep --scheduler tcp://127.0.0.1:8786   # on a Dask cluster
   python -m dpb status all                           # what is cached, missing, stale or damaged
+  python -m dpb reproduce fig1 --policy my_policy.py:MyUCB --runs 4 --horizon 1e5   # your own policy
+  python -m dpb reproduce all --scale converged      # expected regret to +-10%, thousands of runs
 
 Result files are written atomically as they finish and reused when their recorded specification,
 seed, dpb/numpy versions and source hash match the current code: rerunning after an interruption
@@ -106,6 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--seed", type=_integer(0, E.MAX_SEED), default=E.DEFAULT_SEED, metavar="S",
                        help=f"experiment seed, 0 to 2**63-1; each cell derives its own from it "
                             f"(default {E.DEFAULT_SEED})")
+        p.add_argument("--policy", action="append", default=[], metavar="FILE.py:CLASS",
+                       help="add a policy to every table and figure of fig1 and appendix: a class in "
+                            "your own file (e.g. my_policy.py:MyUCB, a subclass of "
+                            "dpb.policies.Policy that sets 'name') or a registered name such as "
+                            "KL-UCB; run with its paper_params, cached like the others and keyed by "
+                            "its source; repeatable")
+        p.add_argument("--scale", choices=E.SCALES, default="paper",
+                       help="paper: the paper's 20 runs per cell (default); converged: runs added in "
+                            "blocks (20, 40, 80, ...; at least 320 for the batched policies) until the "
+                            "95%% interval of the expected regret at T is within +-10%% of it, cap 20480")
         p.add_argument("--out", default=None, metavar="DIR",
                        help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "
                             f"reproduce creates it")
@@ -177,7 +189,9 @@ def _check_scheduler(address: str):
 
 def _experiments(args) -> list:
     names = E.EXPERIMENT_NAMES if args.experiment == "all" else (args.experiment,)
-    return [E.experiment(n, T=args.horizon, runs=args.runs, n_eps=args.n_eps) for n in names]
+    extra = tuple(args.policy)
+    return [E.experiment(n, T=args.horizon, runs=args.runs, n_eps=args.n_eps,
+                         extra_policies=() if n == "eps-sweep" else extra) for n in names]
 
 
 def _summary(res: E.ExperimentResults) -> str:
@@ -251,7 +265,59 @@ def _write_atomic(path: Path, write) -> None:
             tmp.unlink()
 
 
+def _converged_summary(res) -> str:
+    exp = res.experiment
+    lines = [f"== {exp.name} at the converged scale: expected regret at T, 95% BCa interval, runs =="]
+    rows = []
+    for s in res.settings:
+        for c in s.cells:
+            ce = res.estimates[c]
+            e = ce.estimate
+            rows.append({"env": s.env, "eps": s.eps, "algorithm": c.policy, "mean": e.mean, "lo": e.lo,
+                         "hi": e.hi, "runs": ce.runs, "converged": "yes" if ce.converged else "cap"})
+    lines.append(E.format_table(rows, digits=0))
+    lines.append(f"CPU-seconds recorded in the result files: {res.cpu_seconds():.1f}")
+    return "\n".join(lines)
+
+
+def _reproduce_converged(args, out: Path, exps: list, client) -> int:
+    t0 = time.perf_counter()
+    cpu0 = time.process_time()
+    report = E.run_converged(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
+                             progress=not args.no_progress)
+    wall, parent_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    for exp in exps:
+        res = E.load_converged(exp, out, seed=args.seed)
+        print(_converged_summary(res), flush=True)
+        if not args.no_figures and exp.name == "fig1":
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+
+            from .plotting import experiments as pe
+
+            folder = Path(out) / "figures"
+            folder.mkdir(parents=True, exist_ok=True)
+            fig = pe.plot_figure1(res, band="ci", yscale="log")
+            for ext in ("png", "pdf"):
+                _write_atomic(folder / f"fig1_converged.{ext}",
+                              lambda tmp, fig=fig, ext=ext: fig.savefig(tmp, dpi=150, format=ext))
+            plt.close(fig)
+            print(f"figure: {folder / 'fig1_converged.png'} (+ .pdf)")
+    print(f"done: {report.computed} result files computed, in {wall:.1f} s wall; {report.cpu_seconds:.1f} "
+          f"CPU-s of simulation in the workers + {parent_cpu:.1f} CPU-s in this process (intervals, "
+          f"loading); results in {out}")
+    return 0
+
+
 def _status(args, out: Path, exps: list) -> int:
+    if args.scale == "converged":
+        for exp in exps:
+            counts = E.converged_status(exp, out, seed=args.seed)
+            print(f"{exp.name:10s} {len(exp):4d} cells at the converged scale: {counts['decided']} decided, "
+                  f"{counts['undecided']} undecided  ({out})")
+        return 0
     for exp in exps:
         counts = E.status(exp, out, seed=args.seed)
         total = sum(counts.values())
@@ -261,6 +327,8 @@ def _status(args, out: Path, exps: list) -> int:
 
 
 def _reproduce(args, out: Path, exps: list, client) -> int:
+    if args.scale == "converged":
+        return _reproduce_converged(args, out, exps, client)
     t0 = time.perf_counter()
     # one pool for every experiment: the longest chunks of all of them start first
     report = E.run(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
@@ -304,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "scheduler", None) is not None and args.jobs is not None:
         parser.error("--jobs applies to the local pool; with --scheduler the cluster decides")
+    if args.policy and args.experiment == "eps-sweep":
+        parser.error("--policy applies to fig1 and appendix (and to them within 'all'), not to eps-sweep")
+    if args.scale == "converged" and args.runs is not None:
+        parser.error("--runs sets the paper scale; the converged scale chooses the runs of each cell")
+    if args.scale == "converged" and getattr(args, "force", False):
+        parser.error("--force applies to the paper scale")
     # every option is checked before any work: one line naming it, exit status 2
     client = None
     try:

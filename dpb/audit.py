@@ -35,6 +35,13 @@ chosen at the first (and second) decision after the phase containing ``t_star`` 
 actions that can depend on it, since a phase's rewards reach the policy only when the phase ends --
 the arm played at each later step, and thresholds on the pull counts.
 
+Which policies are audited
+--------------------------
+:func:`private_policies` (also readable as ``PRIVATE_POLICIES``) lists every registered policy
+whose class says ``private = True`` (:mod:`dpb.policies.registry`): a new private policy is
+audited as soon as its class is defined, and :func:`make_audit_policy` also takes a
+``"file.py:Class"`` reference.
+
 Broken policies
 ---------------
 :func:`broken_policy` builds DP-IMED or DP-KLUCB with one deliberate mistake, for teaching and as
@@ -58,6 +65,7 @@ from .interaction import (
     run_on_list,
 )
 from .policies import DPIMED, DPKLUCB, Policy
+from .policies.registry import as_policy, policy_class, registered
 from .policies.base import check_real
 
 __all__ = [
@@ -71,7 +79,7 @@ __all__ = [
     "FLAWS",
     "broken_policy",
     "BROKEN_CLASSES",
-    "PRIVATE_POLICIES",
+    "private_policies",
     "audit_policy_names",
     "make_audit_policy",
     "prefix_law_test",
@@ -492,9 +500,7 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
     if eps is not None:
         eps = as_real("eps", eps, low=0.0, low_open=True)
     _confidence(confidence)
-    from .interaction import _as_policy
-
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     tr1 = run_on_list(pol, r, runs, seed=seed, K=K)
     tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs)
     claimed = eps if eps is not None else getattr(pol, "eps", None)
@@ -620,7 +626,9 @@ for _flaw, _mix in _MIXINS.items():
         _cls = type(
             f"{_mix.__name__.strip('_')}{_base.__name__}",
             (_mix, _base),
-            {"name": f"{_base.name} [{_flaw}]", "__doc__": f"{_base.name} with a flaw: {FLAWS[_flaw]}."},
+            {"name": f"{_base.name} [{_flaw}]", "__doc__": f"{_base.name} with a flaw: {FLAWS[_flaw]}.",
+             "__module__": __name__},
+            register=False,  # broken on purpose: not a policy of the registry
         )
         BROKEN_CLASSES[(_flaw, _base.name)] = _cls
 
@@ -650,13 +658,21 @@ def broken_policy(flaw: str, base: str = "DP-IMED", **params) -> Policy:
     return BROKEN_CLASSES[(flaw, base)](**params)
 
 
-#: The eps-DP policies of :mod:`dpb.policies` that the audit checks.
-PRIVATE_POLICIES = ("DP-KLUCB", "DP-IMED", "DP-SE", "AdaP-KLUCB", "Lazy-DP-TS")
+def private_policies() -> tuple:
+    """The names of the eps-DP policies the audit checks: every registered policy whose class
+    says ``private = True`` (the package's own ones and any registered later)."""
+    return tuple(registered(private=True))
+
+
+def __getattr__(name: str):
+    if name == "PRIVATE_POLICIES":  # derived from the registry at each access
+        return private_policies()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def audit_policy_names() -> list[str]:
     """Names accepted by :func:`make_audit_policy`: the private policies, then the broken ones."""
-    return list(PRIVATE_POLICIES) + [f"{b} [{f}]" for b in ("DP-IMED", "DP-KLUCB") for f in FLAWS]
+    return list(private_policies()) + [f"{b} [{f}]" for b in ("DP-IMED", "DP-KLUCB") for f in FLAWS]
 
 
 def make_audit_policy(name: str, eps: float, **params) -> Policy:
@@ -667,16 +683,16 @@ def make_audit_policy(name: str, eps: float, **params) -> Policy:
     ValueError
         For a name not in :func:`audit_policy_names` (the message lists them).
     """
-    from .policies import make_policy
-
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
     if name.endswith("]") and " [" in name:
         base, flaw = name[:-1].split(" [", 1)
         if base in ("DP-IMED", "DP-KLUCB") and flaw in FLAWS:
             return broken_policy(flaw, base, eps=eps, **params)
-    elif name in PRIVATE_POLICIES:
-        return make_policy(name, eps=eps, **params)
+    elif name in private_policies() or ".py:" in name:
+        cls = policy_class(name)
+        if cls.private:
+            return as_policy(cls, {"eps": eps, **params})
     raise ValueError(f"unknown policy {name!r}; valid names are {', '.join(audit_policy_names())}")
 
 

@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validate import MAX_ELEMENTS, MAX_RUNS, as_choice, as_float_array, as_int, as_real, check_elements
-from .policies import Policy, make_policy
+from .policies import Policy
+from .policies.registry import as_policy
 
 __all__ = [
     "Transcript",
@@ -302,19 +303,6 @@ def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Gene
     ]
 
 
-def _as_policy(policy, params: dict | None) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        return policy
-    if callable(policy) and not isinstance(policy, str):
-        pol = policy(**(params or {}))
-        if not isinstance(pol, Policy):
-            raise TypeError("policy factory must return a dpb Policy")
-        return pol
-    return make_policy(policy, **(params or {}))
-
-
 def _round_robin(counts: np.ndarray) -> np.ndarray:
     """Arm of each pull of a phase with pull counts ``counts`` (K,), round-robin in arm order.
 
@@ -418,7 +406,7 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * len(rewards)", runs * r.size, MAX_ELEMENTS // 2)
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, acts):
@@ -469,7 +457,7 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
            else adversary.x.shape[0] if isinstance(adversary, TableAdversary) else None)
     if fed is not None and fed < T:
         raise ValueError(f"T = {T} is longer than the adversary's {fed} steps of rewards")
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, actions):

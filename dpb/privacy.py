@@ -668,8 +668,8 @@ def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
 
 
 # ----------------------------------------------------------------------------------------------
-# the continual release of noisy running sums (the paper's Lemma 'Continual release of noisy
-# rewards'), the mechanism inside DP-KLUCB and DP-IMED
+# the continual release of noisy running sums (the book's lemma lem-ch05-continual), the mechanism
+# inside DP-KLUCB and DP-IMED
 # ----------------------------------------------------------------------------------------------
 def _check_stream(rewards, starts, name="rewards"):
     """Validate a reward stream in [0, 1] and its phase starts; return (rewards, starts)."""

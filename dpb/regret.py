@@ -59,7 +59,8 @@ from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
 from .environments import as_bandit
-from .policies import DPIMED, DPKLUCB, Policy, make_policy
+from .policies import DPIMED, DPKLUCB, Policy
+from .policies.registry import as_policy
 from .simulate import _Recorder, _run_phases, child_seeds, run_generators
 
 __all__ = [
@@ -486,14 +487,9 @@ def _pulls_on_grid(chunks, R: int, K: int, T: int, grid: np.ndarray):
 
 
 def _as_dp_policy(policy, params) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        pol = policy
-    elif isinstance(policy, str):
-        pol = make_policy(policy, **(params or {}))
-    else:
+    if not isinstance(policy, (str, Policy)):
         raise TypeError(f"policy must be a policy name or a Policy, got {type(policy).__name__}")
+    pol = as_policy(policy, params)
     if not isinstance(pol, (DPIMED, DPKLUCB)):
         raise ValueError(f"the decomposition is defined for DP-IMED and DP-KLUCB only, got {pol.name}")
     return pol

@@ -40,7 +40,8 @@ import numpy as np
 from ._io import save_npz_atomic
 from ._validate import MAX_HORIZON, MAX_RUNS, as_int
 from .environments import as_bandit
-from .policies import Policy, make_policy
+from .policies import Policy
+from .policies.registry import as_policy
 
 __all__ = [
     "Result",
@@ -307,7 +308,8 @@ class Result:
 # recording regret at checkpoints
 # ----------------------------------------------------------------------------------------------
 class _Recorder:
-    """Pull counts, phase counts and exact regret at checkpoints for ``R`` runs.
+    """Pull counts, phase counts and exact regret at checkpoints for ``R`` runs: the
+    :class:`~dpb.policies.base.Recorder` that a policy's ``fast_simulate`` writes into.
 
     A phase starting at round ``t0`` with ``counts`` (pulls per arm, executed round-robin in arm
     order) covers rounds t0 .. t0 + sum(counts) - 1.  After its k-th pull the regret is
@@ -459,25 +461,6 @@ def _run_phases(policy: Policy, means, T, env_gens, pol_gens, rec: _Recorder, ho
 PolicySpec = Policy | str | Callable[[], Policy] | tuple
 
 
-def _as_policy(policy: PolicySpec, params: dict | None) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        return policy
-    if isinstance(policy, str):
-        return make_policy(policy, **(params or {}))
-    if isinstance(policy, tuple) and len(policy) == 2 and isinstance(policy[0], str):
-        if params:
-            raise TypeError("params cannot be given together with a (name, params) tuple")
-        return make_policy(policy[0], **dict(policy[1]))
-    if callable(policy):
-        made = policy(**(params or {}))
-        if not isinstance(made, Policy):
-            raise TypeError(f"the policy factory must return a Policy, got {type(made).__name__}")
-        return made
-    raise TypeError(f"policy must be a Policy, a name, a (name, params) tuple or a factory, got {policy!r}")
-
-
 def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if checkpoints is None:
         all_, log, lin = checkpoint_grid(T)
@@ -508,7 +491,7 @@ def simulate_seeds(
 ) -> Result:
     """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`)."""
     t_start = time.perf_counter()
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     if T < pol.min_horizon(bandit.K):
@@ -525,7 +508,7 @@ def simulate_seeds(
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     rec = _Recorder(len(seeds), bandit.gaps, ck)
     means = np.asarray(bandit.means, dtype=float)
-    use_fast = fast and hasattr(pol, "fast_simulate")
+    use_fast = fast and getattr(pol, "fast_simulate", None) is not None
     if use_fast:
         pol.fast_simulate(means, T, env_gens, pol_gens, rec)
     else:
@@ -700,7 +683,7 @@ def simulate_trace(
     ``run_id`` of ``simulate(policy, env, T, seed=seed, fast=False)``.  Per-step policies give one
     phase per round: keep T small.
     """
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])

@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
+from dpb.policies import registered
 from dpb.reference import reference_simulate
 from dpb.simulate import simulate
 
@@ -56,6 +57,12 @@ CONFIGS = {
     "KL-UCB-tied": ("KL-UCB", {}, (0.7, 0.7, 0.7, 0.5), 400, True),
     "KL-UCB-c1-zeros-then-ties": ("KL-UCB", {"c": 1.0}, (0.3, 0.25, 0.25, 0.25, 0.25), 400, True),
 }
+# every other registered policy with a per-step reference: its paper parameters at eps = 0.5
+CONFIGS.update({
+    name: (name, cls.paper_params(0.5), "mu2", 2000, True)
+    for name, cls in registered(reference=True).items()
+    if not any(c[0] == name for c in CONFIGS.values())
+})
 SLOW = ("KL-UCB-fast", "KL-UCB-tied", "KL-UCB-c1-zeros-then-ties", "Lazy-DP-TS-skip-mu2-long")
 
 

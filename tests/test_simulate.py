@@ -5,7 +5,7 @@ import pytest
 
 import dpb.policies.nonprivate as nonprivate
 from dpb.environments import BernoulliBandit, instance
-from dpb.policies import DPIMED, make_policy
+from dpb.policies import DPIMED, make_policy, registered
 from dpb.simulate import Result, checkpoint_grid, child_seeds, run_generators, simulate, simulate_trace
 
 ALL = [
@@ -19,6 +19,9 @@ ALL = [
     ("IMED", {}),
     ("KL-UCB", {}),
 ]
+# every other registered policy, at its paper parameters
+ALL += [(name, cls.paper_params(0.25)) for name, cls in registered(builtin=True).items()
+        if name not in {n for n, _ in ALL}]
 
 
 def _timeline_regret(trace, gaps, checkpoints):

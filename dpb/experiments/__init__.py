@@ -45,7 +45,8 @@ The package
 -----------
 ``dpb.experiments.specs`` (cells, settings, the paper's experiments), ``dpb.experiments.store``
 (the files: provenance, status, loading), ``dpb.experiments.execution`` (local pool and Dask) and
-``dpb.experiments.tables`` (summaries).  Every public name is importable from
+``dpb.experiments.tables`` (summaries) and ``dpb.experiments.scale`` (the converged scale: runs
+added in blocks until the expected regret is known to +- 10 %).  Every public name is importable from
 :mod:`dpb.experiments` itself.
 """
 
@@ -75,6 +76,7 @@ from .specs import (
     Experiment,
     Setting,
     appendix,
+    dpse_readings,
     eps_sweep,
     experiment,
     figure1,
@@ -92,6 +94,24 @@ from .store import (
     policy_sources,
     status,
 )
+from .scale import (
+    MIN_RUNS,
+    PER_STEP,
+    SCALES,
+    ConvergedEstimate,
+    ConvergedResults,
+    converged_status,
+    ensure_converged,
+    expected_dominance,
+    expected_regret_table,
+    expected_sweep_table,
+    load_converged,
+    min_runs,
+    ordering_table,
+    run_converged,
+    sensitivity,
+    tail_decomposition,
+)
 from .tables import (
     dominance,
     final_regret_stats,
@@ -100,6 +120,7 @@ from .tables import (
     mean_regret_summary,
     outlier_runs,
     ratio_summary,
+    reading_results,
     sweep_table,
 )
 
@@ -134,6 +155,8 @@ __all__ = [
     "figure1",
     "appendix",
     "eps_sweep",
+    "dpse_readings",
+    "reading_results",
     "sweep_eps_values",
     "experiment",
     "default_results_dir",
@@ -155,4 +178,20 @@ __all__ = [
     "dominance",
     "format_table",
     "cpu_seconds",
+    "SCALES",
+    "MIN_RUNS",
+    "PER_STEP",
+    "min_runs",
+    "ConvergedEstimate",
+    "ConvergedResults",
+    "run_converged",
+    "load_converged",
+    "ensure_converged",
+    "converged_status",
+    "expected_regret_table",
+    "ordering_table",
+    "expected_dominance",
+    "expected_sweep_table",
+    "sensitivity",
+    "tail_decomposition",
 ]

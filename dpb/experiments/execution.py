@@ -37,7 +37,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     Returns the :class:`~dpb.simulate.Result` with its provenance in ``extra``.
     """
     c0 = time.thread_time()
-    res = simulate(cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
+    res = simulate(cell.source or cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
                    params=cell.params, run_ids=np.arange(start, stop))
     res.extra = {**stamp, "cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
                  "cpu_seconds": time.thread_time() - c0}
@@ -299,7 +299,9 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     what is missing.  Chunks start longest first.  The workers of the local pool exit when this
     process exits, however it ends (see ``dpb.experiments.workers``).  Before computing a chunk a
     run claims it (:func:`claim`): two runs on the same directory share the chunks instead of both
-    computing all of them, and a run waits for the chunks that the other one is computing.
+    computing all of them, and a run waits for the chunks that the other one is computing.  When a
+    policy's class exists in this process only (defined in a notebook cell or a function, see
+    :attr:`~dpb.experiments.Cell.process_local`), the local chunks are computed in this process.
     """
     out = _out(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
@@ -324,8 +326,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     label = desc or (target.name if isinstance(target, Experiment) else "cells")
     if scheduler is not None:
         backend = _Dask(scheduler, out)
-    elif jobs == 1 or len(todo) == 1:
-        backend = _InProcess()
+    elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
+        backend = _InProcess()  # a class defined in this process only cannot reach a worker
     else:
         from .workers import Pool
 

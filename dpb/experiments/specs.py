@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +21,9 @@ import numpy as np
 from .._validate import as_int, as_positive
 from ..batching import make_schedule
 from ..environments import INSTANCES, BernoulliBandit, instance
-from ..policies import POLICIES
+from ..estimates import BLOCK_EDGES
+from ..policies import Policy
+from ..policies.registry import is_builtin, policy_class
 
 __all__ = [
     "FORMAT",
@@ -49,6 +52,7 @@ __all__ = [
     "appendix",
     "sweep_eps_values",
     "eps_sweep",
+    "dpse_readings",
     "experiment",
 ]
 
@@ -106,45 +110,46 @@ def _plain(value):
     raise TypeError(f"parameter values must be numbers, strings or None, got {type(value).__name__}")
 
 
-def _policy_name(policy: str) -> str:
-    if not isinstance(policy, str):
-        raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
-    key = "".join(ch for ch in policy.lower() if ch.isalnum())
-    for name, cls in POLICIES.items():
-        if key in ("".join(ch for ch in name.lower() if ch.isalnum()), cls.__name__.lower()):
-            return name
-    raise ValueError(f"unknown policy {policy!r}; valid names are {', '.join(POLICIES)}")
+def _policy_name(policy) -> str:
+    """The registered name of ``policy`` (a name, a ``"file.py:Class"`` reference or a class)."""
+    if isinstance(policy, str) or (isinstance(policy, type) and issubclass(policy, Policy)):
+        return policy_class(policy).name
+    raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
 
 
-def paper_params(policy: str, eps: float | None = None) -> dict:
+def _policy_file(policy) -> str:
+    """``"path/file.py:Class"`` for a policy defined outside the package in a real file, so that a
+    worker process can load it; ``""`` for the package's own policies (and for classes without a
+    file, e.g. defined in a notebook: those run in this process only, ``jobs=1``)."""
+    cls = policy_class(policy)
+    if is_builtin(cls):
+        return ""
+    module = sys.modules.get(cls.__module__)
+    if getattr(module, cls.__name__, None) is not cls:  # nested or replaced: not loadable by name
+        return ""
+    path = getattr(module, "__file__", None)
+    if not path or not Path(path).is_file() or Path(path).suffix != ".py":
+        return ""
+    return f"{Path(path).resolve()}:{cls.__name__}"
+
+
+def paper_params(policy, eps: float | None = None) -> dict:
     """The parameters the paper uses for ``policy`` at budget ``eps`` ('Experimental Analysis').
 
-    DP-KLUCB and DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence
-    ``beta = 1/T`` (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset
-    constant ``c = 3`` (an assumption, see :doc:`/book/algorithms_as_run`); IMED has no parameter.
+    Read from the policy's class (:meth:`dpb.policies.base.Policy.paper_params`): DP-KLUCB and
+    DP-IMED: ``n0 = 1, alpha = 2``; AdaP-KLUCB: ``alpha = 3.1``; DP-SE: confidence ``beta = 1/T``
+    (``beta=None`` in :class:`~dpb.policies.DPSE` means 1/T); Lazy-DP-TS: offset constant ``c = 3``
+    (an assumption, see :doc:`/book/algorithms_as_run`); IMED has no parameter; a policy of the
+    reader's declares its own.
 
     Raises
     ------
     ValueError
         For an unknown policy or a private policy without a positive ``eps``.
     """
-    name = _policy_name(policy)
-    if eps is not None:
+    if eps is not None:  # checked even for the policies without a budget
         eps = float(as_positive("eps", eps, allow_inf=False))
-    if name in ("IMED",):
-        return {}
-    if name == "KL-UCB":
-        return {"c": 0.0}
-    if eps is None:
-        raise ValueError(f"{name} is private: eps must be given")
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    if name in OURS:
-        return {"eps": eps, "n0": 1, "alpha": 2}
-    if name in ("AdaP-KLUCB", "AdaP-UCB"):
-        return {"eps": eps, "alpha": 3.1}
-    if name == "Lazy-DP-TS":
-        return {"eps": eps, "c": 3.0}
-    return {"eps": eps}  # DP-SE, beta = 1/T
+    return policy_class(_policy_name(policy)).paper_params(eps)
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,10 @@ class Cell:
         Horizon.
     runs : int
         Number of runs.
+    source : str
+        For a policy defined in a file outside the package, ``"path/file.py:Class"`` (what a
+        worker process loads); not part of the cell's identity (:attr:`key`), since the cached
+        files of such a policy are keyed by the hash of its source instead.
     """
 
     policy: str
@@ -175,10 +184,12 @@ class Cell:
     means: tuple
     T: int
     runs: int
+    source: str = field(default="", compare=False)
 
     @classmethod
-    def make(cls, policy: str, env, T: int, runs: int, params: Mapping | None = None) -> Cell:
-        """A cell; ``env`` is an instance name, a vector of means or a bandit."""
+    def make(cls, policy, env, T: int, runs: int, params: Mapping | None = None) -> Cell:
+        """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
+        class, ``env`` an instance name, a vector of means or a bandit."""
         name = _policy_name(policy)
         if isinstance(env, str):
             bandit = instance(env)
@@ -190,12 +201,19 @@ class Cell:
         T = as_int("T", T, minimum=1, maximum=MAX_T)
         runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
         params_json = _canonical(_plain(dict(params or {})))
-        POLICIES[name](**json.loads(params_json))  # fail early on bad parameters
-        return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs)
+        policy_class(policy)(**json.loads(params_json))  # fail early on bad parameters
+        return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs,
+                   _policy_file(policy))
 
     @property
     def params(self) -> dict:
         return json.loads(self.params_json)
+
+    @property
+    def process_local(self) -> bool:
+        """Whether the policy's class exists in this process only (defined in a notebook cell or a
+        function, with no file a worker could load): such cells are computed in this process."""
+        return not self.source and not is_builtin(policy_class(self.policy))
 
     @property
     def eps(self) -> float | None:
@@ -223,9 +241,16 @@ class Cell:
         return np.random.SeedSequence(seed, spawn_key=words)
 
     def chunks(self) -> list[tuple[int, int]]:
-        """Run ranges ``[start, stop)`` stored as separate files (fixed boundaries per policy)."""
+        """Run ranges ``[start, stop)`` stored as separate files (fixed boundaries per policy).
+
+        Files break at the block edges ``20, 40, 80, ...`` of :data:`dpb.estimates.BLOCK_EDGES` (so
+        a cell of ``n`` runs reuses the files of every cell of fewer runs at an edge, and the
+        paper's twenty runs are the first block of a converged cell) and, for the policies of
+        :data:`CHUNK_RUNS`, every ``CHUNK_RUNS[policy]`` runs."""
         size = CHUNK_RUNS.get(self.policy, self.runs)
-        return [(a, min(a + size, self.runs)) for a in range(0, self.runs, size)]
+        edges = {0, self.runs, *range(0, self.runs, size), *(e for e in BLOCK_EDGES if e < self.runs)}
+        edges = sorted(edges)
+        return list(zip(edges[:-1], edges[1:], strict=True))
 
     @property
     def name(self) -> str:
@@ -293,7 +318,9 @@ class Experiment:
 def _check_algorithms(algorithms) -> tuple:
     if isinstance(algorithms, str):
         algorithms = (algorithms,)
-    algos = tuple(_policy_name(a) for a in algorithms)
+    algos = tuple(algorithms)
+    for a in algos:
+        _policy_name(a)  # fail early on unknown names
     if not algos:
         raise ValueError("algorithms must name at least one policy")
     return algos
@@ -356,10 +383,31 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
                       f"T = {_fmt_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
 
 
+def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
+                  instances: Sequence[str] = ("mu1", "mu2")) -> Experiment:
+    """DP-SE under each reading of its elimination rule (:data:`dpb.policies.dpse.ELIMINATION_RULES`)
+    on Figure 1's settings; the default reading is Figure 1's own DP-SE cell (shared)."""
+    from ..policies.dpse import ELIMINATION_RULES
+
+    settings = []
+    for env in instances:
+        e = float(as_positive("eps", eps, allow_inf=False))
+        cells = tuple(Cell.make("DP-SE", env, T, runs, {"eps": e} if rule == ELIMINATION_RULES[0]
+                                else {"eps": e, "elimination": rule}) for rule in ELIMINATION_RULES)
+        settings.append(Setting(instance(env).name, e, cells))
+    return Experiment("dpse-readings", f"DP-SE, every reading of its elimination rule: eps = {eps:g}, "
+                      f"T = {_fmt_T(T)}, {runs} runs", tuple(settings), T, runs)
+
+
 def experiment(name: str, *, T: int | None = None, runs: int | None = None,
-               n_eps: int | None = None) -> Experiment:
+               n_eps: int | None = None, extra_policies: Sequence = ()) -> Experiment:
     """The experiment called ``name`` (``fig1``, ``appendix``, ``eps-sweep``), at the paper's scale
-    unless ``T``, ``runs`` or (for the sweep) ``n_eps`` are given."""
+    unless ``T``, ``runs`` or (for the sweep) ``n_eps`` are given.
+
+    ``extra_policies`` (registered names, ``"file.py:Class"`` references or policy classes) are
+    added to every setting of ``fig1`` and ``appendix``, with their own
+    :meth:`~dpb.policies.base.Policy.paper_params`; the sweep does not take them.
+    """
     if name not in EXPERIMENT_NAMES:
         raise ValueError(f"unknown experiment {name!r}; valid names are {', '.join(EXPERIMENT_NAMES)}")
     if n_eps is not None:  # checked even where it is not used (fig1, appendix)
@@ -367,6 +415,13 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     kw = {} if runs is None else {"runs": runs}
     if T is not None:
         kw["T"] = T
+    extra = tuple(extra_policies)
+    if extra and name == "eps-sweep":
+        raise ValueError("extra policies apply to fig1 and appendix, not to the eps-sweep")
+    if extra:
+        names = [_policy_name(p) for p in extra]  # loads files, checks the names
+        kw["algorithms"] = ALGORITHMS + tuple(p for p, n in zip(extra, names, strict=True)
+                                              if n not in ALGORITHMS)
     if name == "fig1":
         return figure1(**kw)
     if name == "appendix":

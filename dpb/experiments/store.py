@@ -8,7 +8,6 @@ atomic writes, staleness) are those of :mod:`dpb.cache`.
 
 from __future__ import annotations
 
-import functools
 import inspect
 import math
 import os
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cache
-from ..policies import POLICIES
+from ..policies.registry import policy_class, policy_source_hash
 from ..simulate import Result
 from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _as_cells, _policy_name, experiment
 
@@ -42,19 +41,34 @@ def _out(out) -> Path:
     return cache.default_results_dir() if out is None else Path(out)
 
 
-@functools.lru_cache(maxsize=None)
+def _policy_file(policy: str) -> Path | None:
+    cls = policy_class(_policy_name(policy))
+    try:
+        path = Path(inspect.getfile(cls))
+    except (TypeError, OSError):
+        return None
+    return path if path.suffix == ".py" and path.is_file() else None
+
+
 def policy_sources(policy: str) -> tuple:
     """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator and of
-    the module defining the policy's class (the class itself is resolved at run time)."""
-    cls = POLICIES[_policy_name(policy)]
-    return cache.source_files(cache.PACKAGE_DIR / "simulate.py", Path(inspect.getfile(cls)))
+    the file defining the policy's class (the class itself is resolved at run time).  For a reader's
+    policy that file is outside the package: its cells are keyed by its source."""
+    path = _policy_file(policy)
+    simulator = cache.PACKAGE_DIR / "simulate.py"
+    return cache.source_files(simulator) if path is None else cache.source_files(simulator, path)
 
 
 def chunk_provenance(policy: str) -> dict:
     """What a chunk file of ``policy`` records about the code that made it: the cache ``format``
     (``dpb.experiments.FORMAT``) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
-    ``numpy``, source hash of :func:`policy_sources`)."""
-    return {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
+    ``numpy``, source hash of :func:`policy_sources`).  A policy class without a source file (defined
+    in a notebook cell) adds ``policy_source``, the hash of its class source
+    (:func:`dpb.policies.registry.policy_source_hash`)."""
+    out = {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
+    if _policy_file(policy) is None:
+        out["policy_source"] = policy_source_hash(_policy_name(policy))
+    return out
 
 
 def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str:

@@ -17,6 +17,7 @@ __all__ = [
     "final_regret_stats",
     "final_regret_table",
     "ratio_summary",
+    "reading_results",
     "mean_regret_summary",
     "sweep_table",
     "outlier_runs",
@@ -157,3 +158,9 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
     lines.append("  ".join(n.rjust(w) for n, w in zip(names, widths, strict=True)))
     lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in cells)
     return "\n".join(lines)
+
+
+def reading_results(res: ExperimentResults, setting) -> dict:
+    """``"DP-SE (reading)"`` -> Result for one setting of :func:`dpb.experiments.dpse_readings`."""
+    s = res.settings[setting] if isinstance(setting, int) else setting
+    return {f"{c.policy} ({c.params.get('elimination', 'radius')})": res.results[c] for c in s.cells}

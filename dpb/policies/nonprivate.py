@@ -23,6 +23,7 @@ reads its generator's stream in order and the law of the trajectory is exactly t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,6 +37,23 @@ __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
 _L_MIN, _L_MAX = 4, 1 << 15  # look-ahead window lengths
 _STREAM_CAP = 4096  # initial per-run buffer of uniforms (it grows as needed)
 _CHUNK_RUNS = 64  # runs simulated together: memory is O(_CHUNK_RUNS * _L_MAX), whatever the runs
+
+
+def _kl(p: float, q: float) -> float:
+    """Bernoulli kl(p, q) for two floats, as :func:`~dpb.policies._numerics.kl_fast` computes it
+    (0 log 0 = 0; +inf where q is 0 or 1 and p differs)."""
+    if p == q:
+        return 0.0
+    out = 0.0
+    if p > 0.0:
+        if q <= 0.0:
+            return math.inf
+        out += p * math.log(p / q)
+    if p < 1.0:
+        if q >= 1.0:
+            return math.inf
+        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return max(out, 0.0)
 
 
 def _budget(t: np.ndarray, c: float) -> np.ndarray:
@@ -79,6 +97,8 @@ class IMED(_PerStep):
     """IMED (Honda & Takemura 2015), Bernoulli form: argmin_a N_a kl(mu^_a, mu^*) + log N_a."""
 
     name = "IMED"
+    style = {"color": "#000000", "ls": "--"}
+    reference = "dpb.reference:_imed"
     index_kind = "min"
 
     def __init__(self) -> None:
@@ -109,6 +129,9 @@ class KLUCB(_PerStep):
 
     name = "KL-UCB"
     index_kind = "max"
+    paper_defaults = {"c": 0.0}
+    style = {"color": "#8c564b", "ls": "--"}
+    reference = "dpb.reference:_klucb"
 
     def __init__(self, c: float = 0.0) -> None:
         self.c = check_real("c", c, low=0.0, strict=False)
@@ -140,6 +163,7 @@ class _LeaderEngine:
     """
 
     kind = "min"
+    scalar = False  # whether _scalar_steps is a fast scalar loop (else lock-step exact steps)
 
     def __init__(
         self,
@@ -185,6 +209,12 @@ class _LeaderEngine:
             # makes a few exact steps before the next attempt; this changes the cost, not the
             # trajectory (both paths follow the exact rule on the same stream)
             waiting = active[self.wait[active] > 0]
+            if self.scalar and waiting.size:  # all the waiting steps now, one run at a time
+                for r in waiting.tolist():
+                    self._scalar_steps(r, int(self.wait[r]))
+                self.wait[waiting] = 0
+                active = active[self.t[active] <= self.T]
+                waiting = waiting[:0]
             trying = active[self.wait[active] == 0]
             step = waiting
             if trying.size:
@@ -237,7 +267,8 @@ class _LeaderEngine:
         cut = acc < Lr
         self.L[rows] = np.where(cut, np.clip(2 * acc, _L_MIN, _L_MAX), np.minimum(2 * self.L[rows], _L_MAX))
         failed = acc == 0
-        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, 16), 0)
+        top = 255 if self.scalar else 16
+        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, top), 0)
         self.wait[rows] = np.where(failed, self.backoff[rows], 0)
         return cut
 
@@ -266,6 +297,43 @@ class _LeaderEngine:
 
 class _IMEDEngine(_LeaderEngine):
     kind = "min"
+    scalar = True
+
+    def _scalar_steps(self, r: int, n: int) -> None:
+        """Up to ``n`` exact IMED steps of run ``r`` in plain Python, on the run's stream.
+
+        The same rule as :meth:`_exact_step` (argmin of N_a kl(mu_a, mu*) + log N_a, random ties
+        from the run's policy stream, reward = next uniform < mu_a), at a few microseconds a step
+        instead of a lock-step numpy iteration: a run whose lead keeps changing (near-ties) no
+        longer keeps the loop of all the runs going one step at a time.
+        """
+        n = min(n, self.T - int(self.t[r]) + 1)
+        if n <= 0:
+            return
+        row = np.array([r])
+        self.stream.ensure(row, n)
+        buf, p0 = self.stream.buf[r], int(self.stream.ptr[r])
+        means = self.means.tolist()
+        N, S = self.N[r].tolist(), self.S[r].tolist()
+        K, log, arms = self.K, math.log, []
+        for i in range(n):
+            mu = [S[a] / N[a] for a in range(K)]
+            top = max(mu)
+            idx = [N[a] * _kl(mu[a], top) + log(N[a]) for a in range(K)]
+            best = min(idx)
+            tied = [a for a in range(K) if idx[a] == best]
+            if len(tied) == 1:
+                arm = tied[0]
+            else:
+                u = float(self.rand.uniform(row)[0])
+                arm = tied[min(int(u * len(tied)), len(tied) - 1)]
+            N[arm] += 1
+            S[arm] += 1 if buf[p0 + i] < means[arm] else 0
+            arms.append(arm)
+        self.stream.advance(row, n)
+        self.N[r], self.S[r] = N, S
+        self.rec.record_steps(r + self.off, int(self.t[r]), np.array(arms, dtype=np.int64))
+        self.t[r] += n
 
     def _index(self, rows):
         n = self.N[rows]
