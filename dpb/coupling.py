@@ -41,6 +41,7 @@ import numpy as np
 from ._validate import (
     MAX_ELEMENTS,
     MAX_SIZE,
+    as_finite,
     as_float_array,
     as_int,
     as_positive,
@@ -689,7 +690,7 @@ def pulling_rule(name: str):
         return _random_rate_rule()
     if name == "follow the leader":
         return follow_the_leader
-    raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(PULLING_RULES)}")
+    raise ValueError(f"unknown pulling rule name {name!r}; choose one of {', '.join(PULLING_RULES)}")
 
 
 def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horizon=1000, n_runs=300,
@@ -717,8 +718,10 @@ def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horiz
     -------
     dpb.coupling.CoupledHistory
     """
+    mu = {k: float(as_probability(k, v)) for k, v in (("mu1", mu1), ("mu2", mu2), ("mu2_prime", mu2_prime))}
     return simulate_coupled_environment(
-        [mu1, mu2], [mu1, mu2_prime], pulling_rule(policy), horizon=horizon, n_runs=n_runs, seed=seed
+        [mu["mu1"], mu["mu2"]], [mu["mu1"], mu["mu2_prime"]], pulling_rule(policy), horizon=horizon,
+        n_runs=n_runs, seed=seed,
     )
 
 
@@ -739,11 +742,11 @@ def binned_means(x, y, n_bins: int = 8):
     centres, means, counts : ndarrays
         Mean ``x`` of each non-empty bin, mean ``y`` in it, and its number of points.
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = as_finite("x", x)
+    y = as_float_array("y", y)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-d arrays of the same length, got shapes {x.shape} and {y.shape}")
-    n_bins = as_int("n_bins", n_bins, minimum=1)
+    n_bins = as_int("n_bins", n_bins, minimum=1, maximum=max(1, x.size))
     keep = ~np.isnan(y)
     x, y = x[keep], y[keep]
     if x.size == 0:

@@ -876,6 +876,150 @@ def module_specs() -> list[Spec]:
             timeout=60,
         ),
     ]
+    # ------------------------------------------------------------ computations behind the figures
+    mrule = Kind(st.sampled_from(["log n", "1", "sqrt n", "n/20"]), bad=("nope", None, 3), optional=True)
+    design = Kind(st.sampled_from(["accumulate", "forget"]), bad=("nope", None, 3), optional=True)
+    npulls = Kind(
+        st.integers(20, 10**5) | arrays(st.integers(20, 10**5), 1, 4),
+        edge=(2**62, 10**30, np.array([1]), EMPTY),
+        bad=(NAN, "x", None, True, -5, 1.5),
+    )
+    specs += [
+        S(
+            "dpb.coupling:pulling_rule",
+            dict(
+                name=Kind(
+                    st.sampled_from(["uniform", "random rate", "follow the leader"]), bad=("nope", None, 3)
+                )
+            ),
+        ),
+        S(
+            "dpb.coupling:coupled_runs",
+            dict(
+                mu1=PROB_SCALAR.but(optional=True),
+                mu2=PROB_SCALAR.but(optional=True),
+                mu2_prime=PROB_SCALAR.but(optional=True),
+                policy=Kind(
+                    st.sampled_from(["uniform", "random rate", "follow the leader"]),
+                    bad=("nope", None, 3),
+                    optional=True,
+                ),
+                horizon=size(1, 300, optional=True),
+                n_runs=size(1, 30, optional=True),
+                seed=SEED,
+            ),
+            weight=SMALL_EXAMPLES,
+        ),
+        S(
+            "dpb.coupling:binned_means",
+            dict(
+                x=Kind(st.just(np.arange(20.0)), bad=(np.array([NAN] * 20), "x", None)),
+                y=Kind(st.just(np.linspace(0, 1, 20)), bad=("x", None, np.zeros(3))),
+                n_bins=size(1, 30, optional=True),
+            ),
+            nan_ok=True,
+        ),
+        S("dpb.concentration:m_of_n", dict(n=size(1, 10**6), rule=mrule)),
+        S(
+            "dpb.concentration:tail_contributions",
+            dict(
+                x=Kind(st.floats(0, 50), bad=(NAN, INF, -1.0, *NOT_NUMBERS)),
+                n=size(1, 100),
+                m=size(0, 10),
+                mu=mu,
+                eps=EPS_FINITE,
+            ),
+            inf_ok=True,
+        ),
+        S(
+            "dpb.concentration:tail_comparison",
+            dict(
+                x=Kind(st.floats(0, 30), bad=(NAN, INF, -1.0, *NOT_NUMBERS)),
+                n=size(1, 40),
+                m=size(0, 5),
+                mu=mu,
+                eps=EPS_FINITE,
+                runs=size(1, 2000, optional=True),
+                seed=SEED,
+                confidence=LEVEL.but(optional=True),
+            ),
+            inf_ok=True,
+            weight=SMALL_EXAMPLES,
+        ),
+        S(
+            "dpb.concentration:exponent_curves",
+            dict(
+                x=Kind(st.floats(0.5, 1.0), bad=(NAN, INF, -1.0, *NOT_NUMBERS)),
+                mu=mu,
+                eps=EPS_FINITE,
+                m_rule=mrule,
+                ns=Kind(
+                    st.sampled_from([None, (10, 100), np.array([20, 200])]),
+                    edge=((2**62,), (10**9,)),
+                    bad=((0,), (-1,), ("x",), (1.5,)),
+                    optional=True,
+                ),
+            ),
+            inf_ok=True,
+            weight=SMALL_EXAMPLES,
+        ),
+        S("dpb.batching:private_mean_composition", dict(n=npulls, n0=n0, alpha=galpha, design=design)),
+        S(
+            "dpb.batching:noise_std_of_private_mean",
+            dict(n=npulls, n0=n0, alpha=galpha, eps=EPS_FINITE.but(optional=True), design=design),
+        ),
+        S(
+            "dpb.batching:noise_monte_carlo",
+            dict(
+                n=npulls,
+                n0=n0,
+                alpha=galpha,
+                eps=EPS_FINITE.but(optional=True),
+                design=design,
+                runs=size(1, 2000, optional=True),
+                seed=SEED,
+            ),
+            weight=SMALL_EXAMPLES,
+        ),
+        S(
+            "dpb.batching:forgetting_comparison",
+            dict(
+                n0=n0,
+                alpha=galpha,
+                eps=EPS_FINITE.but(optional=True),
+                mu=PROB_SCALAR.but(optional=True),
+                x=PROB_SCALAR.but(optional=True),
+                n_max=size(20, 5000, optional=True),
+                runs=size(1, 500, optional=True),
+                seed=SEED,
+            ),
+            weight=SMALL_EXAMPLES,
+        ),
+        S("dpb.batching:phases_to_reach", dict(n=npulls, schedule=geo.but(bad=("x", None, 3)))),
+        S(
+            "dpb.batching:schedule_comparison",
+            dict(
+                n0=n0,
+                alpha=galpha,
+                power=power,
+                n_max=size(10, 10**7, optional=True),
+                points=size(2, 200, optional=True),
+            ),
+        ),
+        S("dpb.audit:private_policies", {}),
+        S("dpb.reference:reference_policies", {}),
+        S("dpb.policies:policy_class", dict(policy=POLICY_NAME)),
+        S("dpb.policies:policy_style", dict(policy=POLICY_NAME)),
+        S(
+            "dpb.policies:registered",
+            dict(
+                private=Kind(st.sampled_from([None, True, False]), optional=True),
+                reference=Kind(st.sampled_from([None, True, False]), optional=True),
+            ),
+        ),
+        S("dpb.policies:as_policy", dict(policy=POLICY_NAME, params=private_params.but(optional=True))),
+        S("dpb.policies:DPUCB", dict(eps=pol_eps, n0=size(1, 10, optional=True), alpha=dpalpha)),
+    ]
     reg = "dpb.regret:"
     specs += [
         S(reg + "asymptotic_constants", dict(mu=MEANS, eps=EPS_INF_OK, alpha=alpha), inf_ok=True),
@@ -1006,7 +1150,11 @@ NOT_FUZZED = {
     "dpb.simulate.simulate_seeds": "the seed-level engine behind simulate (fuzzed through simulate)",
     "dpb.simulate.run_generators": "takes a SeedSequence from child_seeds (internal plumbing)",
     "dpb.reference.reference_run": "the per-run step of reference_simulate (fuzzed through it)",
-    "dpb.reference.REFERENCE_POLICIES": "a constant",
+    "dpb.reference.ReferenceBandit": "the literal environment inside reference_run (fuzzed through it)",
+    "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
+    "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
+    "dpb.policies.load_policy": "imports user code from a file (bring-your-own policy): not fed random paths",
+    "dpb.coupling.follow_the_leader": "a pulling rule of simulate_coupled_environment (fuzzed through it)",
     "dpb.regret.TERMS": "a constant",
     "dpb.regret.DEFAULTS": "a constant",
     "dpb.regret.POLYNOMIAL": "a constant",
@@ -1032,5 +1180,4 @@ NOT_FUZZED = {
     "dpb.audit.AuditResult": "a record of audit's output",
     "dpb.audit.FLAWS": "a constant",
     "dpb.audit.BROKEN_CLASSES": "a constant",
-    "dpb.audit.PRIVATE_POLICIES": "a constant",
 }
