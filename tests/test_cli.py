@@ -245,7 +245,7 @@ class Session:
         with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
             self.proc = subprocess.Popen([sys.executable, "-m", "dpb", *args], cwd=ROOT, stdout=out,
                                          stderr=err, start_new_session=True,
-                                         env={**os.environ, "MPLBACKEND": "Agg"})
+                                         env={**os.environ, "MPLBACKEND": "Agg", "PYTHONFAULTHANDLER": "1"})
         self.sid = self.proc.pid
 
     def wait_for_files(self, cells: Path, n: int, timeout=90):
@@ -265,6 +265,17 @@ class Session:
                 return time.monotonic() - t0
             time.sleep(0.02)
         raise AssertionError(f"processes alive {timeout} s later: {session_processes(self.sid)}")
+
+    def wait(self, timeout) -> int:
+        """The exit status; on a timeout, the Python stacks of the command (faulthandler, SIGABRT)
+        go into the failure message."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            time.sleep(1)
+            stacks = self.stderr()[-6000:]
+            raise AssertionError(f"no exit within {timeout} s; stderr and stacks:\n{stacks}") from None
 
     def stderr(self) -> str:
         return self.stderr_path.read_text()
@@ -304,7 +315,7 @@ def test_ctrl_c_and_sigterm_stop_within_two_seconds_and_keep_the_finished_files(
             os.killpg(run.sid, signal.SIGINT)
         else:
             os.kill(run.proc.pid, signal.SIGTERM)
-        code = run.proc.wait(timeout=10)
+        code = run.wait(10)
         stopped = time.monotonic() - t0
         gone = run.wait_gone(10) + stopped
         err = run.stderr()
@@ -407,3 +418,15 @@ def test_with_no_dask_worker_the_cli_says_it_is_waiting_then_finishes(tmp_path):
             cluster.scale(1)  # a worker joins: the sweep goes on
             assert run.proc.wait(timeout=120) == 0, run.stderr()
             assert "3 result files computed" in run.stdout()
+
+
+def test_a_policy_file_that_fails_to_load_gets_one_line(tmp_path, capsys):
+    (tmp_path / "syntax.py").write_text("x = (\n")
+    (tmp_path / "boom.py").write_text("raise RuntimeError('boom')\n")
+    scale = ["reproduce", "fig1", "--runs", "1", "--horizon", "100", "--out", str(tmp_path / "res")]
+    for spec, message in ((f"{tmp_path}/syntax.py:X", "SyntaxError: '(' was never closed"),
+                          (f"{tmp_path}/boom.py:X", "RuntimeError: boom")):
+        code, err = main_exit([*scale, "--policy", spec], capsys)
+        assert code == 2 and "argument --policy: loading" in err and message in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "res" / "cells").exists()  # refused before any work
