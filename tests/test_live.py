@@ -126,6 +126,7 @@ def test_jupyterlab_runs_chapter_and_widgets_redraw(lab, browser):  # noqa: F811
         page.wait_for_function(
             "document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status === 'idle'",
             timeout=60_000)
+        page.locator(".jp-Notebook").first.click()  # make the notebook the current widget
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         page.wait_for_function(
             "document.querySelectorAll('.jp-Cell .jp-InputArea-prompt').length > 0 && "
