@@ -16,7 +16,7 @@ cell is formatted once, when the table is made, so both forms show exactly the s
 Numbers are right-aligned and text left-aligned (a column is numeric when every value in it is a
 number); a column's format is a format specification (``".4f"``, ``"+.2f"``, ``",d"``) or a
 function from the value to a string, and the default is ``str`` for integers and text and
-``".4g"`` for other numbers.
+``".4g"`` (or the ``floats`` argument) for other numbers.
 """
 
 from __future__ import annotations
@@ -117,17 +117,13 @@ def _is_number(v) -> bool:
     return isinstance(v, numbers.Number) and not isinstance(v, bool)
 
 
-def _default(v) -> str:
-    if isinstance(v, numbers.Integral) and not isinstance(v, bool):
-        return str(int(v))
-    if _is_number(v):
-        return format(float(v), ".4g")
-    return str(v)
-
-
-def _formatter(spec, column) -> Callable[[object], str]:
+def _formatter(spec, column, floats: str) -> Callable[[object], str]:
     if spec is None:
-        return _default
+        def default(v):
+            if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+                return str(int(v))
+            return format(float(v), floats) if _is_number(v) else str(v)
+        return default
     if callable(spec):
         def call(v):
             out = spec(v)
@@ -156,7 +152,7 @@ def _formatter(spec, column) -> Callable[[object], str]:
 
 def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
                  headers: Mapping | None = None, title: str | None = None,
-                 align: Mapping | None = None) -> Table:
+                 align: Mapping | None = None, floats: str = ".4g") -> Table:
     """Format ``rows`` as a :class:`Table` with the given ``columns``.
 
     Parameters
@@ -168,7 +164,7 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
         The column names, in order (they are also the headers unless ``headers`` renames them).
     formats : mapping, optional
         Column name -> format specification (``".3f"``) or function ``value -> str``.  Other
-        columns use ``str`` for integers and text and ``".4g"`` for other numbers.  Text values
+        columns use ``str`` for integers and text and ``floats`` for other numbers.  Text values
         pass through a format specification unchanged.
     headers : mapping, optional
         Column name -> the title shown for it.
@@ -177,6 +173,9 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
     align : mapping, optional
         Column name -> ``"left"`` or ``"right"``; by default a column of numbers is right-aligned
         and any other column left-aligned.
+    floats : str
+        The format specification of the non-integer numbers of the columns without a format
+        (default ``".4g"``).
 
     Returns
     -------
@@ -226,7 +225,13 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
         else:
             raise TypeError(f"row {i} must be a mapping or a sequence, got {type(row).__name__}")
 
-    fmts = [_formatter(options["formats"].get(c), c) for c in columns]
+    if not isinstance(floats, str):
+        raise TypeError(f"floats must be a format specification (str), got {type(floats).__name__}")
+    try:
+        format(0.5, floats)
+    except ValueError as exc:
+        raise ValueError(f"floats={floats!r} is not a format specification for numbers: {exc}") from exc
+    fmts = [_formatter(options["formats"].get(c), c, floats) for c in columns]
     cells = [[f(v) for f, v in zip(fmts, row, strict=True)] for row in values]
     aligns = []
     for j, c in enumerate(columns):

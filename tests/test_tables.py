@@ -75,6 +75,11 @@ def test_defaults_numpy_scalars_and_specials():
     assert t.align == ("right", "right", "left", "right")
 
 
+def test_floats_sets_the_default_of_the_columns_without_a_format():
+    t = format_table([(0.123456, 2, 0.5)], ["a", "n", "b"], {"b": ".1%"}, floats=".2f")
+    assert t.cells == (("0.12", "2", "50.0%"),)
+
+
 def test_callable_format_headers_title_and_align():
     t = format_table([(0.5, 1e6)], ["eps", "T"], {"T": lambda v: f"1e{round(math.log10(v))}"},
                      headers={"eps": "ε"}, title="one row", align={"T": "left"})
@@ -119,6 +124,8 @@ def test_deterministic():
         ({"rows": [(1.5,)], "columns": ["a"], "formats": {"a": "d"}}, ValueError, "does not apply"),
         ({"rows": [(1,)], "columns": ["a"], "formats": {"a": lambda v: v}}, TypeError, "return a str"),
         ({"rows": [(1,)], "columns": ["a"], "align": {"a": "centre"}}, ValueError, "'left' or 'right'"),
+        ({"rows": [(1,)], "columns": ["a"], "floats": "d"}, ValueError, "floats="),
+        ({"rows": [(1,)], "columns": ["a"], "floats": 3}, TypeError, "floats must be"),
     ],
 )
 def test_bad_input_is_named(kwargs, error, match):
