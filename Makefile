@@ -11,7 +11,7 @@ JB := $(VENV)/bin/jupyter-book
 STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
 
-.PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets lab live clean
+.PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -63,6 +63,11 @@ browser: venv
 # Re-execute the chapters in place and strip images/widget state (commit the result).
 notebooks: venv
 	$(PY) scripts/execute_notebooks.py $(NOTEBOOKS)
+
+# The long fuzz profile: hostile arguments for every public callable, counts per function
+# (the CI profile of the same harness runs in `make test` through tests/test_fuzz.py).
+fuzz: venv
+	$(PY) tests/fuzz_harness.py --profile long -v
 
 bench: venv
 	$(PY) benchmarks/bench_simulate.py

@@ -36,14 +36,17 @@ _SUBMODULES = (
     "coupling",
     "divergences",
     "environments",
+    "estimates",
     "experiments",
     "interaction",
     "plain",
+    "plotting",
     "policies",
     "privacy",
     "reference",
     "regret",
     "simulate",
+    "widgets",
 )
 #: re-exported names and the submodule defining each
 _NAMES = {

@@ -382,7 +382,21 @@ def main(argv: list[str] | None = None) -> int:
     client = None
     try:
         out = _check_out(args)
-        exps = _experiments(args)
+        try:
+            exps = _experiments(args)
+        except (ValueError, TypeError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - a reader's policy file may fail in any way on import
+            if not args.policy:
+                raise
+            if args.verbose:
+                import traceback
+
+                traceback.print_exc()
+            where = f" ({exc.filename}, line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
+            raise ValueError(f"argument --policy: loading {', '.join(args.policy)} failed: "
+                             f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}"
+                             f"{where}") from None
         if getattr(args, "scheduler", None) is not None:
             client = _check_scheduler(args.scheduler)
     except (ValueError, TypeError) as exc:
@@ -404,13 +418,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m dpb: error: {exc} (the other chunks were stopped; finished files are kept in "
               f"{out}, rerun to compute the rest)", file=sys.stderr)
         return 1
-    except (ValueError, TypeError, ConnectionError) as exc:
+    except (ValueError, TypeError, ConnectionError, RuntimeError, OSError) as exc:
         if args.verbose:
             import traceback
 
             traceback.print_exc()
-        print(f"python -m dpb: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"python -m dpb: error: {type(exc).__name__}: {exc}" if isinstance(exc, (RuntimeError, OSError))
+              else f"python -m dpb: error: {exc}", file=sys.stderr)
+        return 1 if isinstance(exc, (RuntimeError, OSError)) else 2
     except KeyboardInterrupt as exc:  # finished files are on disk; rerun to resume
         what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
         print(f"\n{what}: the finished result files are kept in {out}; rerun the same command to "

@@ -56,8 +56,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_int
-from .interaction import Transcript, neighbouring_list, run_on_list
+from ._validate import MAX_RUNS, as_choice, as_float_array, as_int, as_real
+from .interaction import (
+    Transcript,
+    _check_transcript,
+    _rewards_list,
+    neighbouring_list,
+    run_on_list,
+)
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy, policy_class, registered
 from .policies.base import check_real
@@ -103,7 +109,7 @@ def clopper_pearson(successes, n, level: float, side: str):
     ndarray or float
         ``P[p >= lower] >= level`` (resp. ``P[p <= upper] >= level``) for every true p.
     """
-    k = np.asarray(successes, dtype=float)
+    k = as_float_array("successes", successes)
     n = as_int("n", n, minimum=1)
     level = check_real("level", level, low=0.0, high=1.0)
     if level >= 1.0:
@@ -126,6 +132,17 @@ def clopper_pearson(successes, n, level: float, side: str):
 # ----------------------------------------------------------------------------------------------
 # events
 # ----------------------------------------------------------------------------------------------
+def _check_horizons(horizons, T: int) -> list[int]:
+    if isinstance(horizons, (str, bytes)) or not hasattr(horizons, "__iter__"):
+        raise TypeError(f"horizons must be a sequence of steps in [1, T = {T}], got {horizons!r}")
+    return [as_int("horizons", h, minimum=1, maximum=T) for h in horizons]
+
+
+def _confidence(confidence) -> float:
+    # below 1 - 1e-9: the one-sided levels 1 - (1 - confidence) / (2 m) must stay below 1 in floats
+    return as_real("confidence", confidence, low=0.0, high=1.0 - 1e-9, low_open=True)
+
+
 def _horizons(T: int, t_star: int, n: int = 6) -> list[int]:
     lo = min(t_star + 1, T)
     return sorted({int(h) for h in np.rint(np.linspace(lo, T, n))})
@@ -162,10 +179,10 @@ def event_family(tr: Transcript, t_star: int, horizons=None) -> tuple[np.ndarray
     names : list of str
         A readable description of each event.
     """
+    _check_transcript("tr", tr)
     T, K = tr.T, tr.K
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    hs = _horizons(T, t_star) if horizons is None else [as_int("horizon", h, minimum=1, maximum=T)
-                                                          for h in horizons]
+    hs = _horizons(T, t_star) if horizons is None else _check_horizons(horizons, T)
     cols, names = [], []
     for which in (1, 2):
         d = tr.decision_after(t_star, which)
@@ -348,18 +365,17 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = 
     -------
     AuditResult
     """
-    if not isinstance(tr1, Transcript) or not isinstance(tr2, Transcript):
-        raise TypeError("tr1 and tr2 must be dpb.interaction.Transcript objects")
+    _check_transcript("tr1", tr1)
+    _check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
-    conf = check_real("confidence", confidence, low=0.0, high=1.0)
-    if conf >= 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    if method not in ("split", "bonferroni"):
-        raise ValueError(f"method must be 'split' or 'bonferroni', got {method!r}")
+    if eps is not None:
+        eps = as_real("eps", eps, low=0.0, low_open=True)
+    conf = _confidence(confidence)
+    as_choice("method", method, ("split", "bonferroni"))
     max_atoms = as_int("max_atoms", max_atoms, minimum=1)
     t_star = as_int("t_star", t_star, minimum=1, maximum=tr1.T)
-    hs = _horizons(tr1.T, t_star) if horizons is None else list(horizons)
+    hs = _horizons(tr1.T, t_star) if horizons is None else _check_horizons(horizons, tr1.T)
     alpha = 1.0 - conf
     prefixes = None
     if method == "bonferroni":
@@ -472,15 +488,18 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
     -------
     AuditResult
     """
-    r = np.asarray(rewards, dtype=float)
-    rp = np.asarray(rewards_prime, dtype=float)
+    r = _rewards_list("rewards", rewards)
+    rp = _rewards_list("rewards_prime", rewards_prime)
     if r.shape != rp.shape or r.ndim != 1:
         raise ValueError("rewards and rewards_prime must be 1-d lists of the same length")
     diff = np.flatnonzero(r != rp)
     if diff.size != 1:
         raise ValueError(f"rewards and rewards_prime must differ in exactly one step, got {diff.size}")
     t_star = int(diff[0]) + 1
-    runs = as_int("runs", runs, minimum=2)
+    runs = as_int("runs", runs, minimum=2, maximum=MAX_RUNS // 2)
+    if eps is not None:
+        eps = as_real("eps", eps, low=0.0, low_open=True)
+    _confidence(confidence)
     pol = as_policy(policy, params)
     tr1 = run_on_list(pol, r, runs, seed=seed, K=K)
     tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs)
@@ -495,7 +514,7 @@ def audit_lists_default(T: int, t_star: int, pattern: str = "ones") -> tuple[np.
 
     ``pattern`` is ``"ones"`` (all rewards 1), ``"zeros"``, or ``"alternate"`` (1, 0, 1, 0, ...).
     """
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_RUNS)
     if pattern == "ones":
         base = np.ones(T)
     elif pattern == "zeros":
@@ -701,6 +720,8 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
         ``statistic``, ``dof`` (number of categories - 1) and ``pvalue`` (1 when a single
         category remains).
     """
+    _check_transcript("tr1", tr1)
+    _check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
     upto = as_int("upto", upto, minimum=1, maximum=tr1.T)

@@ -20,12 +20,21 @@ on the rounding error*, and recomputes the few values whose distance to an integ
 bound in exact rational arithmetic (``fractions.Fraction``).  A float ``alpha`` is read as the
 decimal it prints as (``1.1`` means exactly 11/10, via ``Fraction(repr(alpha))``); an integer
 or a ``Fraction`` is used as given.
+
+Limits
+------
+Every schedule stops at 2**62 pulls and tabulates at most 10**7 batches; asking for more (a
+``count`` or a ``total`` past those) raises a ``ValueError`` naming the argument.  The geometric
+ratio must be at least 1.001 and the polynomial power must lie in [0.001, 62]: closer to the
+degenerate values the batches stay nearly constant (about as many phases as pulls) and their
+exact ceilings cost minutes, so such parameters are refused with that reason.
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from decimal import ROUND_CEILING, Decimal, localcontext
 from fractions import Fraction
 from numbers import Rational
 
@@ -50,6 +59,21 @@ __all__ = [
     "schedule_comparison",
 ]
 
+#: Largest number of batches a schedule tabulates (80 MB of int64); asking for more (a huge
+#: ``count``, or a ``total`` that needs more batches) is refused with a ``ValueError``.
+MAX_BATCHES = 10**7
+
+#: Every schedule stops at 2**62 pulls (int64 arithmetic with room to spare).
+MAX_PULLS = 2**62
+
+#: Smallest ratio of the geometric schedule: closer to 1 the batches stay near n0 for about
+#: 1/(alpha - 1) phases and their exact ceilings cost minutes (refused, with this reason).
+MIN_ALPHA = Fraction(1001, 1000)
+
+#: Range of the polynomial power: below, batches of nearly constant size (as many phases as pulls);
+#: above, B_1 = n0 2^power is past 2**62 pulls.
+POWER_RANGE = (Fraction(1, 1000), Fraction(62))
+
 # Relative error bound (in units of the value) under which a float ceil is trusted, before the
 # schedule-specific terms: see ``_ceil_robust``.
 _REL_TOL = 1e-13
@@ -58,8 +82,8 @@ _ULP = np.finfo(float).eps
 
 def _as_exact(name: str, value) -> Fraction:
     """Exact rational value of a real parameter (floats read as the decimal they print as)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, got a bool")
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     if isinstance(value, Rational):
         return Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, (np.integer,)):
@@ -103,9 +127,16 @@ class BatchSchedule(ABC):
         return int(self.params()["n0"])
 
     def cumulative(self, count: int) -> np.ndarray:
-        """The first ``count`` cumulative counts n_0, ..., n_{count-1} (int64 array)."""
-        count = as_int("count", count, minimum=0)
-        self._grow_to_count(count)
+        """The first ``count`` cumulative counts n_0, ..., n_{count-1} (int64 array).
+
+        ``count`` is at most :data:`MAX_BATCHES`, and n_{count-1} must stay below 2**62 pulls.
+        """
+        count = as_int("count", count, minimum=0, maximum=MAX_BATCHES)
+        try:
+            self._grow_to_count(count)
+        except OverflowError as exc:
+            raise ValueError(f"count = {count} batches of {self!r} exceed 2**62 pulls "
+                             f"(only {self._cum.size} fit); ask for fewer") from exc
         return self._cum[:count].copy()
 
     def sizes(self, count: int) -> np.ndarray:
@@ -119,9 +150,16 @@ class BatchSchedule(ABC):
         An arm that has made phases 0..M has been pulled n_M >= total times, so a policy run
         with horizon T never needs a batch beyond this table when ``total = T``.
         """
-        total = as_int("total", total, minimum=1)
+        total = as_int("total", total, minimum=1, maximum=MAX_PULLS)
         while self._cum.size == 0 or self._cum[-1] < total:
-            self._grow_to_count(max(16, 2 * self._cum.size), stop_at=total)
+            if self._cum.size >= MAX_BATCHES:
+                raise ValueError(f"total = {total} pulls need more than {MAX_BATCHES} batches of "
+                                 f"{self!r}; use a smaller total or faster growing batches")
+            try:
+                self._grow_to_count(min(MAX_BATCHES, max(16, 2 * self._cum.size)), stop_at=total)
+            except OverflowError as exc:
+                raise ValueError(f"total = {total} is past what {self!r} reaches below 2**62 "
+                                 "pulls; use a smaller total") from exc
         last = int(np.searchsorted(self._cum, total, side="left"))
         return np.diff(self._cum[: last + 1], prepend=0)
 
@@ -142,13 +180,21 @@ class BatchSchedule(ABC):
         try:
             block = self._cumulative_block(np.arange(self._cum.size, count, dtype=np.int64))
         except OverflowError:
-            # the block runs past 2**62 pulls: extend entry by entry, as far as needed/possible
-            while self._cum.size < count and (
-                stop_at is None or not self._cum.size or self._cum[-1] < stop_at
-            ):
-                one = self._cumulative_block(np.array([self._cum.size], dtype=np.int64))
-                self._cum = np.concatenate([self._cum, one])
-            return
+            # the block runs past 2**62 pulls: keep its longest prefix that fits (bisection on
+            # its length, log2(count) blocks), then fail unless that prefix reaches ``stop_at``
+            start, good, bad, keep = self._cum.size, self._cum.size, count, None
+            while bad - good > 1:
+                mid = (good + bad) // 2
+                try:
+                    keep = self._cumulative_block(np.arange(start, mid, dtype=np.int64))
+                    good = mid
+                except OverflowError:
+                    bad = mid
+            if keep is not None and keep.size == good - start:
+                self._cum = np.concatenate([self._cum, keep])
+            if stop_at is not None and self._cum.size and self._cum[-1] >= stop_at:
+                return
+            raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon") from None
         self._cum = np.concatenate([self._cum, block])
         if np.any(np.diff(self._cum) <= 0) or self._cum[0] < 1:  # pragma: no cover - defensive
             raise OverflowError("batch schedule overflowed int64; use a smaller horizon")
@@ -195,10 +241,12 @@ class GeometricSchedule(BatchSchedule):
 
     def __init__(self, n0: int = 1, alpha=2) -> None:
         super().__init__()
-        self._n0 = as_int("n0", n0, minimum=1)
+        self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = _as_exact("alpha", alpha)
-        if not exact > 1:
-            raise ValueError(f"alpha must be > 1, got {alpha!r}")
+        if not exact >= MIN_ALPHA:
+            raise ValueError(f"alpha must be >= 1.001, got {alpha!r} (alpha <= 1 is no geometric growth; "
+                             "closer to 1 the schedule needs ~1/(alpha - 1) nearly equal batches and "
+                             "minutes of exact arithmetic)")
         self._alpha_exact = exact
         self._alpha = float(exact)
         if not self._alpha > 1.0:  # a rational barely above 1 that rounds to 1.0
@@ -216,9 +264,12 @@ class GeometricSchedule(BatchSchedule):
         a, n0 = self._alpha_exact, self._n0
         if a.denominator == 1:  # integer ratio: exact integer arithmetic, B_m = n0 a^m
             ai = int(a)
-            vals = [n0 * (ai ** (int(k) + 1) - 1) // (ai - 1) for k in m]
-            if vals and vals[-1] >= 2**62:
-                raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
+            vals = []
+            for k in m:  # stop at the first entry past 2**62 (at most 62 big powers)
+                v = n0 * (ai ** (int(k) + 1) - 1) // (ai - 1)
+                if v >= MAX_PULLS:
+                    raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
+                vals.append(v)
             return np.array(vals, dtype=np.int64)
         with np.errstate(over="ignore"):
             approx = n0 * np.expm1((m + 1.0) * math.log(self._alpha)) / (self._alpha - 1.0)
@@ -230,6 +281,14 @@ class GeometricSchedule(BatchSchedule):
 
         def exact(i: int) -> Fraction:
             k = int(m[i])
+            # 80 significant digits settle the ceiling unless the value is within 1e-30 of an
+            # integer (then the exact rational decides): fast even for tens of thousands of entries
+            with localcontext() as ctx:
+                ctx.prec = 80
+                ad = Decimal(a.numerator) / Decimal(a.denominator)
+                v = Decimal(n0) * (ad ** (k + 1) - 1) / (ad - 1)
+                if abs(v - v.to_integral_value()) > Decimal("1e-30"):
+                    return Fraction(int(v.to_integral_value(rounding=ROUND_CEILING)))
             return n0 * (a ** (k + 1) - 1) / (a - 1)
 
         return _ceil_robust(approx, exact, rel_err)
@@ -262,10 +321,12 @@ class PolynomialSchedule(BatchSchedule):
 
     def __init__(self, n0: int = 1, power=2) -> None:
         super().__init__()
-        self._n0 = as_int("n0", n0, minimum=1)
+        self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = _as_exact("power", power)
-        if not exact > 0:
-            raise ValueError(f"power must be > 0, got {power!r}")
+        if not POWER_RANGE[0] <= exact <= POWER_RANGE[1]:
+            raise ValueError(f"power must lie in [0.001, 62], got {power!r} (smaller powers give batches "
+                             "of nearly constant size, about as many phases as pulls; B_1 = n0 2^power "
+                             "is past 2**62 pulls above 62)")
         self._p_exact = exact
         self._p = float(exact)
 
@@ -277,10 +338,31 @@ class PolynomialSchedule(BatchSchedule):
         n0, p = self._n0, self._p_exact
         if p.denominator == 1:
             pi = int(p)
-            return np.array([n0 * (int(k) + 1) ** pi for k in m], dtype=np.int64)
-        approx = n0 * np.power(m + 1.0, self._p)
+            with np.errstate(over="ignore"):
+                approx = n0 * np.power(m + 1.0, pi)
+            if m.size and approx.max() < 2.0**61:  # exact in int64, no overflow possible
+                return n0 * np.power(m + 1, pi)
+            vals = []
+            for k in m:
+                v = n0 * (int(k) + 1) ** pi
+                if v >= MAX_PULLS:
+                    raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
+                vals.append(v)
+            return np.array(vals, dtype=np.int64)
+        with np.errstate(over="ignore"):
+            approx = n0 * np.power(m + 1.0, self._p)
 
         def exact_ceil_arg(i: int) -> Fraction:
+            if p.denominator > 64:
+                # n0 (m+1)^(a/b) with b > 64 is an integer only at m = 0 (m + 1 would have to be a
+                # b-th power, > 2**62): 60 significant digits decide the ceiling.
+                if int(m[i]) == 0:
+                    return Fraction(n0)
+                with localcontext() as ctx:
+                    ctx.prec = 60
+                    v = Decimal(n0) * (Decimal(p.numerator) / Decimal(p.denominator)
+                                       * Decimal(int(m[i]) + 1).ln()).exp()
+                    return Fraction(int(v.to_integral_value(rounding=ROUND_CEILING)))
             # ceil(n0 (m+1)^{a/b}) is the smallest integer B with B^b >= n0^b (m+1)^a: exact integers
             a, b = p.numerator, p.denominator
             target = n0**b * (int(m[i]) + 1) ** a
@@ -299,13 +381,16 @@ class PolynomialSchedule(BatchSchedule):
         if start != self._cum.size:  # pragma: no cover - only called to extend the cache
             raise RuntimeError("polynomial schedule must be extended contiguously")
         sizes = self._sizes_block(m)
+        if prev + float(np.sum(sizes, dtype=float)) >= MAX_PULLS:
+            raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
         return prev + np.cumsum(sizes)
 
 
 def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
     """Return ``schedule`` if it is a :class:`BatchSchedule`, else the geometric one (n0, alpha)."""
+    geometric = GeometricSchedule(n0=n0, alpha=alpha)  # checks n0 and alpha whatever the schedule
     if schedule is None:
-        return GeometricSchedule(n0=n0, alpha=alpha)
+        return geometric
     if isinstance(schedule, BatchSchedule):
         return schedule
     if isinstance(schedule, str):

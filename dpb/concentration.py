@@ -45,6 +45,10 @@ where :math:`Q` is the regularised upper incomplete gamma function (:math:`\\sum
 given :math:`Z_m > 0`, :math:`Z_m` is a mixture of :math:`\\mathrm{Gamma}(k+1, \\epsilon)`).
 Every term is positive, so the sum is evaluated with ``logsumexp`` and keeps full *relative*
 accuracy however small the tail; :math:`P[Z_m \\ge z] = 1 - P[Z_m \\ge -z]` for :math:`z < 0`.
+
+Limits: the exact laws sum ``m * size(z)`` (Laplace sum) or ``(n + 1) * max(m, 1) * size(s)``
+(private sum) terms; above 1e8 terms (a few seconds) they raise a ``ValueError`` naming the
+product, and :func:`monte_carlo_tail` draws at most 2e8 variates (``runs * (m + 1)``).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from ._validate import as_float_array, as_int, as_positive, as_probability, broadcast
+from ._validate import as_finite, as_float_array, as_int, as_positive, as_probability, broadcast
 from .divergences import d_eps, kl, z_star
 
 __all__ = [
@@ -105,13 +109,20 @@ def _check_mu(mu) -> np.ndarray:
     return as_probability("mu", mu, open_left=True, open_right=True)
 
 
-def _check_finite(name: str, value) -> np.ndarray:
-    arr = as_float_array(name, value)
-    bad = ~np.isfinite(arr)
-    if np.any(bad):
-        offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"{name} must be finite (a real number in (-inf, +inf)), got {offending!r}")
-    return arr
+_check_finite = as_finite
+
+#: Largest work (terms summed) of one call of the exact laws: ``m * size(z)`` for the Laplace
+#: sum, ``(n + 1) * max(m, 1) * size(s)`` for the private sum; a few seconds of numpy at most.
+MAX_EXACT_WORK = 10**8
+
+#: Largest number of random draws of one :func:`monte_carlo_tail` call, ``runs * (m + 1)``.
+MAX_MONTE_CARLO_DRAWS = 2 * 10**8
+
+
+def _check_work(what: str, work: int, limit: int = MAX_EXACT_WORK) -> None:
+    if work > limit:
+        raise ValueError(f"{what} = {work} is too large: the exact computation sums that many terms, "
+                         f"the limit is {limit:.0e} (a few seconds); lower it or use the bounds")
 
 
 def _check_side(side) -> str:
@@ -218,8 +229,11 @@ def _laplace_sum_logsf_pos(t: np.ndarray, m: int, logW: np.ndarray) -> np.ndarra
     step = max(1, _CHUNK_ELEMENTS // m)
     for start in range(0, flat.size, step):
         tt = flat[start : start + step, None]
-        terms = logW[None, :] + special.xlogy(i[None, :], tt) - logfact[None, :]
-        out[start : start + step] = special.logsumexp(terms, axis=1) - tt[:, 0]
+        with np.errstate(invalid="ignore", over="ignore"):
+            terms = logW[None, :] + special.xlogy(i[None, :], tt) - logfact[None, :]
+            out[start : start + step] = special.logsumexp(terms, axis=1) - tt[:, 0]
+    # eps * z may overflow to +inf: the tail beyond is exactly 0
+    out[np.isinf(flat)] = -np.inf
     return out.reshape(t.shape)
 
 
@@ -231,7 +245,9 @@ def _laplace_sum_logsf(z: np.ndarray, m: int, eps: float, logW: np.ndarray | Non
             return np.where(z <= 0, 0.0, -np.inf)
     if logW is None:
         logW = _log_tail_weights(m)
-    lpos = _laplace_sum_logsf_pos(np.abs(z) * eps, m, logW)
+    with np.errstate(over="ignore"):
+        t = np.abs(z) * eps
+    lpos = _laplace_sum_logsf_pos(t, m, logW)
     # symmetric continuous law: P[Z >= z] = 1 - P[Z >= -z] = 1 - P[Z >= |z|] for z < 0.
     with np.errstate(divide="ignore"):
         lneg = np.log1p(-np.exp(lpos))
@@ -272,6 +288,7 @@ def laplace_sum_logsf(z, m, eps):
     z = _check_finite("z", z)
     m = _check_m(m)
     eps = _scalar_eps(eps)
+    _check_work("m * size(z)", m * z.size)
     return _out(_laplace_sum_logsf(z, m, eps))
 
 
@@ -326,6 +343,7 @@ def laplace_sum_logpdf(z, m, eps):
     z = _check_finite("z", z)
     m = as_int("m", m, minimum=1)
     eps = _scalar_eps(eps)
+    _check_work("m * size(z)", m * z.size)
     k = np.arange(m, dtype=float)
     logc = (
         special.gammaln(2 * m - 1 - k)
@@ -376,6 +394,7 @@ def _private_sum_log_tail(s, n, m, mu, eps, *, upper: bool):
     m = _check_m(m)
     mu = _scalar_mu(mu)
     eps = _scalar_eps(eps)
+    _check_work("(n + 1) * max(m, 1) * size(s)", (n + 1) * max(m, 1) * s.size)
     k = np.arange(n + 1, dtype=float)
     logpmf = stats.binom.logpmf(k, n, mu)
     logW = _log_tail_weights(m) if m > 0 else None
@@ -540,15 +559,18 @@ def _log_A_eps(m, n, x, mu, eps, side, variant):
     return np.logaddexp(log_poly + np.logaddexp(log_first, 0.0), 0.0)
 
 
-def _prepare_bound_args(x, n, mu, eps=None, m=None):
+_NO_M = object()
+
+
+def _prepare_bound_args(x, n, mu, eps=_NO_M, m=_NO_M):
+    if m is not _NO_M:
+        m = _check_m(m)
     n = _check_n(n)
     x = _check_x_in_0_n(x, n)
     mu = _check_mu(mu)
     out = {"x": x, "mu": mu}
-    if eps is not None:
+    if eps is not _NO_M:
         out["eps"] = _check_eps(eps)
-    if m is not None:
-        m = _check_m(m)
     arrays = broadcast(**out)
     return n, m, arrays
 
@@ -766,7 +788,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
         The bound (or its log).
     """
     side = _check_side(side)
-    grid = as_int("grid", grid, minimum=3)
+    grid = as_int("grid", grid, minimum=3, maximum=100_000)
     n, m, (x, mu, eps) = _prepare_bound_args(x, n, mu, eps, m)
     if m == 0:
         return chernoff_bound(x, n, mu, side=side, log=log)
@@ -843,8 +865,14 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
     mu = _scalar_mu(mu)
     eps = _scalar_eps(eps)
     runs = as_int("runs", runs, minimum=1)
+    if runs * (m + 1) > MAX_MONTE_CARLO_DRAWS:
+        raise ValueError(f"runs * (m + 1) = {runs * (m + 1)} random draws is more than the limit "
+                         f"{MAX_MONTE_CARLO_DRAWS:.0e}; lower runs or m")
     side = _check_side(side)
-    confidence = float(as_probability("confidence", confidence, open_left=True, open_right=True))
+    confidence = as_probability("confidence", confidence, open_left=True, open_right=True)
+    if np.ndim(confidence) != 0:
+        raise ValueError("confidence must be a scalar in (0, 1)")
+    confidence = float(confidence)
     if isinstance(seed, np.random.SeedSequence):
         ss = seed
     else:

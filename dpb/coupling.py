@@ -32,12 +32,23 @@ This module provides the cost and its two legs (:func:`transport_cost`, :func:`t
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, as_int, as_positive, as_probability, broadcast
+from ._validate import (
+    MAX_ELEMENTS,
+    MAX_SIZE,
+    as_finite,
+    as_float_array,
+    as_int,
+    as_positive,
+    as_probability,
+    broadcast,
+    check_elements,
+)
 from .divergences import d_eps, kl, z_star
 
 __all__ = [
@@ -171,6 +182,7 @@ def kl_leg(mu2_prime, mu1):
     """
     mu2_prime = as_probability("mu2_prime", mu2_prime)
     mu1 = as_probability("mu1", mu1)
+    mu2_prime, mu1 = broadcast(mu2_prime=mu2_prime, mu1=mu1)
     return kl(mu2_prime, mu1)
 
 
@@ -291,12 +303,14 @@ def _as_size(size) -> tuple[int, ...]:
     if size is None:
         return ()
     if isinstance(size, (int, np.integer)) and not isinstance(size, (bool, np.bool_)):
-        return (as_int("size", size, minimum=0),)
+        return (check_elements("size", as_int("size", size, minimum=0)),)
     try:
         dims = tuple(size)
     except TypeError as exc:
         raise TypeError(f"size must be None, an int or a tuple of ints, got {type(size).__name__}") from exc
-    return tuple(as_int("size", d, minimum=0) for d in dims)
+    out = tuple(as_int("size", d, minimum=0, maximum=MAX_ELEMENTS) for d in dims)
+    check_elements("size", math.prod(out))
+    return out
 
 
 def maximal_coupling(p, q, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
@@ -477,10 +491,13 @@ def simulate_coupled_environment(
     """
     mu = _validate_two_arms("mu", mu)
     mu_prime = _validate_two_arms("mu_prime", mu_prime)
-    horizon = as_int("horizon", horizon, minimum=1)
-    n_runs = as_int("n_runs", n_runs, minimum=1)
+    horizon = as_int("horizon", horizon, minimum=1, maximum=MAX_SIZE)
+    n_runs = as_int("n_runs", n_runs, minimum=1, maximum=MAX_ELEMENTS)
     if method not in ("per_step", "binomial"):
         raise ValueError(f'method must be "per_step" or "binomial", got {method!r}')
+    if method == "per_step" and horizon * n_runs > MAX_ELEMENTS // 4:
+        raise ValueError(f"horizon * n_runs = {horizon * n_runs} steps is too much for the per-step method "
+                         f"(at most {MAX_ELEMENTS // 4}); use method='binomial' or fewer steps")
     kind, policy = _as_policy(policy_pulls_arm2, horizon)
     if method == "binomial" and kind == "rule":
         raise ValueError(
@@ -604,7 +621,10 @@ def event_L(d_ham, n2, tv, alpha) -> np.ndarray:
 
 def event_L_frequency(d_ham, n2, tv, alpha) -> float:
     """Fraction of runs in which the event ``L`` of :func:`event_L` holds (an estimate of ``P(L)``)."""
-    return float(np.mean(event_L(d_ham, n2, tv, alpha)))
+    hits = event_L(d_ham, n2, tv, alpha)
+    if np.size(hits) == 0:
+        raise ValueError("d_ham and n2 must hold at least one run (the frequency of no runs is undefined)")
+    return float(np.mean(hits))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -670,7 +690,7 @@ def pulling_rule(name: str):
         return _random_rate_rule()
     if name == "follow the leader":
         return follow_the_leader
-    raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(PULLING_RULES)}")
+    raise ValueError(f"unknown pulling rule name {name!r}; choose one of {', '.join(PULLING_RULES)}")
 
 
 def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horizon=1000, n_runs=300,
@@ -698,8 +718,10 @@ def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horiz
     -------
     dpb.coupling.CoupledHistory
     """
+    mu = {k: float(as_probability(k, v)) for k, v in (("mu1", mu1), ("mu2", mu2), ("mu2_prime", mu2_prime))}
     return simulate_coupled_environment(
-        [mu1, mu2], [mu1, mu2_prime], pulling_rule(policy), horizon=horizon, n_runs=n_runs, seed=seed
+        [mu["mu1"], mu["mu2"]], [mu["mu1"], mu["mu2_prime"]], pulling_rule(policy), horizon=horizon,
+        n_runs=n_runs, seed=seed,
     )
 
 
@@ -720,11 +742,11 @@ def binned_means(x, y, n_bins: int = 8):
     centres, means, counts : ndarrays
         Mean ``x`` of each non-empty bin, mean ``y`` in it, and its number of points.
     """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
+    x = as_finite("x", x)
+    y = as_float_array("y", y)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-d arrays of the same length, got shapes {x.shape} and {y.shape}")
-    n_bins = as_int("n_bins", n_bins, minimum=1)
+    n_bins = as_int("n_bins", n_bins, minimum=1, maximum=max(1, x.size))
     keep = ~np.isnan(y)
     x, y = x[keep], y[keep]
     if x.size == 0:

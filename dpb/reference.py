@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import divergences as dv
-from ._validate import as_int
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int
 from .environments import as_bandit
 
 __all__ = ["reference_run", "reference_simulate", "reference_policies", "ReferenceBandit"]
@@ -357,8 +357,11 @@ def reference_simulate(
     t0 = time.perf_counter()
     bandit = as_bandit(env)
     params = dict(params or {})
-    T = as_int("T", T, minimum=1)
-    runs = as_int("runs", runs, minimum=1)
+    from .policies.registry import as_policy
+
+    as_policy(policy, params)  # the policy's own constructor checks the parameters
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     root = _root_seed(seed)
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     regret = np.empty((runs, ck.size))

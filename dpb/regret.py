@@ -162,7 +162,7 @@ def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
     """
     T = as_int("T", T, minimum=1)
     t_min = as_int("t_min", t_min, minimum=1, maximum=T)
-    n = as_int("n", n, minimum=2)
+    n = as_int("n", n, minimum=2, maximum=10**6)
     grid = np.unique(np.rint(np.logspace(np.log10(t_min), np.log10(T), n)).astype(np.int64))
     return np.union1d(grid.clip(t_min, T), [T]).astype(np.int64)
 
@@ -220,7 +220,10 @@ def schedule_profile(schedule, n) -> dict:
         ``n_m`` (the cumulative count reached), ``noises`` and ``ratio``, arrays shaped like ``n``.
     """
     if not isinstance(schedule, BatchSchedule):
-        schedule = make_schedule(None, n0=1, alpha=schedule)
+        try:
+            schedule = make_schedule(None, n0=1, alpha=schedule)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"schedule must be a BatchSchedule or a ratio alpha: {exc}") from exc
     n_arr = np.asarray(n)
     if not np.issubdtype(n_arr.dtype, np.integer) or np.any(n_arr < 1):
         raise ValueError("n must be integers >= 1")

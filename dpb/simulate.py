@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._validate import as_int
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
@@ -79,6 +79,9 @@ def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
     building child ``i`` directly lets any subset of runs be simulated anywhere.
     """
     root = _root_seed(seed)
+    if isinstance(run_ids, (str, bytes)) or not hasattr(run_ids, "__iter__"):
+        raise TypeError(f"run_ids must be a sequence of non-negative integers, got {type(run_ids).__name__}")
+    run_ids = [as_int("run_ids", i, minimum=0) for i in run_ids]
     return [
         np.random.SeedSequence(
             root.entropy, spawn_key=tuple(root.spawn_key) + (int(i),), pool_size=root.pool_size
@@ -106,9 +109,9 @@ def checkpoint_grid(
     The log grid rounds ``n_log`` log-spaced points of [1, T]; the linear grid is T/n_linear,
     2T/n_linear, ..., T (rounded).  Both contain T; ``all`` is their union.
     """
-    T = as_int("T", T, minimum=1)
-    n_log = as_int("n_log", n_log, minimum=1)
-    n_linear = as_int("n_linear", n_linear, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    n_log = as_int("n_log", n_log, minimum=1, maximum=10**6)
+    n_linear = as_int("n_linear", n_linear, minimum=1, maximum=10**6)
     log = np.unique(np.rint(np.logspace(0.0, np.log10(T), n_log)).astype(np.int64).clip(1, T))
     lin = np.unique(np.rint(np.linspace(T / n_linear, T, n_linear)).astype(np.int64).clip(1, T))
     log = np.union1d(log, [T])
@@ -490,7 +493,7 @@ def simulate_seeds(
     t_start = time.perf_counter()
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     if T < pol.min_horizon(bandit.K):
         raise ValueError(
             f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
@@ -589,7 +592,7 @@ def simulate(
     """
     root = _root_seed(seed)
     if run_ids is None:
-        runs = 1 if runs is None else as_int("runs", runs, minimum=1)
+        runs = 1 if runs is None else as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
         run_ids = np.arange(runs)
     else:
         run_ids = np.asarray(run_ids)
@@ -597,6 +600,8 @@ def simulate(
             raise ValueError("run_ids must be a non-empty 1-d sequence of non-negative integers")
         if run_ids.min() < 0:
             raise ValueError("run_ids must be non-negative")
+        if run_ids.size > MAX_RUNS:
+            raise ValueError(f"run_ids: at most {MAX_RUNS} runs per call, got {run_ids.size}")
         if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
     seeds = child_seeds(root, run_ids)
@@ -680,7 +685,7 @@ def simulate_trace(
     """
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
     genv, gpol = run_generators(child)
     rec = _Recorder(1, bandit.gaps, np.array([T]))

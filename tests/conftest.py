@@ -15,9 +15,28 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
 settings.register_profile("dpb", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("explore", deadline=None, derandomize=False, print_blob=True,
                           max_examples=500)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dpb"))
+
+
+@pytest.fixture
+def figure_of():
+    """``figure_of(box)``: the PNG (base64) an explorer's output area shows now, or None.
+
+    The explorers of :mod:`dpb.widgets` write each redraw into their ``Output`` widget as a
+    ``display_data`` output; comparing it before and after a control moves checks that the move
+    really redrew a different figure.
+    """
+
+    def current(box):
+        outputs = box.output.outputs
+        if not outputs or outputs[-1].get("output_type") != "display_data":
+            return None
+        return outputs[-1]["data"].get("image/png")
+
+    return current

@@ -54,15 +54,14 @@ def test_tail_figure_draws_exact_curve_and_monte_carlo():
 # widgets
 # ----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", [wc.tail_explorer, wc.exponent_explorer])
-def test_explorer_builds_and_redraws(make, capsys):
+def test_explorer_builds_and_redraws(make, figure_of):
     box = make()
     assert isinstance(box, W.VBox)
     sliders = [w for w in box.children[1].children if isinstance(w, (W.FloatSlider, W.FloatLogSlider))]
     assert sliders
-    capsys.readouterr()
-    sliders[0].value = sliders[0].max  # moving a control must redraw without raising
-    # outside a kernel the Output widget does not capture, so the redrawn figure's repr is printed
-    assert "Figure(" in capsys.readouterr().out
+    before = figure_of(box)
+    sliders[0].value = sliders[0].max  # moving a control must redraw a different figure
+    assert figure_of(box) not in (None, before)
     plt.close("all")
 
 
@@ -81,7 +80,7 @@ def test_exponent_explorer_switches_rule(monkeypatch):
     ax = figures[-1].axes[0]
     exact = next(line for line in ax.get_lines() if line.get_label() == "exact tail")
     ns, ys = exact.get_data()
-    # the redrawn exact curve uses ceil(sqrt(n)) noises, checked point by point against the
+    # the redrawn exact curve uses ceil(sqrt(n)) noises, checked at its largest n against the
     # exact tail computed directly (the default "log n" curve differs at every n >= 3 here)
     n = int(ns[-1])
     assert ys[-1] == pytest.approx(conc.tail_exponent(0.9, n, math.ceil(math.sqrt(n)), 0.5, 0.25), rel=1e-9)
@@ -89,12 +88,12 @@ def test_exponent_explorer_switches_rule(monkeypatch):
     plt.close("all")
 
 
-def test_tail_explorer_redraws_on_n(capsys):
+def test_tail_explorer_redraws_on_n(figure_of):
     box = wc.tail_explorer()
     n_slider = next(w for w in box.children[1].children if isinstance(w, W.SelectionSlider))
-    capsys.readouterr()
+    before = figure_of(box)
     n_slider.value = 100
-    assert "Figure(" in capsys.readouterr().out
+    assert figure_of(box) not in (None, before)
     plt.close("all")
 
 

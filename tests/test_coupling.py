@@ -285,7 +285,7 @@ def test_event_L_probability_tends_to_one():
     # L = {d_Ham <= (1 + alpha) n_2 TV} with a fixed schedule of N_2 = n_2 pulls: exactly
     # P(L) = P(Binomial(n_2, TV) <= (1 + alpha) n_2 TV).  alpha = TV = 0.25 make the threshold an
     # exact float.  Each frequency must pass an exact binomial test against the exact P(L)
-    # (reject at p < 1e-6); the exact P(L) increases to 1 (Lemma 'p_omega_L_c').
+    # (reject at p < 1e-6); the exact P(L) increases to 1 (Step 3 of the lower-bound proof).
     tv, alpha, runs = 0.25, 0.25, 4000
     exact, freq = [], []
     for n2 in (16, 64, 256, 1024):

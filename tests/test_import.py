@@ -44,3 +44,15 @@ def test_unknown_attribute_is_an_attribute_error():
 
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         dpb.nope  # noqa: B018
+
+
+def test_every_public_module_is_a_lazy_attribute():
+    # a new module of the package must be listed, or ``dpb.<module>`` fails after ``import dpb``
+    from pathlib import Path
+
+    import dpb
+
+    root = Path(dpb.__file__).parent
+    public = {p.stem for p in root.glob("*.py") if not p.stem.startswith("_")}
+    public |= {p.name for p in root.iterdir() if (p / "__init__.py").exists() and not p.name.startswith("_")}
+    assert public == set(dpb._SUBMODULES)

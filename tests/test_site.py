@@ -8,6 +8,10 @@ page it asserts that:
 - every image has loaded (``naturalWidth > 0``);
 - chapters show a static figure for every widget cell (cells tagged ``widget`` and
   ``static-figure``; myst-nb turns tags into ``tag_<name>`` classes);
+- no dead widgets: every widget cell shows the one-line notice with its "Live" button
+  (``.dpb-live-notice``) and no widget controls, no image (every figure appears once) and no
+  embedded widget state; pressing Live with no server says how to start one;
+- the console shows no error and no uncaught exception;
 - nothing is requested from outside localhost.
 
 Needs ``_build/html`` (``make build-strict`` or ``make book``) and Debian's ``chromium``; driven by
@@ -73,20 +77,46 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-        )
-        yield b
-        b.close()
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def watch(page) -> dict[str, list[str]]:
+    """Record what a page asks of the outside world and what it logs as errors; keep it offline.
+
+    Returns lists that fill while the page runs: ``outside`` (requests not to localhost, which are
+    refused), ``failed`` (requests that failed) and ``errors`` (console errors, uncaught exceptions).
+    """
+    seen: dict[str, list[str]] = {"outside": [], "failed": [], "errors": []}
+
+    def on_request(req):
+        if req.url.startswith(("data:", "blob:", "about:")):
+            return
+        if urlparse(req.url).hostname not in ("127.0.0.1", "localhost"):
+            seen["outside"].append(req.url)
+
+    page.on("request", on_request)
+    page.on("requestfailed", lambda req: seen["failed"].append(f"{req.url} ({req.failure})"))
+    page.on("console", lambda msg: seen["errors"].append(f"console: {msg.text}")
+            if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: seen["errors"].append(f"uncaught: {exc}"))
+    page.route("**/*", lambda route: route.continue_()
+               if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost")
+               else route.abort())
+    return seen
 
 
 def test_toc_lists_the_chapters():
@@ -96,22 +126,7 @@ def test_toc_lists_the_chapters():
 @pytest.mark.parametrize("page_path", PAGES)
 def test_page_renders_offline(server, browser, page_path):
     page = browser.new_page()
-    outside: list[str] = []
-    failed: list[str] = []
-
-    def on_request(req):
-        host = urlparse(req.url).hostname
-        if req.url.startswith(("data:", "blob:", "about:")):
-            return
-        if host not in ("127.0.0.1", "localhost"):
-            outside.append(req.url)
-
-    page.on("request", on_request)
-    page.on("requestfailed", lambda req: failed.append(req.url))
-    # Refuse anything that is not localhost, so the test is really offline.
-    page.route("**/*", lambda route: route.continue_()
-               if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost")
-               else route.abort())
+    seen = watch(page)
     page.goto(f"{server}/{page_path}", wait_until="load")
 
     has_math = page.evaluate("document.querySelectorAll('.math').length") > 0
@@ -139,8 +154,36 @@ def test_page_renders_offline(server, browser, page_path):
             ".filter(c => Array.from(c.querySelectorAll('img')).some(i => i.naturalWidth > 0)).length")
         assert widgets >= 1, f"{page_path}: a chapter without a widget"
         assert statics >= widgets, f"{page_path}: {widgets} widgets but only {statics} static figures"
+        check_no_dead_widgets(page, page_path, widgets)
 
-    page.wait_for_timeout(300)  # let late requests (fonts, widget modules) show up
-    assert not outside, f"{page_path}: requested outside localhost: {outside}"
-    assert not failed, f"{page_path}: failed requests: {failed}"
+    page.wait_for_timeout(300)  # let late requests (fonts) and errors show up
+    assert not seen["outside"], f"{page_path}: requested outside localhost: {seen['outside']}"
+    assert not seen["failed"], f"{page_path}: failed requests: {seen['failed']}"
+    assert not seen["errors"], f"{page_path}: console errors: {seen['errors']}"
     page.close()
+
+
+def check_no_dead_widgets(page, page_path: str, widgets: int) -> None:
+    """Every widget cell is the notice with a working Live button; no widget view, state or copy."""
+    cells = page.evaluate("""Array.from(document.querySelectorAll('.cell.tag_widget')).map(c => ({
+        notice: c.querySelectorAll('.dpb-live-notice').length,
+        button: c.querySelectorAll('.dpb-live-notice .dpb-live-button:not([disabled])').length,
+        images: c.querySelectorAll('img').length,
+        views: c.querySelectorAll('script[type*="jupyter.widget"], .jupyter-widgets, input').length,
+        text: c.innerText}))""")
+    for i, cell in enumerate(cells):
+        assert cell["notice"] == 1 and cell["button"] == 1, f"{page_path}: cell {i} has no notice: {cell}"
+        assert "make live" in cell["text"] and "make lab" in cell["text"], cell["text"]
+        assert cell["images"] == 0, f"{page_path}: widget cell {i} repeats a figure"
+        assert cell["views"] == 0, f"{page_path}: widget cell {i} still has widget views/controls"
+    html = page.content()
+    assert "widget-state+json" not in html, f"{page_path}: embeds widget state"
+    srcs = page.evaluate("Array.from(document.querySelectorAll('.cell img')).map(i => i.src)")
+    assert len(srcs) == len(set(srcs)), f"{page_path}: a figure appears twice: {srcs}"
+    # Without a server (this static copy), Live says in one line how to start one.
+    banner = page.locator(".dpb-live-banner .dpb-live-button")
+    assert banner.count() == 1, f"{page_path}: no Live control at the top of the chapter"
+    banner.click()
+    help_text = page.locator(".dpb-live-banner .dpb-live-help").inner_text()
+    assert "make live" in help_text, help_text
+    assert page.url.endswith(page_path), f"{page_path}: Live navigated away without a server: {page.url}"

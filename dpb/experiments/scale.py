@@ -348,8 +348,8 @@ def expected_dominance(converged: ConvergedResults, baselines: Sequence[str] = B
 
 
 def expected_sweep_table(paper: ExperimentResults, converged: ConvergedResults) -> list:
-    """Per budget of the eps-sweep: the lower bound ``C_eps(mu) log T`` (Theorem 'Regret lower
-    bound'), the paper-scale ``paper_ratio`` (20-run mean over the bound), the expected regret over
+    """Per budget of the eps-sweep: the lower bound ``C_eps(mu) log T`` (:prf:ref:`thm-lower-bound`),
+    the paper-scale ``paper_ratio`` (20-run mean over the bound), the expected regret over
     the bound ``ratio`` with its interval ``lo``, ``hi``, and the converged run count."""
     rows = []
     for s in converged.settings:

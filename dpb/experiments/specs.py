@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .._validate import as_int, as_positive
+from ..batching import make_schedule
 from ..environments import INSTANCES, BernoulliBandit, instance
 from ..estimates import BLOCK_EDGES
 from ..policies import Policy
@@ -146,6 +147,8 @@ def paper_params(policy, eps: float | None = None) -> dict:
     ValueError
         For an unknown policy or a private policy without a positive ``eps``.
     """
+    if eps is not None:  # checked even for the policies without a budget
+        eps = float(as_positive("eps", eps, allow_inf=False))
     return policy_class(_policy_name(policy)).paper_params(eps)
 
 
@@ -345,6 +348,8 @@ def _grid_experiment(name, description, instances, eps_values, T, runs, algorith
 def figure1(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
             instances: Sequence[str] = ("mu1", "mu2"), algorithms: Sequence[str] = ALGORITHMS) -> Experiment:
     """Figure 1 of the paper: regret against t at eps = 0.25 on mu1 (left) and mu2 (right)."""
+    T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses them
+    eps = float(as_positive("eps", eps, allow_inf=False))
     return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {_fmt_T(T)}, {runs} runs",
                             instances, (eps,), T, runs, algorithms)
 
@@ -353,6 +358,7 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
              instances: Sequence[str] = APPENDIX_INSTANCES,
              algorithms: Sequence[str] = ALGORITHMS) -> Experiment:
     """Figures of the appendix 'Extended Experiments': mu1..mu4 x eps in {0.01, 0.1, 0.5, 1}."""
+    T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses it
     text = f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {_fmt_T(T)}, {runs} runs"
     return _grid_experiment("appendix", text, instances, eps_values, T, runs, algorithms)
 
@@ -368,6 +374,7 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
     """The appendix's regret-against-eps figure: DP-IMED with alpha = 1.1, T = 1e7, 100 budgets."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    alpha = make_schedule(None, n0=1, alpha=alpha).alpha  # checks alpha (a ratio >= 1.001)
     settings = []
     for eps in sweep_eps_values(n_eps):
         params = {"eps": eps, "n0": 1, "alpha": float(alpha)}
@@ -403,6 +410,8 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     """
     if name not in EXPERIMENT_NAMES:
         raise ValueError(f"unknown experiment {name!r}; valid names are {', '.join(EXPERIMENT_NAMES)}")
+    if n_eps is not None:  # checked even where it is not used (fig1, appendix)
+        n_eps = as_int("n_eps", n_eps, minimum=1, maximum=MAX_N_EPS)
     kw = {} if runs is None else {"runs": runs}
     if T is not None:
         kw["T"] = T

@@ -141,8 +141,13 @@ class Pool:
         self._started = True
 
     def free(self) -> int:
-        """Number of idle workers."""
-        return sum(1 for w in self._workers if w[2] is None and w[0].is_alive())
+        """Number of idle workers; raises ``RuntimeError`` when an idle worker has died (killed from
+        outside, e.g. by the out-of-memory killer): the pool would shrink silently."""
+        for proc, _, tag, _ in self._workers:
+            if tag is None and self._started and not proc.is_alive():
+                raise RuntimeError(f"worker process {proc.pid} of the local pool exited with code "
+                                   f"{proc.exitcode} while idle")
+        return sum(1 for w in self._workers if w[2] is None)
 
     def busy(self) -> int:
         """Number of workers computing a task."""

@@ -137,10 +137,9 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
 
     Plots :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge nx]` against ``n`` (log axis, ``m`` growing by
     ``m_rule``, see :func:`~dpb.concentration.m_of_n`), with :math:`-\\frac1n \\log` of the private
-    Chernoff bound and of
-    the separate bound, and the horizontal levels :math:`d_\\epsilon(x, \\mu)` (Proposition
-    ``prop:conc``) and :math:`\\mathrm{kl}(x, \\mu)` (the noise-free rate).  Values ``x < mu``
-    are moved to ``mu``.
+    Chernoff bound and of the separate bound, and the horizontal levels
+    :math:`d_\\epsilon(x, \\mu)` (:prf:ref:`prop-conc`) and :math:`\\mathrm{kl}(x, \\mu)` (the
+    noise-free rate).  Values ``x < mu`` are moved to ``mu``.
     """
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
     x = min(max(float(x), mu), 1.0)

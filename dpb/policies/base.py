@@ -58,6 +58,8 @@ def check_eps(eps) -> float:
     val = float(arr)
     if not (np.isfinite(val) and val > 0):
         raise ValueError(f"eps must lie in (0, +inf), got {val!r}")
+    if val < 1e-300:  # the Laplace scale 1/eps would overflow the index arithmetic
+        raise ValueError(f"eps must be >= 1e-300 (the noise scale 1/eps overflows below), got {val!r}")
     return val
 
 

@@ -100,7 +100,9 @@ class DPSE(Policy):
         delta = np.ldexp(1.0, -e)
         log8 = np.log(8.0 * n_active * e**2 / self._beta)
         log4 = np.log(4.0 * n_active * e**2 / self._beta)
-        r_e = np.ceil(np.maximum(32.0 * log8 / delta**2, 8.0 * log4 / (self.eps * delta))).astype(np.int64)
+        # an epoch of more than 2**62 pulls in all outlasts every horizon: cap it before int64 casts
+        r_e = np.ceil(np.minimum(np.maximum(32.0 * log8 / delta**2, 8.0 * log4 / (self.eps * delta)),
+                                 2.0**62 / n_active)).astype(np.int64)
         h_e = np.sqrt(log8 / (2.0 * r_e))
         c_e = log4 / (self.eps * r_e)
         return r_e, h_e, c_e

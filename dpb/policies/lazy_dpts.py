@@ -306,9 +306,10 @@ class _Window:
         parts, end, log_q = [], -1.0, np.log1p(-r)
         while end < L - 1:  # candidates: a Bernoulli(r) process, by Geometric(r) gaps (inverse CDF)
             n = int(min((L - 1 - end) * r + 4.0 * np.sqrt((L - 1 - end) * r) + 8, 1 << 20))
-            with np.errstate(divide="ignore"):
+            with np.errstate(divide="ignore", over="ignore"):  # (gaps beyond L may be inf)
                 gaps = np.maximum(np.ceil(np.log(gen.random(n)) / log_q), 1.0)
-            pos = end + np.cumsum(gaps)
+            with np.errstate(over="ignore", invalid="ignore"):
+                pos = end + np.cumsum(gaps)
             parts.append(pos)
             end = float(pos[-1])
         offs = np.concatenate(parts)
@@ -367,21 +368,34 @@ class _Window:
         return out
 
     def _skipping_rounds(self) -> tuple[np.ndarray, np.ndarray]:
-        A, K, tau = self.A, self.K, self.tau
         skipped = np.flatnonzero(~self.plain)
         events = {j: self._rare_events(j) for j in skipped}
-        if self.plain.any():
-            offs = np.arange(self.L)
-        else:
-            offs = np.unique(np.concatenate([e[0] for e in events.values()]))
+        ev = np.unique(np.concatenate([e[0] for e in events.values()]))
+        if not self.plain.any():  # sparse: only the rounds with a rare-side sample
+            return ev, self._decide(ev, None, events)
+        # dense: plain samples at every round; rounds without a rare-side sample take the short way
+        L, P = self.L, np.flatnonzero(self.plain)
+        a, b = self.params(self.t + np.arange(L), P)
+        thP = self.gen.beta(a, b)
+        J = np.empty(L, dtype=np.int64)
+        if ev.size:
+            J[ev] = self._decide(ev, thP[ev], events)
+        quiet = np.ones(L, dtype=bool)
+        quiet[ev] = False
+        q = np.flatnonzero(quiet)
+        J[q] = self._decide_quiet(q, thP[q], P, skipped)
+        return np.arange(L), J
+
+    def _decide(self, offs, thP, events) -> np.ndarray:
+        """Decisions at rounds ``offs`` where some skipped arms have a rare-side sample."""
+        A, K, tau = self.A, self.K, self.tau
         n = offs.size
         if n == 0:
-            return offs, np.empty(0, dtype=np.int64)
+            return np.empty(0, dtype=np.int64)
         rounds = self.t + offs
         theta = np.full((n, K), np.nan)
-        if self.plain.any():
-            a, b = self.params(rounds, self.plain)
-            theta[:, self.plain] = self.gen.beta(a, b)
+        if thP is not None:
+            theta[:, self.plain] = thP
         for j, (o, th) in events.items():
             theta[np.searchsorted(offs, o), j] = th
         unknown = np.isnan(theta)  # skipped arms on their likely side
@@ -393,7 +407,7 @@ class _Window:
             theta[need, A] = self._likely(rounds[need], A, above=True)
         # otherwise, with every known sample below tau, the likely samples (below tau) compete
         low = np.flatnonzero(~lead_up & (known_max < tau))
-        for j in skipped:
+        for j in np.flatnonzero(~self.plain):
             if j == A:
                 continue
             rows = low[unknown[low, j]]
@@ -404,7 +418,31 @@ class _Window:
         if decide.size:
             th = np.where(np.isnan(theta[decide]), -np.inf, theta[decide])
             J[decide] = self._ties(th, np.argmax(th, axis=1))
-        return offs, J
+        return J
+
+    def _decide_quiet(self, q, thP, P, skipped) -> np.ndarray:
+        """Decisions at rounds ``q`` where every skipped arm is on its likely side: the same rule
+        as :meth:`_decide` with the plain samples ``thP`` (columns ``P``) as the known ones."""
+        A, tau = self.A, self.tau
+        J = np.full(q.size, A, dtype=np.int64)
+        if q.size == 0:
+            return J
+        kmax = thP.max(axis=1)
+        hi = np.flatnonzero(kmax >= tau)
+        if not self.plain[A]:  # the leader is above tau: it wins unless a plain sample is too
+            if hi.size:
+                v = self._likely(self.t + q[hi], A, above=True)
+                th = np.column_stack([thP[hi], v])
+                J[hi] = np.append(P, A)[self._ties(th, np.argmax(th, axis=1))]
+            return J
+        if hi.size:  # a plain sample above tau beats every skipped arm (below tau)
+            J[hi] = P[self._ties(thP[hi], np.argmax(thP[hi], axis=1))]
+        lo = np.flatnonzero(kmax < tau)
+        if lo.size:  # every sample below tau: the skipped arms' samples compete
+            cols = [thP[lo]] + [self._likely(self.t + q[lo], j, above=False)[:, None] for j in skipped]
+            th = np.hstack(cols)
+            J[lo] = np.concatenate([P, skipped])[self._ties(th, np.argmax(th, axis=1))]
+        return J
 
     # -- the cut at the first release -----------------------------------------------------------
     def _cut(self, offs, J, need, recorder, run):

@@ -316,10 +316,19 @@ class _IMEDEngine(_LeaderEngine):
         means = self.means.tolist()
         N, S = self.N[r].tolist(), self.S[r].tolist()
         K, log, arms = self.K, math.log, []
+        mu = [S[a] / N[a] for a in range(K)]
+        top = max(mu)
+        idx = [N[a] * _kl(mu[a], top) + log(N[a]) for a in range(K)]
         for i in range(n):
-            mu = [S[a] / N[a] for a in range(K)]
-            top = max(mu)
-            idx = [N[a] * _kl(mu[a], top) + log(N[a]) for a in range(K)]
+            if i:  # only the pulled arm's statistics moved: recompute its index, or all if mu* moved
+                a = arms[-1]
+                mu[a] = S[a] / N[a]
+                new_top = max(mu)
+                if new_top != top:
+                    top = new_top
+                    idx = [N[b] * _kl(mu[b], top) + log(N[b]) for b in range(K)]
+                else:
+                    idx[a] = N[a] * _kl(mu[a], top) + log(N[a])
             best = min(idx)
             tied = [a for a in range(K) if idx[a] == best]
             if len(tied) == 1:

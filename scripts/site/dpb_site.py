@@ -7,6 +7,7 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``).  What it does:
   widget views at all (``nb_mime_priority_overrides`` in ``_config.yml`` removes them); each widget
   cell shows its HTML fallback instead, a one-line notice with a "Live" button
   (:data:`dpb.widgets.core.NOTICE_HTML`);
+- sets the theme's default colour mode (left empty, it logs a console error on a fresh browser);
 - removes sphinx-thebe's scripts (the book does not use Thebe; they declared ``THEBE_JS_URL``
   twice and pointed at a CDN);
 - tags every notebook page with ``<meta name="dpb-notebook" content="book/chXX.ipynb">`` and loads
@@ -32,6 +33,9 @@ CONFIG_JS = "dpb-live-config.js"
 
 def _add_static_path(app, config) -> None:
     config.html_static_path = [*config.html_static_path, str(STATIC)]
+    # Left empty, the theme logs "Got invalid theme mode" on a browser that never chose one.
+    config.html_context = {**config.html_context,
+                           "default_mode": config.html_context.get("default_mode") or "auto"}
 
 
 def _drop_widget_state(app, env) -> None:
