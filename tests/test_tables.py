@@ -75,6 +75,11 @@ def test_defaults_numpy_scalars_and_specials():
     assert t.align == ("right", "right", "left", "right")
 
 
+def test_zero_dimensional_arrays_are_numbers():
+    t = format_table([(np.array(0.25), np.array(3))], ["p", "n"], {"p": ".2f"})
+    assert t.cells == (("0.25", "3"),) and t.align == ("right", "right")
+
+
 def test_floats_sets_the_default_of_the_columns_without_a_format():
     t = format_table([(0.123456, 2, 0.5)], ["a", "n", "b"], {"b": ".1%"}, floats=".2f")
     assert t.cells == (("0.12", "2", "50.0%"),)
