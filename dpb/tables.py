@@ -34,7 +34,8 @@ class Table:
     """A formatted table: a title, column headers and rows of cell strings.
 
     Build it with :func:`format_table`.  ``str(table)`` (and ``repr``) is the aligned text form,
-    ``table._repr_html_()`` the HTML form that Jupyter displays.
+    ``table._repr_html_()`` the HTML form that Jupyter displays (inside a box that
+    scrolls sideways when the table is wider than the page).
 
     Parameters
     ----------
@@ -99,7 +100,10 @@ class Table:
         esc = html.escape
         style = [' style="text-align: right"' if a == "right" else ' style="text-align: left"'
                  for a in self.align]
-        parts = ['<table class="dpb-table">']
+        # the wrapper scrolls sideways on its own, so a wide table never widens a phone's page
+        parts = ['<div class="dpb-table-wrap" style="overflow-x: auto; max-width: 100%">',
+                 '<table class="dpb-table" style="border-collapse: collapse; '
+                 'font-variant-numeric: tabular-nums">']
         if self.title is not None:
             parts.append(f"<caption>{esc(self.title)}</caption>")
         parts.append("<thead><tr>" + "".join(f"<th{s}>{esc(h)}</th>" for h, s in
@@ -109,7 +113,7 @@ class Table:
         for row in self.cells:
             parts.append("<tr>" + "".join(f"<td{s}>{esc(c)}</td>" for c, s in
                                           zip(row, style, strict=True)) + "</tr>")
-        parts.append("</tbody></table>")
+        parts.append("</tbody></table></div>")
         return "".join(parts)
 
 

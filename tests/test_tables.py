@@ -101,6 +101,9 @@ def test_html_form_holds_the_same_cells_escaped():
     assert parser.tables == 1 and parser.caption == "x < y"
     assert parser.rows == [["name", "value"], ["a<b", "+1.25"], ["c&d", "-2.00"]]
     assert 'style="text-align: right">+1.25' in html and 'style="text-align: left">a&lt;b' in html
+    # a wide table scrolls inside its own box instead of widening the page (phone layout)
+    assert html.startswith('<div class="dpb-table-wrap" style="overflow-x: auto; max-width: 100%">')
+    assert html.endswith("</table></div>")
 
 
 def test_empty_rows_give_headers_only():
