@@ -46,6 +46,7 @@ _SUBMODULES = (
     "reference",
     "regret",
     "simulate",
+    "tables",
     "widgets",
 )
 #: re-exported names and the submodule defining each
