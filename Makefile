@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make book   -- build the book (creates .venv, installs everything, executes every chapter) into _build/html
-#   make test   -- run every test: unit/property/statistical, notebooks under nbval, the book build with
-#                  warnings as errors, and a headless-Chromium test of the built site
+#   make test   -- run every test: the linter over code and chapters, unit/property/statistical, notebooks
+#                  under nbval, the book build with warnings as errors, and a headless-Chromium test of
+#                  the built site
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -10,7 +11,7 @@ JB := $(VENV)/bin/jupyter-book
 STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
 
-.PHONY: book test venv vendor notebooks unit nbval build-strict browser bench bench-widgets lab live clean
+.PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -37,10 +38,15 @@ live: venv vendor
 	test -f _build/html/index.html || $(MAKE) book
 	$(PY) scripts/live.py
 
-# Everything CI checks. The strict build comes first because the browser test reads its output.
-test: build-strict
+# Everything CI checks. The linter first (seconds); the strict build before the tests because the
+# browser tests read its output.
+test: lint build-strict
 	$(PY) -m pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+
+# ruff over the package, the tests, the scripts and the chapters (notebooks included).
+lint: venv
+	$(VENV)/bin/ruff check dpb tests scripts benchmarks book
 
 build-strict: venv vendor
 	$(JB) build . --all -W -n --keep-going
@@ -57,6 +63,11 @@ browser: venv
 # Re-execute the chapters in place and strip images/widget state (commit the result).
 notebooks: venv
 	$(PY) scripts/execute_notebooks.py $(NOTEBOOKS)
+
+# The long fuzz profile: hostile arguments for every public callable, counts per function
+# (the CI profile of the same harness runs in `make test` through tests/test_fuzz.py).
+fuzz: venv
+	$(PY) tests/fuzz_harness.py --profile long -v
 
 bench: venv
 	$(PY) benchmarks/bench_simulate.py

@@ -1,11 +1,23 @@
-"""Benchmark of dpb.simulate: wall-clock per cell, and the fast path against the reference.
+"""Benchmark of dpb.simulate: CPU seconds per cell, ratios to the reference, growth in T, seeds.
 
-Run (one core is enough; the numbers are wall-clock, so a busy machine inflates them)::
+Run (one core is enough)::
 
-    .venv/bin/python benchmarks/bench_simulate.py            # the full table (about 1-2 minutes)
-    .venv/bin/python benchmarks/bench_simulate.py --quick    # T = 1e5, for a smoke run
+    .venv/bin/python benchmarks/bench_simulate.py            # all tables (about 5-10 minutes)
+    .venv/bin/python benchmarks/bench_simulate.py --quick    # smaller horizons, a smoke run
 
-Prints two tables side by side with the targets of the issue; it is a report, not a timed test.
+Everything is measured in one process, in CPU seconds of this process (``time.process_time``):
+the development machine is shared, and wall-clock time would mostly measure the other users.
+It prints three tables, side by side with the targets of the issue; it is a report, not a timed
+test.
+
+1. **Cells**: per policy, the 20-run cell at ``T`` (default 10^6) on mu1 and mu2, and its ratio to
+   the literal per-step reference (:mod:`dpb.reference`).  The reference's cost per round does not
+   depend on T (one Python step per round, by construction), so it is timed on 2 runs at
+   ``T_ref = 10^4`` and scaled linearly to ``T`` and 20 runs.
+2. **Growth**: per policy, the 20-run cell on mu2 at T = 10^4 ... 10^7 (10^8 for the batched
+   policies with ``--full``), and the fitted exponent b of cost ~ T^b over T >= 10^5.
+3. **Seeds**: for the per-step policies on mu1, 20 cells of 20 runs with root seeds 0..19: the
+   median and the worst cell (the issue's bound: worst <= 3 x median).
 """
 
 from __future__ import annotations
@@ -21,75 +33,103 @@ from dpb.reference import reference_simulate
 from dpb.simulate import simulate
 
 EPS = 0.25
+RUNS = 20
 POLICIES = [
-    # name, params, target seconds per cell (T = 1e6, 20 runs), or None
+    # name, params, target CPU seconds per 20-run cell at T = 1e6 (None: no target)
     ("DP-KLUCB", {"eps": EPS}, 0.2),
     ("DP-IMED", {"eps": EPS}, 0.2),
     ("DP-SE", {"eps": EPS}, 0.2),
     ("AdaP-KLUCB", {"eps": EPS}, 0.2),
     ("AdaP-UCB", {"eps": EPS}, None),
-    ("IMED", {}, 10.0),
-    ("KL-UCB", {}, None),
-    ("Lazy-DP-TS", {"eps": EPS}, 20.0),
+    ("IMED", {}, 1.0),
+    ("KL-UCB", {}, 1.0),
+    ("Lazy-DP-TS", {"eps": EPS}, 1.0),
 ]
-BATCHED = ["DP-KLUCB", "DP-IMED", "DP-SE", "AdaP-KLUCB"]
+PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
 
 
-def cells(T: int, runs: int, envs: list[str]) -> None:
-    print(f"\n## Fast path: seconds per cell (K = 5, T = {T:.0e}, {runs} runs, eps = {EPS})\n")
+def cpu_cell(name, params, env, T, runs=RUNS, seed=0):
+    t0 = time.process_time()
+    res = simulate(name, env, T, runs=runs, seed=seed, params=params)
+    return time.process_time() - t0, res
+
+
+def cells(T: int, T_ref: int, envs: list[str]) -> None:
+    print(f"\n## 1. CPU seconds per cell (K = 5, T = {T:.0e}, {RUNS} runs, eps = {EPS})\n")
+    print(f"Reference: 2 runs at T = {T_ref:.0e}, scaled linearly to T and {RUNS} runs.\n")
     head = "| policy | target (s) | " + " | ".join(
-        f"{e}: s/cell | {e}: phases/run | {e}: mean regret" for e in envs
+        f"{e}: s/cell | {e}: mean regret | {e}: ratio to reference" for e in envs
     )
     print(head + " |")
     print("|" + "---|" * (2 + 3 * len(envs)))
     for name, params, target in POLICIES:
         row = [name, "-" if target is None else f"<= {target:g}"]
         for env in envs:
-            simulate(name, env, min(T, 10_000), runs=2, seed=0, params=params)  # warm-up (imports, caches)
-            t0 = time.perf_counter()
-            res = simulate(name, env, T, runs=runs, seed=0, params=params)
-            dt = time.perf_counter() - t0
-            row += [f"{dt:.3f}", f"{np.median(res.n_phases):.0f}", f"{res.final_regret.mean():.1f}"]
+            cpu_cell(name, params, env, min(T, 10_000), runs=2)  # warm-up (imports, caches)
+            dt, res = cpu_cell(name, params, env, T)
+            t0 = time.process_time()
+            reference_simulate(name, env, T_ref, runs=2, seed=0, params=res.params)
+            ref = (time.process_time() - t0) / 2 * (T / T_ref) * RUNS
+            row += [f"{dt:.3f}", f"{res.final_regret.mean():.1f}", f"{ref / dt:.0f}x"]
         print("| " + " | ".join(row) + " |", flush=True)
 
 
-def ratios(horizons: list[int], ref_runs: dict) -> None:
-    print(f"\n## Fast path vs the literal per-step reference (env mu1, eps = {EPS}; times per run)\n")
-    print(
-        "| policy | T | fast ms/run (20 runs) | fast ms/run (200 runs) | reference ms/run "
-        "| ratio (20) | ratio (200) |"
-    )
-    print("|---|---|---|---|---|---|---|")
-    for name in BATCHED:
-        params = {"eps": EPS}
+def growth(horizons: list[int], env: str, full: bool) -> None:
+    print(f"\n## 2. Growth in T: CPU seconds per {RUNS}-run cell on {env} (eps = {EPS})\n")
+    cols = " | ".join(f"T = {T:.0e}" for T in horizons)
+    print(f"| policy | {cols} | fitted b (cost ~ T^b, T >= 1e5) |")
+    print("|" + "---|" * (len(horizons) + 2))
+    for name, params, _ in POLICIES:
+        times = []
         for T in horizons:
-            per_run = {}
-            for runs in (20, 200):
-                t0 = time.perf_counter()
-                res = simulate(name, "mu1", T, runs=runs, seed=0, params=params)
-                per_run[runs] = (time.perf_counter() - t0) / runs
-            t0 = time.perf_counter()
-            reference_simulate(name, "mu1", T, runs=ref_runs[T], seed=0, params=res.params)
-            ref = (time.perf_counter() - t0) / ref_runs[T]
-            print(
-                f"| {name} | {T:.0e} | {per_run[20] * 1e3:.2f} | {per_run[200] * 1e3:.2f} "
-                f"| {ref * 1e3:.0f} | {ref / per_run[20]:.0f}x | {ref / per_run[200]:.0f}x |",
-                flush=True,
-            )
+            if T > 10**7 and (name in PER_STEP or not full):
+                times.append(np.nan)
+                continue
+            times.append(cpu_cell(name, params, env, T)[0])
+        t = np.array(times)
+        h = np.array(horizons, dtype=float)
+        use = (h >= 1e5) & np.isfinite(t)
+        slope = np.polyfit(np.log(h[use]), np.log(t[use]), 1)[0] if use.sum() >= 2 else np.nan
+        cols = ["-" if not np.isfinite(x) else f"{x:.3f}" for x in t]
+        print(f"| {name} | " + " | ".join(cols) + f" | {slope:.2f} |", flush=True)
+
+
+def seeds(T: int, env: str, n_seeds: int) -> None:
+    print(f"\n## 3. Seeds: {n_seeds} cells of {RUNS} runs (root seeds 0..{n_seeds - 1}), {env}, T = {T:.0e}")
+    print()
+    print("| policy | median s/cell | worst s/cell | worst / median | worst seed |")
+    print("|---|---|---|---|---|")
+    for name, params, _ in POLICIES:
+        if name not in PER_STEP:
+            continue
+        t = np.array([cpu_cell(name, params, env, T, seed=s)[0] for s in range(n_seeds)])
+        med = float(np.median(t))
+        print(
+            f"| {name} | {med:.3f} | {t.max():.3f} | {t.max() / med:.2f} | {int(t.argmax())} |",
+            flush=True,
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="T = 1e5 instead of 1e6 for the cells")
+    parser.add_argument("--quick", action="store_true", help="T = 1e5 cells, growth to 1e6, 5 seeds")
+    parser.add_argument("--full", action="store_true", help="growth of the batched policies up to 1e8")
     parser.add_argument("--envs", nargs="+", default=["mu1", "mu2"], help="environments of the cells")
+    parser.add_argument("--seeds-T", type=float, default=1e5, help="horizon of the seeds table")
+    parser.add_argument("--only", choices=["cells", "growth", "seeds"], help="print one table only")
     args = parser.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"# bench_simulate  ({platform.python_version()}, numpy {np.__version__}, "
-        f"{os.cpu_count()} cpus, load average {load:.1f} at start)"
+        f"{os.cpu_count()} cpus, load average {load:.1f} at start; CPU seconds of this process)"
     )
-    cells(10**5 if args.quick else 10**6, 20, args.envs)
-    ratios([10**5] if args.quick else [10**5, 10**6], ref_runs={10**5: 2, 10**6: 1})
+    if args.only in (None, "cells"):
+        cells(10**5 if args.quick else 10**6, 10**4 if not args.quick else 2000, args.envs)
+    if args.only in (None, "growth"):
+        top = 6 if args.quick else (8 if args.full else 7)
+        growth([10**k for k in range(4, top + 1)], "mu2", args.full)
+    if args.only in (None, "seeds"):
+        seeds(int(args.seeds_T), "mu1", 5 if args.quick else 20)
 
 
 if __name__ == "__main__":

@@ -19,52 +19,56 @@ The tested package behind the dpb book.  One module a concept:
 - :mod:`dpb.plotting`, :mod:`dpb.widgets`  the book's figures and interactive explorers
 """
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib
 
-from . import (
-    audit,
-    batching,
-    bounds,
-    concentration,
-    coupling,
-    divergences,
-    environments,
-    experiments,
-    interaction,
-    policies,
-    privacy,
-    reference,
-    regret,
-    simulate,
-)
-from .environments import BernoulliBandit, instance
-from .policies import make_policy
-from .simulate import Result, simulate_trace
+from ._version import __version__
 
-try:
-    __version__ = version("dpb")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0.0.0"
-
-__all__ = [
+# Submodules and the few re-exported names are loaded on first access (module ``__getattr__``,
+# PEP 562), so that ``import dpb`` costs little more than numpy: the CLI, the tests' subprocesses
+# and every kernel pay it.  ``dpb.simulate``, ``from dpb import audit`` and ``import dpb.audit``
+# all keep working; each submodule is imported once, when first used.
+_SUBMODULES = (
     "audit",
     "batching",
     "bounds",
+    "cache",
     "concentration",
     "coupling",
     "divergences",
     "environments",
+    "estimates",
     "experiments",
     "interaction",
+    "plain",
+    "plotting",
     "policies",
     "privacy",
     "reference",
     "regret",
     "simulate",
-    "BernoulliBandit",
-    "instance",
-    "make_policy",
-    "Result",
-    "simulate_trace",
-    "__version__",
-]
+    "widgets",
+)
+#: re-exported names and the submodule defining each
+_NAMES = {
+    "BernoulliBandit": "environments",
+    "instance": "environments",
+    "make_policy": "policies",
+    "Result": "simulate",
+    "simulate_trace": "simulate",
+}
+
+__all__ = [*_SUBMODULES, *_NAMES, "__version__"]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")  # also binds it as an attribute
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

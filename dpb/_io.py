@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import uuid
@@ -9,11 +10,23 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["save_npz_atomic"]
+__all__ = ["save_npz_atomic", "array_checksum"]
+
+
+def array_checksum(array) -> str:
+    """SHA-256 (hex) of an array: its dtype, its shape and its bytes in C order."""
+    a = np.ascontiguousarray(array)
+    h = hashlib.sha256(f"{a.dtype.str}|{a.shape}|".encode())
+    h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def save_npz_atomic(path: Path, meta: dict, arrays: dict) -> Path:
     """Write ``meta`` (as JSON) and ``arrays`` to ``path`` as a compressed ``.npz``, atomically.
+
+    ``meta`` is stored with one more key, ``"checksums"``: the :func:`array_checksum` of every
+    array by name, so that a reader can tell a damaged file from a good one
+    (:func:`dpb.cache.file_state`).
 
     The data go to a temporary file with a unique name in the same directory (process id plus a
     random suffix, so concurrent writers of the same path cannot clobber each other's temporary
@@ -24,7 +37,8 @@ def save_npz_atomic(path: Path, meta: dict, arrays: dict) -> Path:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, meta=np.array(json.dumps(meta)), **arrays)
+            sums = {name: array_checksum(a) for name, a in arrays.items()}
+            np.savez_compressed(fh, meta=np.array(json.dumps({**meta, "checksums": sums})), **arrays)
         os.replace(tmp, path)
     finally:
         if tmp.exists():  # only after a failure

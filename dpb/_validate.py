@@ -12,23 +12,119 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "MAX_ELEMENTS",
+    "MAX_HORIZON",
+    "MAX_RUNS",
+    "MAX_SIZE",
     "as_float_array",
+    "as_finite",
     "as_probability",
     "as_positive",
+    "as_real",
     "as_int",
+    "as_choice",
+    "as_rng",
+    "check_elements",
     "broadcast",
 ]
+
+#: Largest number of array elements a ``dpb`` function allocates for one call (2**28 float64
+#: values are 2 GiB); bigger requests are refused with a ``ValueError`` before allocating.
+MAX_ELEMENTS = 2**28
+
+#: Largest horizon T (and pull count) anywhere in ``dpb``: batch schedules and pull counters are
+#: int64 with room to spare.
+MAX_HORIZON = 2**62
+
+#: Largest number of independent runs of one call (each run owns its random generators).
+MAX_RUNS = 10**6
+
+#: Largest count (horizon, number of runs, phases, ...) accepted where a count is meant: sizes
+#: must stay exactly representable as int64 and as float64 (2**53) for the numpy code paths.
+MAX_SIZE = 2**53
 
 
 def as_float_array(name: str, value) -> np.ndarray:
     """Convert ``value`` to a float ndarray, raising ``TypeError`` for non-numeric input."""
-    if isinstance(value, (str, bytes)) or value is None:
+    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None:
         raise TypeError(f"{name} must be a number or an array of numbers, got {type(value).__name__}")
     try:
         arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"{name} must be a number or an array of numbers, got {_short(value)}") from exc
+    if isinstance(value, np.ndarray) and value.dtype.kind == "b":
+        raise TypeError(f"{name} must be a number or an array of numbers, got an array of bools")
     return arr
+
+
+def _short(value) -> str:
+    s = repr(value)
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def as_finite(name: str, value) -> np.ndarray:
+    """Return ``value`` as a float array of finite entries (``ValueError`` naming ``name`` otherwise)."""
+    arr = as_float_array(name, value)
+    bad = ~np.isfinite(arr)
+    if np.any(bad):
+        offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
+        raise ValueError(f"{name} must be finite (a real number in (-inf, +inf)), got {offending!r}")
+    return arr
+
+
+def as_real(name: str, value, *, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
+            high_open: bool = False) -> float:
+    """Return ``value`` as a Python float in the interval from ``low`` to ``high``.
+
+    ``TypeError`` for non-numbers (strings, bools, None, arrays of more than one value),
+    ``ValueError`` naming ``name`` and the interval for NaN or a value outside it.  Infinite
+    values are accepted only when the interval's end is infinite and closed.
+    """
+    if isinstance(value, (str, bytes, bool, np.bool_)) or value is None or not (
+            isinstance(value, numbers.Real) or (isinstance(value, np.ndarray) and value.size == 1
+                                                and value.dtype.kind in "iuf")):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_short(value)}")
+    v = float(np.asarray(value).ravel()[0]) if isinstance(value, np.ndarray) else float(value)
+    lo = ("(" if low_open else "[") + f"{low:g}"
+    hi = f"{high:g}" + (")" if high_open else "]")
+    below = v <= low if low_open else v < low
+    above = v >= high if high_open else v > high
+    if np.isnan(v) or below or above:
+        raise ValueError(f"{name} must lie in {lo}, {hi}, got {v!r}")
+    return v
+
+
+def as_choice(name: str, value, choices):
+    """Return ``value`` if it is one of ``choices`` (``ValueError`` listing them otherwise)."""
+    try:
+        ok = isinstance(value, str) and value in choices
+    except TypeError:
+        ok = False
+    if not ok:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {_short(value)}")
+    return value
+
+
+def as_rng(name: str, rng) -> np.random.Generator:
+    """A numpy Generator from ``None`` (fresh entropy), a seed, a SeedSequence or a Generator."""
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, (bool, np.bool_, str, bytes, float)):
+        raise TypeError(f"{name} must be None, a seed (int >= 0) or a numpy.random.Generator, "
+                        f"got {_short(rng)}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be None, a seed (int >= 0) or a numpy.random.Generator, "
+                        f"got {_short(rng)}") from exc
+
+
+def check_elements(name: str, n: int, limit: int = MAX_ELEMENTS) -> int:
+    """Refuse an allocation of ``n`` elements above ``limit`` (``ValueError`` naming ``name``)."""
+    if n > limit:
+        raise ValueError(f"{name} asks for {n} array elements, more than the limit {limit} "
+                         f"(about {limit * 8 / 2**30:.0f} GiB of float64)")
+    return n
 
 
 def as_probability(name: str, value, *, open_left: bool = False, open_right: bool = False) -> np.ndarray:
@@ -78,6 +174,8 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
     """
     if isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be an integer, got a bool")
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value[()]
     if isinstance(value, numbers.Integral):
         out = int(value)
     elif isinstance(value, numbers.Real):
@@ -85,7 +183,7 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
             raise ValueError(f"{name} must be an integer, got {value!r}")
         out = int(value)
     else:
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {_short(value)}")
     if minimum is not None and out < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {out}")
     if maximum is not None and out > maximum:

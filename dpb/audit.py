@@ -35,6 +35,13 @@ chosen at the first (and second) decision after the phase containing ``t_star`` 
 actions that can depend on it, since a phase's rewards reach the policy only when the phase ends --
 the arm played at each later step, and thresholds on the pull counts.
 
+Which policies are audited
+--------------------------
+:func:`private_policies` (also readable as ``PRIVATE_POLICIES``) lists every registered policy
+whose class says ``private = True`` (:mod:`dpb.policies.registry`): a new private policy is
+audited as soon as its class is defined, and :func:`make_audit_policy` also takes a
+``"file.py:Class"`` reference.
+
 Broken policies
 ---------------
 :func:`broken_policy` builds DP-IMED or DP-KLUCB with one deliberate mistake, for teaching and as
@@ -48,11 +55,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
-from ._validate import as_int
-from .interaction import Transcript, neighbouring_list, run_on_list
+from ._validate import MAX_RUNS, as_choice, as_float_array, as_int, as_real
+from .interaction import (
+    Transcript,
+    _check_transcript,
+    _rewards_list,
+    neighbouring_list,
+    run_on_list,
+)
 from .policies import DPIMED, DPKLUCB, Policy
+from .policies.registry import as_policy, policy_class, registered
 from .policies.base import check_real
 
 __all__ = [
@@ -66,7 +79,7 @@ __all__ = [
     "FLAWS",
     "broken_policy",
     "BROKEN_CLASSES",
-    "PRIVATE_POLICIES",
+    "private_policies",
     "audit_policy_names",
     "make_audit_policy",
     "prefix_law_test",
@@ -96,13 +109,15 @@ def clopper_pearson(successes, n, level: float, side: str):
     ndarray or float
         ``P[p >= lower] >= level`` (resp. ``P[p <= upper] >= level``) for every true p.
     """
-    k = np.asarray(successes, dtype=float)
+    k = as_float_array("successes", successes)
     n = as_int("n", n, minimum=1)
     level = check_real("level", level, low=0.0, high=1.0)
     if level >= 1.0:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     if np.any(np.isnan(k)) or np.any(k < 0) or np.any(k > n) or np.any(k != np.round(k)):
         raise ValueError(f"successes must be integers in [0, n = {n}]")
+    from scipy import stats  # deferred: scipy.stats costs ~0.5 s to import
+
     if side == "lower":
         with np.errstate(invalid="ignore"):
             out = np.where(k > 0, stats.beta.ppf(1.0 - level, np.maximum(k, 1), n - k + 1), 0.0)
@@ -117,6 +132,17 @@ def clopper_pearson(successes, n, level: float, side: str):
 # ----------------------------------------------------------------------------------------------
 # events
 # ----------------------------------------------------------------------------------------------
+def _check_horizons(horizons, T: int) -> list[int]:
+    if isinstance(horizons, (str, bytes)) or not hasattr(horizons, "__iter__"):
+        raise TypeError(f"horizons must be a sequence of steps in [1, T = {T}], got {horizons!r}")
+    return [as_int("horizons", h, minimum=1, maximum=T) for h in horizons]
+
+
+def _confidence(confidence) -> float:
+    # below 1 - 1e-9: the one-sided levels 1 - (1 - confidence) / (2 m) must stay below 1 in floats
+    return as_real("confidence", confidence, low=0.0, high=1.0 - 1e-9, low_open=True)
+
+
 def _horizons(T: int, t_star: int, n: int = 6) -> list[int]:
     lo = min(t_star + 1, T)
     return sorted({int(h) for h in np.rint(np.linspace(lo, T, n))})
@@ -153,10 +179,10 @@ def event_family(tr: Transcript, t_star: int, horizons=None) -> tuple[np.ndarray
     names : list of str
         A readable description of each event.
     """
+    _check_transcript("tr", tr)
     T, K = tr.T, tr.K
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    hs = _horizons(T, t_star) if horizons is None else [as_int("horizon", h, minimum=1, maximum=T)
-                                                          for h in horizons]
+    hs = _horizons(T, t_star) if horizons is None else _check_horizons(horizons, T)
     cols, names = [], []
     for which in (1, 2):
         d = tr.decision_after(t_star, which)
@@ -339,18 +365,17 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = 
     -------
     AuditResult
     """
-    if not isinstance(tr1, Transcript) or not isinstance(tr2, Transcript):
-        raise TypeError("tr1 and tr2 must be dpb.interaction.Transcript objects")
+    _check_transcript("tr1", tr1)
+    _check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
-    conf = check_real("confidence", confidence, low=0.0, high=1.0)
-    if conf >= 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
-    if method not in ("split", "bonferroni"):
-        raise ValueError(f"method must be 'split' or 'bonferroni', got {method!r}")
+    if eps is not None:
+        eps = as_real("eps", eps, low=0.0, low_open=True)
+    conf = _confidence(confidence)
+    as_choice("method", method, ("split", "bonferroni"))
     max_atoms = as_int("max_atoms", max_atoms, minimum=1)
     t_star = as_int("t_star", t_star, minimum=1, maximum=tr1.T)
-    hs = _horizons(tr1.T, t_star) if horizons is None else list(horizons)
+    hs = _horizons(tr1.T, t_star) if horizons is None else _check_horizons(horizons, tr1.T)
     alpha = 1.0 - conf
     prefixes = None
     if method == "bonferroni":
@@ -463,18 +488,19 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
     -------
     AuditResult
     """
-    r = np.asarray(rewards, dtype=float)
-    rp = np.asarray(rewards_prime, dtype=float)
+    r = _rewards_list("rewards", rewards)
+    rp = _rewards_list("rewards_prime", rewards_prime)
     if r.shape != rp.shape or r.ndim != 1:
         raise ValueError("rewards and rewards_prime must be 1-d lists of the same length")
     diff = np.flatnonzero(r != rp)
     if diff.size != 1:
         raise ValueError(f"rewards and rewards_prime must differ in exactly one step, got {diff.size}")
     t_star = int(diff[0]) + 1
-    runs = as_int("runs", runs, minimum=2)
-    from .interaction import _as_policy
-
-    pol = _as_policy(policy, params)
+    runs = as_int("runs", runs, minimum=2, maximum=MAX_RUNS // 2)
+    if eps is not None:
+        eps = as_real("eps", eps, low=0.0, low_open=True)
+    _confidence(confidence)
+    pol = as_policy(policy, params)
     tr1 = run_on_list(pol, r, runs, seed=seed, K=K)
     tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs)
     claimed = eps if eps is not None else getattr(pol, "eps", None)
@@ -488,7 +514,7 @@ def audit_lists_default(T: int, t_star: int, pattern: str = "ones") -> tuple[np.
 
     ``pattern`` is ``"ones"`` (all rewards 1), ``"zeros"``, or ``"alternate"`` (1, 0, 1, 0, ...).
     """
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_RUNS)
     if pattern == "ones":
         base = np.ones(T)
     elif pattern == "zeros":
@@ -600,7 +626,9 @@ for _flaw, _mix in _MIXINS.items():
         _cls = type(
             f"{_mix.__name__.strip('_')}{_base.__name__}",
             (_mix, _base),
-            {"name": f"{_base.name} [{_flaw}]", "__doc__": f"{_base.name} with a flaw: {FLAWS[_flaw]}."},
+            {"name": f"{_base.name} [{_flaw}]", "__doc__": f"{_base.name} with a flaw: {FLAWS[_flaw]}.",
+             "__module__": __name__},
+            register=False,  # broken on purpose: not a policy of the registry
         )
         BROKEN_CLASSES[(_flaw, _base.name)] = _cls
 
@@ -630,13 +658,21 @@ def broken_policy(flaw: str, base: str = "DP-IMED", **params) -> Policy:
     return BROKEN_CLASSES[(flaw, base)](**params)
 
 
-#: The eps-DP policies of :mod:`dpb.policies` that the audit checks.
-PRIVATE_POLICIES = ("DP-KLUCB", "DP-IMED", "DP-SE", "AdaP-KLUCB", "Lazy-DP-TS")
+def private_policies() -> tuple:
+    """The names of the eps-DP policies the audit checks: every registered policy whose class
+    says ``private = True`` (the package's own ones and any registered later)."""
+    return tuple(registered(private=True))
+
+
+def __getattr__(name: str):
+    if name == "PRIVATE_POLICIES":  # derived from the registry at each access
+        return private_policies()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def audit_policy_names() -> list[str]:
     """Names accepted by :func:`make_audit_policy`: the private policies, then the broken ones."""
-    return list(PRIVATE_POLICIES) + [f"{b} [{f}]" for b in ("DP-IMED", "DP-KLUCB") for f in FLAWS]
+    return list(private_policies()) + [f"{b} [{f}]" for b in ("DP-IMED", "DP-KLUCB") for f in FLAWS]
 
 
 def make_audit_policy(name: str, eps: float, **params) -> Policy:
@@ -647,16 +683,16 @@ def make_audit_policy(name: str, eps: float, **params) -> Policy:
     ValueError
         For a name not in :func:`audit_policy_names` (the message lists them).
     """
-    from .policies import make_policy
-
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
     if name.endswith("]") and " [" in name:
         base, flaw = name[:-1].split(" [", 1)
         if base in ("DP-IMED", "DP-KLUCB") and flaw in FLAWS:
             return broken_policy(flaw, base, eps=eps, **params)
-    elif name in PRIVATE_POLICIES:
-        return make_policy(name, eps=eps, **params)
+    elif name in private_policies() or ".py:" in name:
+        cls = policy_class(name)
+        if cls.private:
+            return as_policy(cls, {"eps": eps, **params})
     raise ValueError(f"unknown policy {name!r}; valid names are {', '.join(audit_policy_names())}")
 
 
@@ -684,6 +720,8 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
         ``statistic``, ``dof`` (number of categories - 1) and ``pvalue`` (1 when a single
         category remains).
     """
+    _check_transcript("tr1", tr1)
+    _check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
     upto = as_int("upto", upto, minimum=1, maximum=tr1.T)
@@ -702,4 +740,6 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
     if dof < 1:
         return {"statistic": 0.0, "dof": 0, "pvalue": 1.0}
     stat = float(np.sum((c - expected) ** 2 / expected))
+    from scipy import stats  # deferred: scipy.stats costs ~0.5 s to import
+
     return {"statistic": stat, "dof": int(dof), "pvalue": float(stats.chi2.sf(stat, dof))}

@@ -2,13 +2,13 @@
 
 The paper's algorithms (Algorithm 'DP-KLUCB and DP-IMED') pull an arm in arm-dependent phases
 m = 0, 1, 2, ... of sizes B_m.  Writing n_m = B_0 + ... + B_m for the cumulative number of pulls
-after phase m (with n_{-1} = 0), the paper's geometric schedule, Eq. (def_batch), is
+after phase m (with n_{-1} = 0), the paper's geometric schedule, :prf:ref:`def-batch-schedule`, is
 
     n_m = ceil( n0 (alpha^{m+1} - 1) / (alpha - 1) ),      B_m = n_m - n_{m-1},
 
 so B_0 = n0 and B_m = n0 alpha^m exactly when alpha is an integer.  Any schedule whose number of
 batches up to T is sublinear in T keeps the regret analysis intact (the paper's comment after
-Theorem 'Regret upper bound'); a polynomial schedule B_m = ceil(n0 (m+1)^p) is provided for
+:prf:ref:`thm-upper-bound`); a polynomial schedule B_m = ceil(n0 (m+1)^p) is provided for
 that reason: it removes the factor alpha of the upper bound asymptotically.
 
 Exactness
@@ -20,18 +20,27 @@ on the rounding error*, and recomputes the few values whose distance to an integ
 bound in exact rational arithmetic (``fractions.Fraction``).  A float ``alpha`` is read as the
 decimal it prints as (``1.1`` means exactly 11/10, via ``Fraction(repr(alpha))``); an integer
 or a ``Fraction`` is used as given.
+
+Limits
+------
+Every schedule stops at 2**62 pulls and tabulates at most 10**7 batches; asking for more (a
+``count`` or a ``total`` past those) raises a ``ValueError`` naming the argument.  The geometric
+ratio must be at least 1.001 and the polynomial power must lie in [0.001, 62]: closer to the
+degenerate values the batches stay nearly constant (about as many phases as pulls) and their
+exact ceilings cost minutes, so such parameters are refused with that reason.
 """
 
 from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
+from decimal import ROUND_CEILING, Decimal, localcontext
 from fractions import Fraction
 from numbers import Rational
 
 import numpy as np
 
-from ._validate import as_int
+from ._validate import as_float_array, as_int, as_positive, as_probability
 
 __all__ = [
     "BatchSchedule",
@@ -41,7 +50,29 @@ __all__ = [
     "batch_sizes",
     "cumulative_sizes",
     "make_schedule",
+    "DESIGNS",
+    "private_mean_composition",
+    "noise_std_of_private_mean",
+    "noise_monte_carlo",
+    "forgetting_comparison",
+    "phases_to_reach",
+    "schedule_comparison",
 ]
+
+#: Largest number of batches a schedule tabulates (80 MB of int64); asking for more (a huge
+#: ``count``, or a ``total`` that needs more batches) is refused with a ``ValueError``.
+MAX_BATCHES = 10**7
+
+#: Every schedule stops at 2**62 pulls (int64 arithmetic with room to spare).
+MAX_PULLS = 2**62
+
+#: Smallest ratio of the geometric schedule: closer to 1 the batches stay near n0 for about
+#: 1/(alpha - 1) phases and their exact ceilings cost minutes (refused, with this reason).
+MIN_ALPHA = Fraction(1001, 1000)
+
+#: Range of the polynomial power: below, batches of nearly constant size (as many phases as pulls);
+#: above, B_1 = n0 2^power is past 2**62 pulls.
+POWER_RANGE = (Fraction(1, 1000), Fraction(62))
 
 # Relative error bound (in units of the value) under which a float ceil is trusted, before the
 # schedule-specific terms: see ``_ceil_robust``.
@@ -51,8 +82,8 @@ _ULP = np.finfo(float).eps
 
 def _as_exact(name: str, value) -> Fraction:
     """Exact rational value of a real parameter (floats read as the decimal they print as)."""
-    if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be a real number, got a bool")
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
     if isinstance(value, Rational):
         return Fraction(int(value.numerator), int(value.denominator))
     if isinstance(value, (np.integer,)):
@@ -96,9 +127,16 @@ class BatchSchedule(ABC):
         return int(self.params()["n0"])
 
     def cumulative(self, count: int) -> np.ndarray:
-        """The first ``count`` cumulative counts n_0, ..., n_{count-1} (int64 array)."""
-        count = as_int("count", count, minimum=0)
-        self._grow_to_count(count)
+        """The first ``count`` cumulative counts n_0, ..., n_{count-1} (int64 array).
+
+        ``count`` is at most :data:`MAX_BATCHES`, and n_{count-1} must stay below 2**62 pulls.
+        """
+        count = as_int("count", count, minimum=0, maximum=MAX_BATCHES)
+        try:
+            self._grow_to_count(count)
+        except OverflowError as exc:
+            raise ValueError(f"count = {count} batches of {self!r} exceed 2**62 pulls "
+                             f"(only {self._cum.size} fit); ask for fewer") from exc
         return self._cum[:count].copy()
 
     def sizes(self, count: int) -> np.ndarray:
@@ -112,9 +150,16 @@ class BatchSchedule(ABC):
         An arm that has made phases 0..M has been pulled n_M >= total times, so a policy run
         with horizon T never needs a batch beyond this table when ``total = T``.
         """
-        total = as_int("total", total, minimum=1)
+        total = as_int("total", total, minimum=1, maximum=MAX_PULLS)
         while self._cum.size == 0 or self._cum[-1] < total:
-            self._grow_to_count(max(16, 2 * self._cum.size), stop_at=total)
+            if self._cum.size >= MAX_BATCHES:
+                raise ValueError(f"total = {total} pulls need more than {MAX_BATCHES} batches of "
+                                 f"{self!r}; use a smaller total or faster growing batches")
+            try:
+                self._grow_to_count(min(MAX_BATCHES, max(16, 2 * self._cum.size)), stop_at=total)
+            except OverflowError as exc:
+                raise ValueError(f"total = {total} is past what {self!r} reaches below 2**62 "
+                                 "pulls; use a smaller total") from exc
         last = int(np.searchsorted(self._cum, total, side="left"))
         return np.diff(self._cum[: last + 1], prepend=0)
 
@@ -135,13 +180,21 @@ class BatchSchedule(ABC):
         try:
             block = self._cumulative_block(np.arange(self._cum.size, count, dtype=np.int64))
         except OverflowError:
-            # the block runs past 2**62 pulls: extend entry by entry, as far as needed/possible
-            while self._cum.size < count and (
-                stop_at is None or not self._cum.size or self._cum[-1] < stop_at
-            ):
-                one = self._cumulative_block(np.array([self._cum.size], dtype=np.int64))
-                self._cum = np.concatenate([self._cum, one])
-            return
+            # the block runs past 2**62 pulls: keep its longest prefix that fits (bisection on
+            # its length, log2(count) blocks), then fail unless that prefix reaches ``stop_at``
+            start, good, bad, keep = self._cum.size, self._cum.size, count, None
+            while bad - good > 1:
+                mid = (good + bad) // 2
+                try:
+                    keep = self._cumulative_block(np.arange(start, mid, dtype=np.int64))
+                    good = mid
+                except OverflowError:
+                    bad = mid
+            if keep is not None and keep.size == good - start:
+                self._cum = np.concatenate([self._cum, keep])
+            if stop_at is not None and self._cum.size and self._cum[-1] >= stop_at:
+                return
+            raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon") from None
         self._cum = np.concatenate([self._cum, block])
         if np.any(np.diff(self._cum) <= 0) or self._cum[0] < 1:  # pragma: no cover - defensive
             raise OverflowError("batch schedule overflowed int64; use a smaller horizon")
@@ -172,7 +225,7 @@ def _ceil_robust(values: np.ndarray, exact, rel_err) -> np.ndarray:
 
 
 class GeometricSchedule(BatchSchedule):
-    """The paper's geometric schedule, Eq. (def_batch).
+    """The paper's geometric schedule, :prf:ref:`def-batch-schedule`.
 
     n_m = ceil(n0 (alpha^{m+1} - 1)/(alpha - 1)) and B_m = n_m - n_{m-1}; B_m = n0 alpha^m when
     alpha is an integer.
@@ -188,10 +241,12 @@ class GeometricSchedule(BatchSchedule):
 
     def __init__(self, n0: int = 1, alpha=2) -> None:
         super().__init__()
-        self._n0 = as_int("n0", n0, minimum=1)
+        self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = _as_exact("alpha", alpha)
-        if not exact > 1:
-            raise ValueError(f"alpha must be > 1, got {alpha!r}")
+        if not exact >= MIN_ALPHA:
+            raise ValueError(f"alpha must be >= 1.001, got {alpha!r} (alpha <= 1 is no geometric growth; "
+                             "closer to 1 the schedule needs ~1/(alpha - 1) nearly equal batches and "
+                             "minutes of exact arithmetic)")
         self._alpha_exact = exact
         self._alpha = float(exact)
         if not self._alpha > 1.0:  # a rational barely above 1 that rounds to 1.0
@@ -209,9 +264,12 @@ class GeometricSchedule(BatchSchedule):
         a, n0 = self._alpha_exact, self._n0
         if a.denominator == 1:  # integer ratio: exact integer arithmetic, B_m = n0 a^m
             ai = int(a)
-            vals = [n0 * (ai ** (int(k) + 1) - 1) // (ai - 1) for k in m]
-            if vals and vals[-1] >= 2**62:
-                raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
+            vals = []
+            for k in m:  # stop at the first entry past 2**62 (at most 62 big powers)
+                v = n0 * (ai ** (int(k) + 1) - 1) // (ai - 1)
+                if v >= MAX_PULLS:
+                    raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
+                vals.append(v)
             return np.array(vals, dtype=np.int64)
         with np.errstate(over="ignore"):
             approx = n0 * np.expm1((m + 1.0) * math.log(self._alpha)) / (self._alpha - 1.0)
@@ -223,6 +281,14 @@ class GeometricSchedule(BatchSchedule):
 
         def exact(i: int) -> Fraction:
             k = int(m[i])
+            # 80 significant digits settle the ceiling unless the value is within 1e-30 of an
+            # integer (then the exact rational decides): fast even for tens of thousands of entries
+            with localcontext() as ctx:
+                ctx.prec = 80
+                ad = Decimal(a.numerator) / Decimal(a.denominator)
+                v = Decimal(n0) * (ad ** (k + 1) - 1) / (ad - 1)
+                if abs(v - v.to_integral_value()) > Decimal("1e-30"):
+                    return Fraction(int(v.to_integral_value(rounding=ROUND_CEILING)))
             return n0 * (a ** (k + 1) - 1) / (a - 1)
 
         return _ceil_robust(approx, exact, rel_err)
@@ -242,7 +308,7 @@ class PolynomialSchedule(BatchSchedule):
     """Polynomially growing batches, B_m = ceil(n0 (m+1)^p).
 
     The number of batches needed to reach n pulls grows like n^{1/(p+1)}, sublinearly, which is
-    all the regret analysis needs (remark after Theorem 'Regret upper bound'); unlike the
+    all the regret analysis needs (remark after :prf:ref:`thm-upper-bound`); unlike the
     geometric schedule it does not lose a factor alpha asymptotically.
 
     Parameters
@@ -255,10 +321,12 @@ class PolynomialSchedule(BatchSchedule):
 
     def __init__(self, n0: int = 1, power=2) -> None:
         super().__init__()
-        self._n0 = as_int("n0", n0, minimum=1)
+        self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = _as_exact("power", power)
-        if not exact > 0:
-            raise ValueError(f"power must be > 0, got {power!r}")
+        if not POWER_RANGE[0] <= exact <= POWER_RANGE[1]:
+            raise ValueError(f"power must lie in [0.001, 62], got {power!r} (smaller powers give batches "
+                             "of nearly constant size, about as many phases as pulls; B_1 = n0 2^power "
+                             "is past 2**62 pulls above 62)")
         self._p_exact = exact
         self._p = float(exact)
 
@@ -270,10 +338,31 @@ class PolynomialSchedule(BatchSchedule):
         n0, p = self._n0, self._p_exact
         if p.denominator == 1:
             pi = int(p)
-            return np.array([n0 * (int(k) + 1) ** pi for k in m], dtype=np.int64)
-        approx = n0 * np.power(m + 1.0, self._p)
+            with np.errstate(over="ignore"):
+                approx = n0 * np.power(m + 1.0, pi)
+            if m.size and approx.max() < 2.0**61:  # exact in int64, no overflow possible
+                return n0 * np.power(m + 1, pi)
+            vals = []
+            for k in m:
+                v = n0 * (int(k) + 1) ** pi
+                if v >= MAX_PULLS:
+                    raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
+                vals.append(v)
+            return np.array(vals, dtype=np.int64)
+        with np.errstate(over="ignore"):
+            approx = n0 * np.power(m + 1.0, self._p)
 
         def exact_ceil_arg(i: int) -> Fraction:
+            if p.denominator > 64:
+                # n0 (m+1)^(a/b) with b > 64 is an integer only at m = 0 (m + 1 would have to be a
+                # b-th power, > 2**62): 60 significant digits decide the ceiling.
+                if int(m[i]) == 0:
+                    return Fraction(n0)
+                with localcontext() as ctx:
+                    ctx.prec = 60
+                    v = Decimal(n0) * (Decimal(p.numerator) / Decimal(p.denominator)
+                                       * Decimal(int(m[i]) + 1).ln()).exp()
+                    return Fraction(int(v.to_integral_value(rounding=ROUND_CEILING)))
             # ceil(n0 (m+1)^{a/b}) is the smallest integer B with B^b >= n0^b (m+1)^a: exact integers
             a, b = p.numerator, p.denominator
             target = n0**b * (int(m[i]) + 1) ** a
@@ -292,13 +381,16 @@ class PolynomialSchedule(BatchSchedule):
         if start != self._cum.size:  # pragma: no cover - only called to extend the cache
             raise RuntimeError("polynomial schedule must be extended contiguously")
         sizes = self._sizes_block(m)
+        if prev + float(np.sum(sizes, dtype=float)) >= MAX_PULLS:
+            raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
         return prev + np.cumsum(sizes)
 
 
 def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
     """Return ``schedule`` if it is a :class:`BatchSchedule`, else the geometric one (n0, alpha)."""
+    geometric = GeometricSchedule(n0=n0, alpha=alpha)  # checks n0 and alpha whatever the schedule
     if schedule is None:
-        return GeometricSchedule(n0=n0, alpha=alpha)
+        return geometric
     if isinstance(schedule, BatchSchedule):
         return schedule
     if isinstance(schedule, str):
@@ -310,7 +402,7 @@ def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
 
 
 def batch_sizes(n0: int, alpha, count: int) -> np.ndarray:
-    """The first ``count`` batch sizes of the paper's geometric schedule, Eq. (def_batch).
+    """The first ``count`` batch sizes of the paper's geometric schedule, :prf:ref:`def-batch-schedule`.
 
     B_m = ceil(n0 (alpha^{m+1}-1)/(alpha-1)) - ceil(n0 (alpha^m-1)/(alpha-1)), m = 0..count-1.
 
@@ -325,3 +417,311 @@ def batch_sizes(n0: int, alpha, count: int) -> np.ndarray:
 def cumulative_sizes(n0: int, alpha, count: int) -> np.ndarray:
     """The first ``count`` cumulative counts n_m = ceil(n0 (alpha^{m+1}-1)/(alpha-1))."""
     return GeometricSchedule(n0=n0, alpha=alpha).cumulative(count)
+
+
+#: The two ways of turning phase sums into a private mean.
+DESIGNS = ("accumulate", "forget")
+
+
+# ----------------------------------------------------------------------------------------------
+# batches and forgetting
+# ----------------------------------------------------------------------------------------------
+def _schedule(schedule, n0, alpha) -> BatchSchedule:
+    if schedule is None:
+        return GeometricSchedule(n0=n0, alpha=alpha)
+    if not isinstance(schedule, BatchSchedule):
+        raise TypeError(f"schedule must be a BatchSchedule or None, got {type(schedule).__name__}")
+    return schedule
+
+
+def _as_counts(name: str, n, minimum: int) -> np.ndarray:
+    arr = as_float_array(name, n)
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    flat = arr.ravel()
+    bad = ~np.isfinite(flat) | (flat != np.round(flat))
+    if np.any(bad):
+        raise ValueError(f"{name} must hold integers, got {flat[bad][0]!r}")
+    if np.any(arr < minimum):
+        raise ValueError(f"{name} must be >= {minimum}, got {arr[arr < minimum].ravel()[0]:g}")
+    return arr.astype(np.int64)
+
+
+def _check_design(design: str) -> str:
+    if design not in DESIGNS:
+        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
+    return design
+
+
+def _out(arr: np.ndarray, scalar: bool):
+    return arr.reshape(()).item() if scalar else arr
+
+
+def private_mean_composition(n, n0: int = 1, alpha=2, design: str = "accumulate", schedule=None):
+    r"""Rewards and Laplace noises behind an arm's private mean after ``n`` pulls.
+
+    The arm plays phases m = 0, 1, ... of sizes :math:`B_m` (:prf:ref:`def-batch-schedule` for the
+    default geometric schedule), with cumulative counts :math:`n_m = B_0 + \dots + B_m`.  After
+    ``n`` pulls its last *completed* phase is :math:`M = \max\{m : n_m \le n\}`, and the private
+    mean it holds is
+
+    * ``"accumulate"`` (DP-KLUCB, DP-IMED: no forgetting):
+      :math:`(X_1 + \dots + X_{n_M} + Y_0 + \dots + Y_M) / n_M`, i.e. :math:`n_M` rewards and
+      :math:`M + 1` Laplace noises;
+    * ``"forget"`` (DP-SE, AdaP-KLUCB, Lazy-DP-TS): the last batch only,
+      :math:`(X_{n_{M-1}+1} + \dots + X_{n_M} + Y_M) / B_M`, i.e. :math:`B_M` rewards and one noise.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Number of pulls, ``n >= B_0`` (the first phase must be complete).
+    n0 : int
+        First batch size of the geometric schedule (ignored when ``schedule`` is given).
+    alpha : float
+        Ratio > 1 of the geometric schedule (ignored when ``schedule`` is given).
+    design : {"accumulate", "forget"}
+        How the phase sums are combined.
+    schedule : BatchSchedule, optional
+        Any other schedule (e.g. :class:`dpb.batching.PolynomialSchedule`).
+
+    Returns
+    -------
+    (rewards, noises) : tuple of int or of int arrays (the shape of ``n``)
+    """
+    design = _check_design(design)
+    sched = _schedule(schedule, n0, alpha)
+    scalar = np.ndim(n) == 0
+    counts = _as_counts("n", n, sched.n0)
+    sizes = sched.sizes_until(int(counts.max()))
+    cum = np.cumsum(sizes)
+    M = np.searchsorted(cum, counts, side="right") - 1
+    if design == "accumulate":
+        rewards, noises = cum[M], M + 1
+    else:
+        rewards, noises = sizes[M], np.ones_like(M)
+    return _out(np.asarray(rewards, dtype=np.int64), scalar), _out(np.asarray(noises, dtype=np.int64), scalar)
+
+
+def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "accumulate",
+                              schedule=None):
+    r"""Standard deviation of the noise part of an arm's private mean after ``n`` pulls.
+
+    A :math:`\mathrm{Lap}(1/\epsilon)` variable has variance :math:`2/\epsilon^2`.  With the rewards
+    and noises of :func:`private_mean_composition` (last completed phase :math:`M`):
+
+    * ``"accumulate"``: :math:`\sqrt{2(M+1)} / (\epsilon\, n_M)`, the :math:`M+1` accumulated
+      noises of Algorithm 'DP-KLUCB and DP-IMED' divided by all :math:`n_M` pulls;
+    * ``"forget"``: :math:`\sqrt{2} / (\epsilon\, B_M)`, one noise divided by the last batch.
+
+    With doubling batches :math:`B_M \approx n_M / 2`, so the accumulated noise is the *larger*
+    one, by a factor about :math:`\sqrt{M+1}/2`; both are :math:`O(\sqrt{\log n}/n)`, far below
+    the sampling spread :math:`\sqrt{\mu(1-\mu)/n}` (see :func:`forgetting_comparison`).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Number of pulls, ``n >= B_0``.
+    n0, alpha : int, float
+        The geometric schedule, :prf:ref:`def-batch-schedule` (ignored when ``schedule`` is given).
+    eps : float
+        Privacy budget, > 0.
+    design : {"accumulate", "forget"}
+    schedule : BatchSchedule, optional
+
+    Returns
+    -------
+    float or ndarray
+    """
+    eps = float(as_positive("eps", eps, allow_inf=False))
+    rewards, noises = private_mean_composition(n, n0, alpha, design, schedule)
+    std = np.sqrt(2.0 * np.asarray(noises, dtype=float)) / (eps * np.asarray(rewards, dtype=float))
+    return float(std) if np.ndim(std) == 0 else std
+
+
+def noise_monte_carlo(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "accumulate",
+                      runs: int = 4000, seed: int = 0, schedule=None) -> dict:
+    r"""Simulated noise part of the private mean after ``n`` pulls, with one Laplace draw per phase.
+
+    Each run draws :math:`Y_0, Y_1, \dots \sim \mathrm{Lap}(1/\epsilon)`, one per phase, and forms
+    the noise part of the private mean of :func:`private_mean_composition`:
+    :math:`(Y_0 + \dots + Y_M)/n_M` (accumulate) or :math:`Y_M / B_M` (forget).  The same draws
+    serve every ``n`` (one trajectory per run), as in an actual arm.
+
+    Parameters
+    ----------
+    n : array_like of int
+        Numbers of pulls, each ``>= B_0``.
+    n0, alpha, eps, design, schedule
+        As in :func:`noise_std_of_private_mean`.
+    runs : int
+        Number of simulated arms, >= 2.
+    seed : int
+        Seed of ``numpy.random.default_rng``.
+
+    Returns
+    -------
+    dict
+        ``"n"``; ``"std"`` (empirical standard deviation at each ``n``); ``"abs_q50"``,
+        ``"abs_q95"`` (median and 95% quantile of the absolute noise part); ``"samples"``
+        (runs x len(n)).
+    """
+    design = _check_design(design)
+    eps = float(as_positive("eps", eps, allow_inf=False))
+    runs = as_int("runs", runs, minimum=2)
+    seed = as_int("seed", seed, minimum=0)
+    sched = _schedule(schedule, n0, alpha)
+    counts = np.atleast_1d(_as_counts("n", n, sched.n0))
+    sizes = sched.sizes_until(int(counts.max()))
+    cum = np.cumsum(sizes)
+    M = np.searchsorted(cum, counts, side="right") - 1
+    draws = np.random.default_rng(seed).laplace(0.0, 1.0 / eps, size=(runs, sizes.size))
+    if design == "accumulate":
+        samples = np.cumsum(draws, axis=1)[:, M] / cum[M]
+    else:
+        samples = draws[:, M] / sizes[M]
+    a = np.abs(samples)
+    return {
+        "n": counts,
+        "std": samples.std(axis=0, ddof=1),
+        "abs_q50": np.quantile(a, 0.5, axis=0),
+        "abs_q95": np.quantile(a, 0.95, axis=0),
+        "samples": samples,
+    }
+
+
+def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0.5, x: float = 0.6,
+                          n_max: int = 20_000, runs: int = 4000, seed: int = 0) -> dict:
+    r"""Accumulating against forgetting, at every phase end of one arm up to ``n_max`` pulls.
+
+    For each design (:data:`DESIGNS`) and each phase end :math:`n = n_M \le n_{\max}` of the
+    geometric schedule (n0, alpha), returns the rewards and noises behind the private mean
+    (:func:`private_mean_composition`), the standard deviation of its noise part (exact,
+    :func:`noise_std_of_private_mean`, and simulated, :func:`noise_monte_carlo`), the sampling
+    standard deviation :math:`\sqrt{\mu(1-\mu)/\text{rewards}}`, and the exact natural log of
+    :math:`P[\text{private mean} \ge x]`, i.e. of :math:`P[\tilde S_{r, k} \ge r x]` for
+    :math:`r` rewards and :math:`k` noises (:func:`dpb.concentration.private_sum_logsf`).  By
+    Proposition 'Concentration Bound of Private Mean' this tail decays like
+    :math:`e^{-r\, d_\epsilon(x, \mu)}`: with :math:`r = n` when accumulating and
+    :math:`r = B_M \approx n (\alpha - 1)/\alpha` when forgetting.
+
+    Parameters
+    ----------
+    n0 : int
+        First batch size, >= 1.
+    alpha : float
+        Geometric ratio, > 1.
+    eps : float
+        Privacy budget, > 0.
+    mu : float
+        Mean of the arm, in (0, 1).
+    x : float
+        Threshold of the tail, in [mu, 1].
+    n_max : int
+        Largest number of pulls shown, >= n0.
+    runs, seed : int
+        Monte Carlo runs and seed (:func:`noise_monte_carlo`).
+
+    Returns
+    -------
+    dict
+        ``"n"`` (the phase ends) and, for each design, a dict with keys ``"rewards"``,
+        ``"noises"``, ``"noise_std"``, ``"mc_std"``, ``"mc_med"``, ``"mc_hi"`` (median and 95% quantile
+        of the simulated absolute noise part), ``"sampling_std"``,
+        ``"log_tail"``.
+    """
+    from .concentration import private_sum_logsf  # scipy-heavy: only when needed
+
+    n0 = as_int("n0", n0, minimum=1)
+    eps = float(as_positive("eps", eps, allow_inf=False))
+    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
+    x = float(as_probability("x", x))
+    if x < mu:
+        raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {x!r}")
+    n_max = as_int("n_max", n_max, minimum=n0)
+    sched = GeometricSchedule(n0=n0, alpha=alpha)
+    cum = np.cumsum(sched.sizes_until(n_max))
+    ends = cum[cum <= n_max]
+    out: dict = {"n": ends}
+    for design in DESIGNS:
+        rewards, noises = private_mean_composition(ends, design=design, schedule=sched)
+        mc = noise_monte_carlo(ends, eps=eps, design=design, runs=runs, seed=seed, schedule=sched)
+        log_tail = np.array([float(private_sum_logsf(r * x, int(r), int(k), mu, eps))
+                             for r, k in zip(rewards, noises, strict=True)])
+        out[design] = {
+            "rewards": rewards,
+            "noises": noises,
+            "noise_std": noise_std_of_private_mean(ends, eps=eps, design=design, schedule=sched),
+            "mc_std": mc["std"],
+            "mc_med": mc["abs_q50"],
+            "mc_hi": mc["abs_q95"],
+            "sampling_std": np.sqrt(mu * (1.0 - mu) / rewards),
+            "log_tail": log_tail,
+        }
+    return out
+
+
+def phases_to_reach(n, schedule: BatchSchedule):
+    r"""Number of phases (= Laplace draws) an arm completes before it has been pulled ``n`` times.
+
+    :math:`\min\{M + 1 : n_M \ge n\}` for the cumulative counts :math:`n_M` of ``schedule``.  For
+    the geometric schedule with an integer ratio, :math:`n_M = n_0(\alpha^{M+1}-1)/(\alpha-1)`, this
+    is :math:`\lceil \log_\alpha(1 + n(\alpha-1)/n_0) \rceil`: logarithmic in ``n``, which is the
+    :math:`m = o(n)` that Proposition 'Concentration Bound of Private Mean' asks for.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Numbers of pulls, >= 1.
+    schedule : BatchSchedule
+
+    Returns
+    -------
+    int or ndarray of int
+    """
+    if not isinstance(schedule, BatchSchedule):
+        raise TypeError(f"schedule must be a BatchSchedule, got {type(schedule).__name__}")
+    scalar = np.ndim(n) == 0
+    counts = _as_counts("n", n, 1)
+    cum = np.cumsum(schedule.sizes_until(int(counts.max())))
+    return _out(np.searchsorted(cum, counts, side="left").astype(np.int64) + 1, scalar)
+
+
+def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, points: int = 60) -> dict:
+    r"""Phases (Laplace draws per arm) against pulls for three schedules, and their first batches.
+
+    The schedules are the paper's geometric one (``n0``, ``alpha``; :prf:ref:`def-batch-schedule`), doubling
+    (``n0``, ratio 2) and polynomial (:math:`B_m = \lceil n_0 (m+1)^p \rceil`, ``power`` p).
+
+    Parameters
+    ----------
+    n0 : int
+        First batch size of all three, >= 1.
+    alpha : float
+        Ratio of the geometric schedule, > 1.
+    power : float
+        Exponent of the polynomial schedule, > 0.
+    n_max : int
+        Largest number of pulls, >= n0.
+    points : int
+        Number of log-spaced values of n, >= 2.
+
+    Returns
+    -------
+    dict
+        ``"n"`` (log-spaced integers from n0 to n_max) and, for each of ``"geometric"``,
+        ``"doubling"``, ``"polynomial"``, a dict with ``"schedule"``, ``"phases"`` (at each n) and
+        ``"sizes"`` (the batches B_0, ..., B_M up to n_max).
+    """
+    n0 = as_int("n0", n0, minimum=1)
+    n_max = as_int("n_max", n_max, minimum=n0)
+    points = as_int("points", points, minimum=2)
+    ns = np.unique(np.rint(np.geomspace(n0, n_max, points)).astype(np.int64))
+    scheds = {
+        "geometric": GeometricSchedule(n0=n0, alpha=alpha),
+        "doubling": DoublingSchedule(n0=n0),
+        "polynomial": PolynomialSchedule(n0=n0, power=power),
+    }
+    out: dict = {"n": ns}
+    for name, s in scheds.items():
+        out[name] = {"schedule": s, "phases": phases_to_reach(ns, s), "sizes": s.sizes_until(n_max)}
+    return out

@@ -8,12 +8,12 @@ only (optimal arms, including ties for the best mean, contribute 0):
 
 =========================================  ==================================================
 :func:`lower_bound_constant`               ``sum_a Delta_a / d_eps(mu_a, mu*)``
-                                           (Theorem 'Regret lower bound', Eq. (reg_low))
+                                           (:prf:ref:`thm-lower-bound`)
 :func:`azize_basu_2022_constant`           ``sum_a Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}``
-                                           (Eq. (reg_low_22), Theorem 3 of Azize & Basu 2022)
+                                           (:eq:`eq-lb-2022`, Theorem 3 of Azize & Basu 2022)
 :func:`lai_robbins_constant`               ``sum_a Delta_a / kl(mu_a, mu*)`` (no privacy)
 :func:`upper_bound_constant`               ``alpha * sum_a Delta_a / d_eps(mu_a, mu*)``
-                                           (Theorem 'upp_bound', DP-IMED and DP-KLUCB)
+                                           (:prf:ref:`thm-upper-bound`, DP-IMED and DP-KLUCB)
 :func:`per_arm_constants`                  the summands (or their un-weighted ``1/denominator``)
 :func:`regime_thresholds`                  ``eps*(mu_a, mu*)``: ``d_eps = kl`` iff ``eps >= eps*``
 =========================================  ==================================================
@@ -75,7 +75,7 @@ def _as_eps(eps) -> np.ndarray:
 
 
 def _as_alpha(alpha) -> np.ndarray:
-    """Validate the batch growth factor of Theorem 'upp_bound': entries in (1, +inf)."""
+    """Validate the batch growth factor of :prf:ref:`thm-upper-bound`: entries in (1, +inf)."""
     arr = as_float_array("alpha", alpha)
     bad = ~np.isfinite(arr) | (arr <= 1)
     if np.any(bad):
@@ -140,14 +140,14 @@ def per_arm_constants(
 
     With ``weighted=True`` (default) the term of arm ``a`` is its contribution to the regret constant,
 
-    * ``bound="lower"``: ``Delta_a / d_eps(mu_a, mu*)`` (Eq. (reg_low));
-    * ``bound="upper"``: ``alpha Delta_a / d_eps(mu_a, mu*)`` (Theorem 'upp_bound');
-    * ``bound="azize_basu_2022"``: ``Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}`` (Eq. (reg_low_22));
+    * ``bound="lower"``: ``Delta_a / d_eps(mu_a, mu*)`` (:prf:ref:`thm-lower-bound`);
+    * ``bound="upper"``: ``alpha Delta_a / d_eps(mu_a, mu*)`` (:prf:ref:`thm-upper-bound`);
+    * ``bound="azize_basu_2022"``: ``Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}`` (:eq:`eq-lb-2022`);
     * ``bound="lai_robbins"``: ``Delta_a / kl(mu_a, mu*)`` (``eps`` ignored).
 
     With ``weighted=False`` the gap ``Delta_a`` is dropped: the term is ``1 / d_eps(mu_a, mu*)``
     (resp. ``alpha / d_eps``, ...), the constant in front of ``log T`` for the expected number of
-    pulls ``E[N_a(T)]`` of a sub-optimal arm (the proof of Theorem 'Regret lower bound' bounds
+    pulls ``E[N_a(T)]`` of a sub-optimal arm (the proof of :prf:ref:`thm-lower-bound` bounds
     ``liminf E[N_2(T)] / log T`` before multiplying by the gap).
 
     Optimal arms (``Delta_a = 0``, ties included) get 0 in both modes: they are outside the
@@ -203,9 +203,9 @@ def per_arm_constants(
 def lower_bound_constant(mu, eps) -> np.ndarray:
     """The new lower-bound constant ``sum_{a: Delta_a > 0} Delta_a / d_eps(mu_a, mu*)``.
 
-    Theorem 'Regret lower bound under eps-global DP', Eq. (reg_low): every eps-global DP
+    :prf:ref:`thm-lower-bound`: every eps-global DP
     consistent policy has ``liminf_T Reg_T / log T >= lower_bound_constant(mu, eps)``.  Here
-    ``d_eps(x, y) = inf_{z between x and y} eps |z - x| + kl(z, y)`` (Eq. (d_eps)); it equals
+    ``d_eps(x, y) = inf_{z between x and y} eps |z - x| + kl(z, y)`` (:prf:ref:`def-d-eps`); it equals
     ``kl(mu_a, mu*)`` in the low-privacy regime ``eps >= eps*(mu_a, mu*)`` (see
     :func:`regime_thresholds`) and ``d_eps ~ eps Delta_a`` as ``eps -> 0``, so
     ``eps * lower_bound_constant -> #{sub-optimal arms}``.
@@ -229,9 +229,9 @@ def lower_bound_constant(mu, eps) -> np.ndarray:
 def azize_basu_2022_constant(mu, eps) -> np.ndarray:
     """Earlier lower-bound constant ``sum_{a: Delta_a > 0} Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}``.
 
-    Eq. (reg_low_22) (Theorem 3 of Azize & Basu 2022 adapted to Bernoulli bandits).  Since
+    :eq:`eq-lb-2022` (Theorem 3 of Azize & Basu 2022 adapted to Bernoulli bandits).  Since
     ``d_eps(mu_a, mu*) <= min{kl(mu_a, mu*), eps Delta_a}`` (take ``z = mu_a`` or ``z = mu*`` in
-    Eq. (d_eps)), this is never larger than :func:`lower_bound_constant`.  Same parameters and
+    :prf:ref:`def-d-eps`), this is never larger than :func:`lower_bound_constant`.  Same parameters and
     shapes as :func:`lower_bound_constant`.
     """
     return _finish(np.sum(per_arm_constants(mu, eps, bound="azize_basu_2022"), axis=-1))
@@ -240,7 +240,7 @@ def azize_basu_2022_constant(mu, eps) -> np.ndarray:
 def lai_robbins_constant(mu) -> np.ndarray:
     """The non-private Lai-Robbins constant ``sum_{a: Delta_a > 0} Delta_a / kl(mu_a, mu*)``.
 
-    The ``eps = inf`` case of Eq. (reg_low).  Arms with ``kl(mu_a, mu*) = inf`` (``mu* = 1``)
+    The ``eps = inf`` case of :prf:ref:`thm-lower-bound`.  Arms with ``kl(mu_a, mu*) = inf`` (``mu* = 1``)
     contribute 0.
 
     Parameters
@@ -259,8 +259,8 @@ def lai_robbins_constant(mu) -> np.ndarray:
 def upper_bound_constant(mu, eps, alpha, *, strict: bool = False) -> np.ndarray:
     """Upper-bound constant of DP-IMED / DP-KLUCB: ``alpha sum_{a: Delta_a > 0} Delta_a / d_eps(mu_a, mu*)``.
 
-    Theorem 'upp_bound' (Regret upper bound of DP-IMED and DP-KLUCB): with the geometric batches
-    of Eq. (def_batch) of growth factor ``alpha > 1``,
+    :prf:ref:`thm-upper-bound`: with the geometric batches
+    of :prf:ref:`def-batch-schedule` of growth factor ``alpha > 1``,
     ``Reg_T <= alpha sum_a Delta_a log T / d_eps(mu_a, mu*) + o(log T)``; it is ``alpha`` times
     :func:`lower_bound_constant`.
 
@@ -287,16 +287,17 @@ def upper_bound_constant(mu, eps, alpha, *, strict: bool = False) -> np.ndarray:
         Shape ``broadcast(eps.shape, alpha.shape, mu.shape[:-1])`` (a float when that is ``()``).
     """
     if strict and np.any(np.max(_as_means(mu), axis=-1) >= 1):
-        raise ValueError("mu: Theorem 'upp_bound' assumes mu* = max(mu) < 1, got an instance with mu* = 1")
+        raise ValueError("mu: the regret upper bound of DP-KLUCB and DP-IMED assumes mu* = max(mu) < 1, "
+                         "got an instance with mu* = 1")
     return _finish(np.sum(per_arm_constants(mu, eps, bound="upper", alpha=alpha), axis=-1))
 
 
 def regime_thresholds(mu) -> np.ndarray:
     """Privacy-regime threshold ``eps*(mu_a, mu*) = log(mu*/mu_a) + log((1 - mu_a)/(1 - mu*))`` per arm.
 
-    Implication (b) of Theorem 'Regret lower bound': ``d_eps(mu_a, mu*) = kl(mu_a, mu*)`` exactly
+    Implication (b) of :prf:ref:`thm-lower-bound`: ``d_eps(mu_a, mu*) = kl(mu_a, mu*)`` exactly
     when ``eps >= eps*`` (low-privacy regime: privacy is free for arm ``a``), and
-    ``d_eps < kl`` when ``eps < eps*`` (high-privacy regime, where the minimiser of Eq. (d_eps) is
+    ``d_eps < kl`` when ``eps < eps*`` (high-privacy regime, where the minimiser of :prf:ref:`def-d-eps` is
     the interior point ``z* = mu* / (mu* + (1 - mu*) e^eps)``).  Hence the lower bound equals the
     Lai-Robbins constant iff ``eps >= max_a eps*_a``.
 

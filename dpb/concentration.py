@@ -1,8 +1,6 @@
 """Concentration of the private sum of Bernoulli rewards plus Laplace noise.
 
-The object of study is the paper's private summation (Lemma 'Concentration bound of private
-summation', ``lem:PrivateSumUpper``, and Proposition 'Concentration Bound of Private Mean',
-``prop:conc``)
+The object of study is the paper's private summation (:prf:ref:`lem-private-sum`, and :prf:ref:`prop-conc`)
 
 .. math::
 
@@ -14,11 +12,11 @@ This module holds
 * the *exact* law of the noise :math:`Z_m` (density, survival function, log survival function,
   accurate in the deep tails) and the *exact* two-sided tails of :math:`\\tilde S_{n,m}` by
   convolution in log space;
-* the paper's bounds: the tail bound of cumulative Laplace noise (Lemma 'Tail Bound of
-  Cumulative Laplacian Noise', ``lem:TailCumLap``), the constant :math:`A_\\epsilon` and the
+* the paper's bounds: the tail bound of cumulative Laplace noise (:prf:ref:`lem-tail-cum-lap`), the constant
+  :math:`A_\\epsilon` and the
   private Chernoff bound :math:`A_\\epsilon e^{-n d_\\epsilon(x/n, \\mu)}` of Lemma
-  ``lem:PrivateSumUpper``;
-* the bounds it is compared with: the noise-free Chernoff bound (Lemma ``lem:ChernoffKL``) and
+  :prf:ref:`lem-private-sum`;
+* the bounds it is compared with: the noise-free Chernoff bound for Bernoulli sums and
   the "separate" bound that splits the deviation between the Bernoulli sum and the noise;
 * a Monte Carlo estimator with a Clopper-Pearson interval and the finite-n tail exponent
   :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge n x]`.
@@ -47,6 +45,10 @@ where :math:`Q` is the regularised upper incomplete gamma function (:math:`\\sum
 given :math:`Z_m > 0`, :math:`Z_m` is a mixture of :math:`\\mathrm{Gamma}(k+1, \\epsilon)`).
 Every term is positive, so the sum is evaluated with ``logsumexp`` and keeps full *relative*
 accuracy however small the tail; :math:`P[Z_m \\ge z] = 1 - P[Z_m \\ge -z]` for :math:`z < 0`.
+
+Limits: the exact laws sum ``m * size(z)`` (Laplace sum) or ``(n + 1) * max(m, 1) * size(s)``
+(private sum) terms; above 1e8 terms (a few seconds) they raise a ``ValueError`` naming the
+product, and :func:`monte_carlo_tail` draws at most 2e8 variates (``runs * (m + 1)``).
 """
 
 from __future__ import annotations
@@ -56,8 +58,8 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from ._validate import as_float_array, as_int, as_positive, as_probability, broadcast
-from .divergences import d_eps, kl
+from ._validate import as_finite, as_float_array, as_int, as_positive, as_probability, broadcast
+from .divergences import d_eps, kl, z_star
 
 __all__ = [
     "laplace_sum_tail_bound",
@@ -75,6 +77,11 @@ __all__ = [
     "chernoff_bound",
     "monte_carlo_tail",
     "tail_exponent",
+    "M_RULES",
+    "m_of_n",
+    "tail_comparison",
+    "tail_contributions",
+    "exponent_curves",
 ]
 
 _SIDES = ("upper", "lower")
@@ -102,13 +109,20 @@ def _check_mu(mu) -> np.ndarray:
     return as_probability("mu", mu, open_left=True, open_right=True)
 
 
-def _check_finite(name: str, value) -> np.ndarray:
-    arr = as_float_array(name, value)
-    bad = ~np.isfinite(arr)
-    if np.any(bad):
-        offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"{name} must be finite (a real number in (-inf, +inf)), got {offending!r}")
-    return arr
+_check_finite = as_finite
+
+#: Largest work (terms summed) of one call of the exact laws: ``m * size(z)`` for the Laplace
+#: sum, ``(n + 1) * max(m, 1) * size(s)`` for the private sum; a few seconds of numpy at most.
+MAX_EXACT_WORK = 10**8
+
+#: Largest number of random draws of one :func:`monte_carlo_tail` call, ``runs * (m + 1)``.
+MAX_MONTE_CARLO_DRAWS = 2 * 10**8
+
+
+def _check_work(what: str, work: int, limit: int = MAX_EXACT_WORK) -> None:
+    if work > limit:
+        raise ValueError(f"{what} = {work} is too large: the exact computation sums that many terms, "
+                         f"the limit is {limit:.0e} (a few seconds); lower it or use the bounds")
 
 
 def _check_side(side) -> str:
@@ -146,12 +160,12 @@ def _out(arr: np.ndarray):
 
 
 # --------------------------------------------------------------------------------------------
-# Lemma 'Tail Bound of Cumulative Laplacian Noise' (lem:TailCumLap)
+# tail of a sum of Laplace noises (the book's lemma lem-tail-cum-lap)
 # --------------------------------------------------------------------------------------------
 def laplace_sum_tail_bound(z, m, eps, *, log: bool = False):
     """The paper's tail bound for a sum of ``m`` i.i.d. Laplace(1/eps) variables.
 
-    Lemma 'Tail Bound of Cumulative Laplacian Noise' (``lem:TailCumLap``): for :math:`z > 0`,
+    :prf:ref:`lem-tail-cum-lap`: for :math:`z > 0`,
 
     .. math::
 
@@ -215,8 +229,11 @@ def _laplace_sum_logsf_pos(t: np.ndarray, m: int, logW: np.ndarray) -> np.ndarra
     step = max(1, _CHUNK_ELEMENTS // m)
     for start in range(0, flat.size, step):
         tt = flat[start : start + step, None]
-        terms = logW[None, :] + special.xlogy(i[None, :], tt) - logfact[None, :]
-        out[start : start + step] = special.logsumexp(terms, axis=1) - tt[:, 0]
+        with np.errstate(invalid="ignore", over="ignore"):
+            terms = logW[None, :] + special.xlogy(i[None, :], tt) - logfact[None, :]
+            out[start : start + step] = special.logsumexp(terms, axis=1) - tt[:, 0]
+    # eps * z may overflow to +inf: the tail beyond is exactly 0
+    out[np.isinf(flat)] = -np.inf
     return out.reshape(t.shape)
 
 
@@ -228,7 +245,9 @@ def _laplace_sum_logsf(z: np.ndarray, m: int, eps: float, logW: np.ndarray | Non
             return np.where(z <= 0, 0.0, -np.inf)
     if logW is None:
         logW = _log_tail_weights(m)
-    lpos = _laplace_sum_logsf_pos(np.abs(z) * eps, m, logW)
+    with np.errstate(over="ignore"):
+        t = np.abs(z) * eps
+    lpos = _laplace_sum_logsf_pos(t, m, logW)
     # symmetric continuous law: P[Z >= z] = 1 - P[Z >= -z] = 1 - P[Z >= |z|] for z < 0.
     with np.errstate(divide="ignore"):
         lneg = np.log1p(-np.exp(lpos))
@@ -239,7 +258,7 @@ def laplace_sum_logsf(z, m, eps):
     """Exact log survival function :math:`\\log P[Z_m \\ge z]` of a sum of Laplace noises.
 
     :math:`Z_m = \\sum_{j=1}^m Y_j`, :math:`Y_j \\sim \\mathrm{Lap}(1/\\epsilon)` i.i.d. (the noise of
-    Lemma ``lem:TailCumLap``).  For :math:`z \\ge 0` and :math:`m \\ge 1` (see the module docstring
+    :prf:ref:`lem-tail-cum-lap`).  For :math:`z \\ge 0` and :math:`m \\ge 1` (see the module docstring
     for the derivation from :math:`Z_m = G_1 - G_2`, :math:`G_i \\sim \\mathrm{Gamma}(m, \\epsilon)`)
 
     .. math::
@@ -269,6 +288,7 @@ def laplace_sum_logsf(z, m, eps):
     z = _check_finite("z", z)
     m = _check_m(m)
     eps = _scalar_eps(eps)
+    _check_work("m * size(z)", m * z.size)
     return _out(_laplace_sum_logsf(z, m, eps))
 
 
@@ -276,7 +296,7 @@ def laplace_sum_sf(z, m, eps):
     """Exact survival function :math:`P[Z_m \\ge z]` of a sum of ``m`` Laplace(1/eps) noises.
 
     ``exp(laplace_sum_logsf(z, m, eps))``; see :func:`laplace_sum_logsf` for the closed form
-    (the exact counterpart of the bound of Lemma ``lem:TailCumLap``).
+    (the exact counterpart of the bound of :prf:ref:`lem-tail-cum-lap`).
 
     Parameters
     ----------
@@ -303,7 +323,7 @@ def laplace_sum_logpdf(z, m, eps):
         f_m(z) = \\frac{\\epsilon e^{-\\epsilon |z|}}{(m-1)!\\, 2^{2m-1}}
                  \\sum_{k=0}^{m-1} \\frac{(2m-2-k)!}{k!\\,(m-1-k)!} (2\\epsilon |z|)^k
 
-    (the density :math:`f_m` in the proof of Lemma ``lem:PrivateSumUpper``), evaluated in log
+    (the density :math:`f_m` in the proof of :prf:ref:`lem-private-sum`), evaluated in log
     space.  For ``m = 1`` it is the Laplace density :math:`\\frac{\\epsilon}{2} e^{-\\epsilon|z|}`.
 
     Parameters
@@ -323,6 +343,7 @@ def laplace_sum_logpdf(z, m, eps):
     z = _check_finite("z", z)
     m = as_int("m", m, minimum=1)
     eps = _scalar_eps(eps)
+    _check_work("m * size(z)", m * z.size)
     k = np.arange(m, dtype=float)
     logc = (
         special.gammaln(2 * m - 1 - k)
@@ -373,6 +394,7 @@ def _private_sum_log_tail(s, n, m, mu, eps, *, upper: bool):
     m = _check_m(m)
     mu = _scalar_mu(mu)
     eps = _scalar_eps(eps)
+    _check_work("(n + 1) * max(m, 1) * size(s)", (n + 1) * max(m, 1) * s.size)
     k = np.arange(n + 1, dtype=float)
     logpmf = stats.binom.logpmf(k, n, mu)
     logW = _log_tail_weights(m) if m > 0 else None
@@ -395,7 +417,7 @@ def _private_sum_log_tail(s, n, m, mu, eps, *, upper: bool):
 def private_sum_logsf(s, n, m, mu, eps):
     """Exact :math:`\\log P[\\tilde S_{n,m} \\ge s]` by convolution in log space.
 
-    :math:`\\tilde S_{n,m} = S_n + Z_m` (Lemma ``lem:PrivateSumUpper``), with
+    :math:`\\tilde S_{n,m} = S_n + Z_m` (:prf:ref:`lem-private-sum`), with
     :math:`S_n \\sim \\mathrm{Bin}(n, \\mu)` independent of the Laplace sum :math:`Z_m`:
 
     .. math::
@@ -435,7 +457,7 @@ def private_sum_sf(s, n, m, mu, eps):
     """Exact :math:`P[\\tilde S_{n,m} \\ge s]` (Binomial(n, mu) plus ``m`` Laplace(1/eps) noises).
 
     ``exp(private_sum_logsf(...))``; see :func:`private_sum_logsf` for the convolution formula
-    (the exact left-hand side of Lemma ``lem:PrivateSumUpper``).
+    (the exact left-hand side of :prf:ref:`lem-private-sum`).
 
     Parameters
     ----------
@@ -466,7 +488,7 @@ def private_sum_logcdf(s, n, m, mu, eps):
         P[\\tilde S_{n,m} \\le s] = \\sum_{k=0}^{n} \\binom{n}{k}\\mu^k(1-\\mu)^{n-k}\\, P[Z_m \\ge k - s]
 
     (the noise is symmetric); the lower-tail counterpart of :func:`private_sum_logsf`, i.e. the
-    left-hand side of the ``x <= n mu`` half of Lemma ``lem:PrivateSumUpper``.  For ``m = 0``
+    left-hand side of the ``x <= n mu`` half of :prf:ref:`lem-private-sum`.  For ``m = 0``
     this is the binomial cdf :math:`P[S_n \\le s]`.
 
     Parameters
@@ -515,7 +537,7 @@ def private_sum_cdf(s, n, m, mu, eps):
 
 
 # --------------------------------------------------------------------------------------------
-# Lemma 'Concentration bound of private summation' (lem:PrivateSumUpper)
+# concentration of the private sum (the book's lemma lem-private-sum)
 # --------------------------------------------------------------------------------------------
 def _log_A_eps(m, n, x, mu, eps, side, variant):
     """log A_eps on validated, broadcast input; the upper side with x >= n mu (lower side mirrored)."""
@@ -537,23 +559,26 @@ def _log_A_eps(m, n, x, mu, eps, side, variant):
     return np.logaddexp(log_poly + np.logaddexp(log_first, 0.0), 0.0)
 
 
-def _prepare_bound_args(x, n, mu, eps=None, m=None):
+_NO_M = object()
+
+
+def _prepare_bound_args(x, n, mu, eps=_NO_M, m=_NO_M):
+    if m is not _NO_M:
+        m = _check_m(m)
     n = _check_n(n)
     x = _check_x_in_0_n(x, n)
     mu = _check_mu(mu)
     out = {"x": x, "mu": mu}
-    if eps is not None:
+    if eps is not _NO_M:
         out["eps"] = _check_eps(eps)
-    if m is not None:
-        m = _check_m(m)
     arrays = broadcast(**out)
     return n, m, arrays
 
 
 def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
-    """The constant :math:`A_\\epsilon(m, n, x, \\mu)` of Lemma 'Concentration bound of private summation'.
+    """The constant :math:`A_\\epsilon(m, n, x, \\mu)` of :prf:ref:`lem-private-sum`.
 
-    Lemma ``lem:PrivateSumUpper`` states, for :math:`x \\ge n\\mu`,
+    :prf:ref:`lem-private-sum` states, for :math:`x \\ge n\\mu`,
     :math:`P[\\tilde S_{n,m} \\ge x] \\le A_\\epsilon(m, n, x, \\mu) e^{-n d_\\epsilon(x/n, \\mu)}` with
 
     .. math::
@@ -631,9 +656,9 @@ def _on_side(x, n, mu, side):
 
 
 def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", log=False):
-    """The private Chernoff bound of Lemma 'Concentration bound of private summation'.
+    """The private Chernoff bound of :prf:ref:`lem-private-sum`.
 
-    Lemma ``lem:PrivateSumUpper`` (and, asymptotically, Proposition ``prop:conc``):
+    :prf:ref:`lem-private-sum` (and, asymptotically, :prf:ref:`prop-conc`):
 
     .. math::
 
@@ -682,7 +707,7 @@ def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", l
 
 
 def chernoff_bound(x, n, mu, side="upper", *, log=False):
-    """Noise-free Chernoff bound (Lemma ``lem:ChernoffKL``): :math:`e^{-n\\,\\mathrm{kl}(x/n, \\mu)}`.
+    """Noise-free Chernoff bound for Bernoulli sums: :math:`e^{-n\\,\\mathrm{kl}(x/n, \\mu)}`.
 
     .. math::
 
@@ -721,7 +746,7 @@ def chernoff_bound(x, n, mu, side="upper", *, log=False):
 def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129):
     """The "separate" bound: deviation split between the Bernoulli sum and the noise.
 
-    The analysis that Proposition ``prop:conc`` improves on (its discussion (c)) treats the two
+    The analysis that :prf:ref:`prop-conc` improves on (its discussion (c)) treats the two
     sums separately: for any split :math:`u \\in [0, x - n\\mu]`,
 
     .. math::
@@ -729,7 +754,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
         P[S_n + Z_m \\ge x] \\le P[S_n \\ge x - u] + P[Z_m \\ge u]
         \\le e^{-n\\,\\mathrm{kl}((x - u)/n, \\mu)} + \\min\\{1, e^{-f(u)}\\},
 
-    with :math:`f` of Lemma ``lem:TailCumLap``.  Returned is the minimum over :math:`u` (a
+    with :math:`f` of :prf:ref:`lem-tail-cum-lap`.  Returned is the minimum over :math:`u` (a
     vectorised grid search in log space followed by one refinement grid around the best point;
     every grid point is a valid bound, so the result is a valid bound), capped at 1.  (The
     paper's text writes the split as :math:`\\Pr(X + Y \\ge a) \\le \\Pr(X \\ge a) + \\Pr(Y \\ge 0)`,
@@ -763,7 +788,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
         The bound (or its log).
     """
     side = _check_side(side)
-    grid = as_int("grid", grid, minimum=3)
+    grid = as_int("grid", grid, minimum=3, maximum=100_000)
     n, m, (x, mu, eps) = _prepare_bound_args(x, n, mu, eps, m)
     if m == 0:
         return chernoff_bound(x, n, mu, side=side, log=log)
@@ -840,8 +865,14 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
     mu = _scalar_mu(mu)
     eps = _scalar_eps(eps)
     runs = as_int("runs", runs, minimum=1)
+    if runs * (m + 1) > MAX_MONTE_CARLO_DRAWS:
+        raise ValueError(f"runs * (m + 1) = {runs * (m + 1)} random draws is more than the limit "
+                         f"{MAX_MONTE_CARLO_DRAWS:.0e}; lower runs or m")
     side = _check_side(side)
-    confidence = float(as_probability("confidence", confidence, open_left=True, open_right=True))
+    confidence = as_probability("confidence", confidence, open_left=True, open_right=True)
+    if np.ndim(confidence) != 0:
+        raise ValueError("confidence must be a scalar in (0, 1)")
+    confidence = float(confidence)
     if isinstance(seed, np.random.SeedSequence):
         ss = seed
     else:
@@ -874,7 +905,7 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
 def tail_exponent(x, n, m, mu, eps, side="upper"):
     """Finite-n tail exponent :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge n x]` from the exact tail.
 
-    Proposition ``prop:conc`` says that, when :math:`m / n \\to 0`, this exponent is asymptotically
+    :prf:ref:`prop-conc` says that, when :math:`m / n \\to 0`, this exponent is asymptotically
     at least :math:`d_\\epsilon(x, \\mu)` (for :math:`x \\ge \\mu`), the private counterpart of the
     Chernoff exponent :math:`\\mathrm{kl}(x, \\mu)`.  ``side="lower"`` returns
     :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\le n x]`.  Computed from :func:`private_sum_logsf` /
@@ -905,3 +936,226 @@ def tail_exponent(x, n, m, mu, eps, side="upper"):
     side = _check_side(side)
     fn = private_sum_logsf if side == "upper" else private_sum_logcdf
     return _out(-np.asarray(fn(n * x, n, m, mu, eps)) / n)
+
+
+# --------------------------------------------------------------------------------------------
+# the numbers of the Concentration chapter's figures and tables
+# --------------------------------------------------------------------------------------------
+#: Rules giving the number of Laplace noises ``m`` as a function of the number of samples ``n``.
+M_RULES = ("log n", "1", "sqrt n", "n/20")
+
+
+def m_of_n(n, rule: str = "log n") -> int:
+    """Number of Laplace noises ``m`` summed with ``n`` Bernoulli samples under a growth rule.
+
+    ``"log n"``: :math:`m = \\lceil \\log n \\rceil` (what a geometric batching of the samples
+    produces: one noise per batch); ``"1"``: a single noise; ``"sqrt n"``:
+    :math:`m = \\lceil\\sqrt n\\rceil`; ``"n/20"``: :math:`m = \\lfloor n/20 \\rfloor` (not
+    :math:`o(n)`: :prf:ref:`prop-conc` does not cover it).
+
+    Parameters
+    ----------
+    n : int
+        Number of samples, ``n >= 1``.
+    rule : {"log n", "1", "sqrt n", "n/20"}
+        Growth rule.
+
+    Returns
+    -------
+    int
+        ``m >= 0``.
+    """
+    n = as_int("n", n, minimum=1)
+    if rule == "log n":
+        return math.ceil(math.log(n))
+    if rule == "1":
+        return 1
+    if rule == "sqrt n":
+        return math.ceil(math.sqrt(n))
+    if rule == "n/20":
+        return n // 20
+    raise ValueError(f"rule must be one of {M_RULES}, got {rule!r}")
+
+
+def _threshold_means(x, mu: float) -> np.ndarray:
+    arr = as_probability("x", x)
+    if np.any(arr < mu):
+        bad = arr[arr < mu].ravel()[0]
+        raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {bad!r}")
+    return arr
+
+
+def tail_comparison(x, n, m, mu, eps, runs: int = 20_000, seed: int = 0, confidence: float = 0.99):
+    """Exact upper tail of the private sum and every bound on it, in natural-log scale.
+
+    For normalised thresholds ``x`` (so the event is :math:`\\tilde S_{n,m} \\ge n x`), returns
+
+    * ``"exact"``: :math:`\\log P[\\tilde S_{n,m} \\ge nx]` (:func:`dpb.concentration.private_sum_logsf`);
+    * ``"private"``: the log of the private Chernoff bound
+      :math:`\\min\\{1, A_\\epsilon e^{-n d_\\epsilon(x, \\mu)}\\}` of :prf:ref:`lem-private-sum`
+      with the corrected constant (:func:`dpb.concentration.private_chernoff_bound`, ``variant="proof"``);
+    * ``"separate"``: the log of the split bound
+      :math:`\\min_u P[S_n \\ge nx - u] + P[Z_m \\ge u]`, each term bounded separately
+      (:func:`dpb.concentration.separate_bound`);
+    * ``"chernoff"``: the log of the noise-free Chernoff bound :math:`e^{-n\\,\\mathrm{kl}(x, \\mu)}`
+      (the Chernoff bound for Bernoulli sums; a bound on the private sum only when ``m = 0``);
+    * ``"mc"``, ``"mc_lower"``, ``"mc_upper"``: log of the Monte Carlo frequency and of its
+      Clopper-Pearson interval at level ``confidence`` (``-inf`` where no run crossed;
+      :func:`dpb.concentration.monte_carlo_tail`), or ``None`` when ``runs = 0``.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Normalised thresholds in ``[mu, 1]`` (upper tail).
+    n : int
+        Number of Bernoulli samples, ``n >= 1``.
+    m : int
+        Number of Laplace noises, ``m >= 0``.
+    mu : float
+        Bernoulli mean in (0, 1).
+    eps : float
+        Privacy parameter, ``eps > 0``.
+    runs : int, default 20000
+        Monte Carlo runs (``0`` to skip the simulation).
+    seed : int, default 0
+        Seed of the simulation.
+    confidence : float, default 0.99
+        Level of the Clopper-Pearson interval.
+
+    Returns
+    -------
+    dict
+        ``"x"`` and the keys above, each an array of the shape of ``x`` (natural logs).
+    """
+    n = as_int("n", n, minimum=1)
+    m = as_int("m", m, minimum=0)
+    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
+    eps = float(as_positive("eps", eps, allow_inf=False))
+    runs = as_int("runs", runs, minimum=0)
+    x = _threshold_means(x, mu)
+    s = n * x
+    out = {
+        "x": x,
+        "exact": np.asarray(private_sum_logsf(s, n, m, mu, eps), dtype=float),
+        "private": np.asarray(private_chernoff_bound(s, n, m, mu, eps, log=True), dtype=float),
+        "separate": np.asarray(separate_bound(s, n, m, mu, eps, log=True), dtype=float),
+        "chernoff": np.asarray(chernoff_bound(s, n, mu, log=True), dtype=float),
+        "mc": None,
+        "mc_lower": None,
+        "mc_upper": None,
+    }
+    if runs > 0:
+        est, lo, hi = monte_carlo_tail(s, n, m, mu, eps, runs=runs, seed=seed, confidence=confidence)
+        with np.errstate(divide="ignore"):
+            out["mc"] = np.log(np.asarray(est, dtype=float))
+            out["mc_lower"] = np.log(np.asarray(lo, dtype=float))
+            out["mc_upper"] = np.log(np.asarray(hi, dtype=float))
+    return out
+
+
+def tail_contributions(x, n, m, mu, eps):
+    """Where the tail comes from: the terms of the convolution behind :math:`P[\\tilde S_{n,m} \\ge nx]`.
+
+    .. math::
+
+        P[\\tilde S_{n,m} \\ge nx] = \\sum_{k=0}^n P[S_n = k]\\, P[Z_m \\ge nx - k]
+
+    (the convolution that starts the proof of :prf:ref:`lem-private-sum`).  The largest term sits
+    near :math:`k = n z^\\star`, with :math:`z^\\star` the minimiser in
+    :math:`d_\\epsilon(x, \\mu) = \\min_{z \\in [\\mu, x]} \\epsilon (x - z) + \\mathrm{kl}(z, \\mu)`: the
+    data go part of the way, to :math:`z^\\star`, the noise covers the rest.
+
+    Parameters
+    ----------
+    x : float
+        Normalised threshold in ``[mu, 1]``.
+    n, m : int
+        ``n >= 1`` Bernoulli samples, ``m >= 0`` Laplace noises.
+    mu : float
+        In (0, 1).
+    eps : float
+        ``eps > 0``.
+
+    Returns
+    -------
+    dict
+        ``"k_over_n"`` (the grid :math:`k/n`), ``"log_term"`` (log of each term), ``"log_pmf"``
+        (:math:`\\log P[S_n = k]`), ``"log_noise"`` (:math:`\\log P[Z_m \\ge nx - k]`), ``"z_star"`` and
+        ``"log_total"`` (log of the sum, equal to the exact log tail); natural logs, ``-inf`` for
+        zero terms.
+    """
+    n = as_int("n", n, minimum=1)
+    m = as_int("m", m, minimum=0)
+    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
+    eps = float(as_positive("eps", eps, allow_inf=False))
+    x = float(_threshold_means(as_float_array("x", x), mu))
+    k = np.arange(n + 1, dtype=float)
+    log_pmf = stats.binom.logpmf(k, n, mu)
+    log_noise = np.asarray(laplace_sum_logsf(n * x - k, m, eps), dtype=float)
+    log_term = log_pmf + log_noise
+    return {
+        "k_over_n": k / n,
+        "log_term": log_term,
+        "log_pmf": log_pmf,
+        "log_noise": log_noise,
+        "z_star": float(z_star(x, mu, eps)),
+        "log_total": float(private_sum_logsf(n * x, n, m, mu, eps)),
+    }
+
+
+def exponent_curves(x, mu, eps, m_rule: str = "log n", ns=None):
+    """Finite-n exponents :math:`-\\frac1n \\log(\\cdot)` of the exact tail and of the two bounds.
+
+    For each ``n`` in ``ns`` with ``m = m_of_n(n, m_rule)`` noises: the exact exponent
+    :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge nx]` (:func:`dpb.concentration.tail_exponent`),
+    and :math:`-\\frac1n \\log` of the private Chernoff bound (:prf:ref:`lem-private-sum`) and of
+    the separate bound (0 where a bound is trivial).  :prf:ref:`prop-conc` says the exact exponent
+    is asymptotically at least :math:`d_\\epsilon(x, \\mu)` when ``m = o(n)``.
+
+    Parameters
+    ----------
+    x : float
+        Normalised threshold in ``[mu, 1]``.
+    mu : float
+        In (0, 1).
+    eps : float
+        ``eps > 0``.
+    m_rule : {"log n", "1", "sqrt n", "n/20"}
+        How ``m`` grows with ``n`` (see :func:`m_of_n`).
+    ns : array_like of int, optional
+        Sample sizes; default 9 log-spaced sizes from 10 to 10000.
+
+    Returns
+    -------
+    dict
+        ``"n"``, ``"m"``, ``"exact"``, ``"private"``, ``"separate"`` (arrays), ``"d_eps"`` and ``"kl"``
+        (the limits :math:`d_\\epsilon(x, \\mu)` and :math:`\\mathrm{kl}(x, \\mu)`).
+    """
+    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
+    eps = float(as_positive("eps", eps, allow_inf=False))
+    x = float(_threshold_means(as_float_array("x", x), mu))
+    if m_rule not in M_RULES:
+        raise ValueError(f"m_rule must be one of {M_RULES}, got {m_rule!r}")
+    if ns is None:
+        ns = np.unique(np.round(np.logspace(1, 4, 9)).astype(int))
+    ns = [as_int("ns", v, minimum=1) for v in np.atleast_1d(ns)]
+    ms = [m_of_n(n, m_rule) for n in ns]
+    exact, private, separate = [], [], []
+    for n, m in zip(ns, ms, strict=True):
+        exact.append(tail_exponent(x, n, m, mu, eps))
+        private.append(-private_chernoff_bound(n * x, n, m, mu, eps, log=True) / n)
+        separate.append(-separate_bound(n * x, n, m, mu, eps, log=True) / n)
+    return {
+        "n": np.array(ns),
+        "m": np.array(ms),
+        "exact": np.array(exact, dtype=float),
+        "private": np.abs(np.array(private, dtype=float)),  # abs: -0.0 -> 0.0 for trivial bounds
+        "separate": np.abs(np.array(separate, dtype=float)),
+        "d_eps": float(d_eps(x, mu, eps)),
+        "kl": float(kl(x, mu)),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# figures
+# --------------------------------------------------------------------------------------------

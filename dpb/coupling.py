@@ -1,11 +1,12 @@
 """The double change of environment of the lower-bound proof, as computation.
 
-The proof of Theorem 'Regret lower bound under eps-global DP' (Eq. (reg_low)) compares a
+The proof of :prf:ref:`thm-lower-bound` compares a
 two-armed Bernoulli bandit ``nu = (P_1, P_2)`` (means ``mu_1 >= mu_2``) with two alternatives that
 only change arm 2: ``nu' = (P_1, P_2')`` and ``nu'' = (P_1, P_2'')`` with
 ``mu_2 <= mu_2' <= mu_1 <= mu_2''``.  It goes from ``nu`` to ``nu''`` in two legs:
 
-1. ``nu -> nu'`` through **group privacy** (Lemma 'doub_env', step (a)): the policy is fed the
+1. ``nu -> nu'`` through **group privacy** (the TV leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`):
+   the policy is fed the
    rewards of a *coupled* environment ``gamma`` (Step 1), in which ``(r_t, r'_t)`` is drawn from the
    maximal coupling of ``(P_{a_t}, P'_{a_t})`` (Definition 'Maximal Couplings').  Only arm-2 rewards
    can differ, each with probability ``TV(P_2, P_2') = mu_2' - mu_2``, so on the event
@@ -17,25 +18,37 @@ only change arm 2: ``nu' = (P_1, P_2')`` and ``nu'' = (P_1, P_2'')`` with
 
 Step 4 lets ``mu_2'' -> mu_1`` and optimises over the intermediate mean ``mu_2'``: the per-pull cost
 ``c(mu_2') = eps (mu_2' - mu_2) + kl(mu_2', mu_1)`` is minimised at the closed-form ``z*`` of
-:func:`dpb.divergences.z_star` and its minimum is ``d_eps(mu_2, mu_1)`` (Eq. (d_eps)), giving
+:func:`dpb.divergences.z_star` and its minimum is ``d_eps(mu_2, mu_1)`` (:prf:ref:`def-d-eps`), giving
 ``liminf E[N_2(T)] / log T >= 1 / d_eps(mu_2, mu_1)``.
 
 This module provides the cost and its two legs (:func:`transport_cost`, :func:`tv_leg`,
 :func:`kl_leg`), the optimum (:func:`optimal_intermediate`) and the two pure routes
 (:func:`pure_routes`), a sampler of the maximal coupling of two Bernoullis
 (:func:`maximal_coupling`), and a simulator of the coupled environment ``gamma``
-(:func:`simulate_coupled_environment`) with the statistics of Lemma 'p_omega_L_c'
+(:func:`simulate_coupled_environment`) with the statistics of Step 3 of the proof of
+:prf:ref:`thm-lower-bound`
 (:func:`hamming_ratio`, :func:`event_L`, :func:`event_L_frequency`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ._validate import as_float_array, as_int, as_positive, as_probability, broadcast
+from ._validate import (
+    MAX_ELEMENTS,
+    MAX_SIZE,
+    as_finite,
+    as_float_array,
+    as_int,
+    as_positive,
+    as_probability,
+    broadcast,
+    check_elements,
+)
 from .divergences import d_eps, kl, z_star
 
 __all__ = [
@@ -53,6 +66,11 @@ __all__ = [
     "hamming_ratio",
     "event_L",
     "event_L_frequency",
+    "PULLING_RULES",
+    "pulling_rule",
+    "follow_the_leader",
+    "coupled_runs",
+    "binned_means",
 ]
 
 #: Signature of an adaptive pulling rule: ``rule(t, counts, sums, rng) -> pull_arm_2``.
@@ -121,7 +139,8 @@ def _eps_times_distance(eps: np.ndarray, dist: np.ndarray) -> np.ndarray:
 def tv_leg(mu2_prime, mu2, eps):
     """Group-privacy leg ``eps TV(P_2, P_2') = eps |mu_2' - mu_2|`` per pull of arm 2.
 
-    Lemma 'doub_env', steps (a)-(b): on the event ``L`` the Hamming distance between the coupled
+    The TV leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`: on the event ``L`` the Hamming distance
+    between the coupled
     reward lists is at most ``(1 + alpha) n_2 TV(P_2, P_2')``, and eps-DP (group privacy) costs a
     factor ``e^{eps}`` per differing reward.  ``eps = inf`` with ``mu_2' = mu_2`` gives 0.
 
@@ -147,7 +166,8 @@ def tv_leg(mu2_prime, mu2, eps):
 def kl_leg(mu2_prime, mu1):
     """Lai-Robbins leg ``kl(mu_2', mu_1)`` per pull of arm 2.
 
-    Lemma 'doub_env', step (e) with ``mu_2'' -> mu_1`` (Step 4 of the proof): the log-likelihood ratio
+    The KL leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`, with ``mu_2'' -> mu_1`` (Step 4 of the
+    proof): the log-likelihood ratio
     of ``nu'`` against ``nu''`` per pull of arm 2 has mean ``kl(mu_2', mu_2'')``.
 
     Parameters
@@ -162,17 +182,19 @@ def kl_leg(mu2_prime, mu1):
     """
     mu2_prime = as_probability("mu2_prime", mu2_prime)
     mu1 = as_probability("mu1", mu1)
+    mu2_prime, mu1 = broadcast(mu2_prime=mu2_prime, mu1=mu1)
     return kl(mu2_prime, mu1)
 
 
 def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
     """Per-pull cost ``c(mu_2') = eps (mu_2' - mu_2) + kl(mu_2', mu_1)`` of the double change of environment.
 
-    Lemma 'doub_env' bounds ``P(Omega cap L cap A)`` by
+    Step 3 of the proof of :prf:ref:`thm-lower-bound` bounds ``P(Omega cap L cap A)`` by
     ``exp((1 + alpha) n_2 (eps TV(P_2, P_2') + kl(mu_2', mu_2'')))`` times a vanishing factor; Step 4
     takes ``mu_2'' -> mu_1`` and minimises over ``mu_2'`` the per-pull cost ``c(mu_2')``, whose minimum
-    over ``[mu_2, mu_1]`` is ``d_eps(mu_2, mu_1)`` (Eq. (d_eps)).  Written with ``|mu_2' - mu_2|`` the
-    formula also covers ``mu_2 > mu_1`` (the other side of Eq. (d_eps)).
+    over ``[mu_2, mu_1]`` is ``d_eps(mu_2, mu_1)`` (:prf:ref:`def-d-eps`).  Written with ``|mu_2' - mu_2|``
+    the
+    formula also covers ``mu_2 > mu_1`` (the other side of :prf:ref:`def-d-eps`).
 
     Parameters
     ----------
@@ -223,7 +245,7 @@ def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
 def optimal_intermediate(mu2, mu1, eps) -> OptimalIntermediate:
     """Optimal intermediate mean ``z* = argmin c`` and the optimal cost ``c(z*) = d_eps(mu_2, mu_1)``.
 
-    Step 4 of the proof of Theorem 'Regret lower bound' (supremum over ``mu_2'``) solved in closed
+    Step 4 of the proof of :prf:ref:`thm-lower-bound` (supremum over ``mu_2'``) solved in closed
     form (Implication (b)): for ``mu_2 <= mu_1``,
     ``z* = max(mu_2, mu_1 / (mu_1 + (1 - mu_1) e^eps))``; ``z* = mu_2`` (all-KL route) exactly in
     the low-privacy regime ``eps >= regime_threshold(mu_2, mu_1)``.  Delegates to
@@ -281,12 +303,14 @@ def _as_size(size) -> tuple[int, ...]:
     if size is None:
         return ()
     if isinstance(size, (int, np.integer)) and not isinstance(size, (bool, np.bool_)):
-        return (as_int("size", size, minimum=0),)
+        return (check_elements("size", as_int("size", size, minimum=0)),)
     try:
         dims = tuple(size)
     except TypeError as exc:
         raise TypeError(f"size must be None, an int or a tuple of ints, got {type(size).__name__}") from exc
-    return tuple(as_int("size", d, minimum=0) for d in dims)
+    out = tuple(as_int("size", d, minimum=0, maximum=MAX_ELEMENTS) for d in dims)
+    check_elements("size", math.prod(out))
+    return out
 
 
 def maximal_coupling(p, q, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
@@ -296,7 +320,7 @@ def maximal_coupling(p, q, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]
     ``P(X != Y) = TV(Ber(p), Ber(q)) = |p - q|``, the smallest disagreement of any coupling.
     Construction: one uniform ``U``, ``X = 1{U < p}``, ``Y = 1{U < q}``; they differ exactly when
     ``U`` falls between ``p`` and ``q``.  This is the reward coupling ``c_a`` of the coupled
-    environment ``gamma`` (Step 1 of the proof of Theorem 'Regret lower bound').
+    environment ``gamma`` (Step 1 of the proof of :prf:ref:`thm-lower-bound`).
 
     Parameters
     ----------
@@ -420,7 +444,8 @@ def simulate_coupled_environment(
 
     Since ``r_t != r'_t`` has probability ``TV(P_{a_t}, P'_{a_t})``, with ``mu_1' = mu_1`` only arm-2
     rewards ever differ and ``d_Ham(r, r') = sum_{s <= N_2(T)} Z_s`` with ``Z_s`` i.i.d.
-    Bernoulli(``mu_2' - mu_2``) (proof of Lemma 'p_omega_L_c'): ``d_Ham / N_2`` concentrates at
+    Bernoulli(``mu_2' - mu_2``) (Step 3 of the proof of :prf:ref:`thm-lower-bound`): ``d_Ham / N_2``
+    concentrates at
     ``TV(P_2, P_2')``, which is why the event ``L`` has probability tending to 1.
 
     Parameters
@@ -466,10 +491,13 @@ def simulate_coupled_environment(
     """
     mu = _validate_two_arms("mu", mu)
     mu_prime = _validate_two_arms("mu_prime", mu_prime)
-    horizon = as_int("horizon", horizon, minimum=1)
-    n_runs = as_int("n_runs", n_runs, minimum=1)
+    horizon = as_int("horizon", horizon, minimum=1, maximum=MAX_SIZE)
+    n_runs = as_int("n_runs", n_runs, minimum=1, maximum=MAX_ELEMENTS)
     if method not in ("per_step", "binomial"):
         raise ValueError(f'method must be "per_step" or "binomial", got {method!r}')
+    if method == "per_step" and horizon * n_runs > MAX_ELEMENTS // 4:
+        raise ValueError(f"horizon * n_runs = {horizon * n_runs} steps is too much for the per-step method "
+                         f"(at most {MAX_ELEMENTS // 4}); use method='binomial' or fewer steps")
     kind, policy = _as_policy(policy_pulls_arm2, horizon)
     if method == "binomial" and kind == "rule":
         raise ValueError(
@@ -527,10 +555,11 @@ def simulate_coupled_environment(
 
 
 # --------------------------------------------------------------------------------------------
-# statistics of the event L (Lemma 'p_omega_L_c')
+# statistics of the event L (Step 3 of the proof of the lower bound)
 # --------------------------------------------------------------------------------------------
 def hamming_ratio(d_ham, n2) -> np.ndarray:
-    """``d_Ham(r, r') / N_2`` per run: it concentrates at ``TV(P_2, P_2')`` (Lemma 'p_omega_L_c').
+    """``d_Ham(r, r') / N_2`` per run: it concentrates at ``TV(P_2, P_2')`` (Step 3 of the proof of
+    :prf:ref:`thm-lower-bound`).
 
     Runs that never pulled arm 2 (``N_2 = 0``, hence ``d_Ham = 0`` when arm 1 is unchanged) have
     no ratio: they get NaN, deliberately -- any number would be made up.  Filter them with
@@ -564,7 +593,8 @@ def event_L(d_ham, n2, tv, alpha) -> np.ndarray:
 
     In the proof ``n_2`` is the deterministic threshold of ``Omega = {N_2(T) <= n_2}``; passing each
     run's own ``N_2(T)`` instead gives a smaller event that implies ``L`` on ``Omega``.  The proof
-    (Lemma 'p_omega_L_c') shows ``P(Omega cap L^c) -> 0`` as ``n_2 -> inf``, for every ``alpha > 0``.
+    (Step 3 of the proof of :prf:ref:`thm-lower-bound`) shows ``P(Omega cap L^c) -> 0`` as ``n_2 -> inf``, for
+    every ``alpha > 0``.
 
     Parameters
     ----------
@@ -591,4 +621,145 @@ def event_L(d_ham, n2, tv, alpha) -> np.ndarray:
 
 def event_L_frequency(d_ham, n2, tv, alpha) -> float:
     """Fraction of runs in which the event ``L`` of :func:`event_L` holds (an estimate of ``P(L)``)."""
-    return float(np.mean(event_L(d_ham, n2, tv, alpha)))
+    hits = event_L(d_ham, n2, tv, alpha)
+    if np.size(hits) == 0:
+        raise ValueError("d_ham and n2 must hold at least one run (the frequency of no runs is undefined)")
+    return float(np.mean(hits))
+
+
+# ----------------------------------------------------------------------------------------------
+# named pulling rules for the coupled simulation (the lower-bound chapter's explorer)
+# ----------------------------------------------------------------------------------------------
+#: Pulling rules offered by :func:`coupled_runs` and the coupled-simulation explorer.
+PULLING_RULES = ("random rate", "uniform", "follow the leader")
+
+
+def follow_the_leader(t, counts, sums, rng):
+    """Adaptive (reward-dependent) two-armed rule: try each arm once, then pull the best observed mean.
+
+    The signature is the ``rule(t, counts, sums, rng)`` of
+    :func:`dpb.coupling.simulate_coupled_environment`: ``t`` is the 1-based step, ``counts`` and
+    ``sums`` of shape ``(n_runs, 2)`` hold each run's pulls and *observed* reward sums per arm.
+    Step 1 pulls arm 1, step 2 pulls arm 2; afterwards arm 2 is pulled when its empirical mean is
+    larger, ties broken by a fair coin.  It abandons arm 2 after observing zeros, which is what biases
+    the per-run ratio ``d_Ham / N_2`` at small ``N_2`` (see :func:`dpb.coupling.hamming_ratio`).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_runs,)
+        ``True`` where arm 2 is pulled.
+    """
+    counts = np.asarray(counts)
+    n_runs = counts.shape[0]
+    if t <= 2:
+        return np.full(n_runs, t == 2)
+    means = np.asarray(sums, dtype=float) / np.maximum(counts, 1)
+    tie = means[:, 0] == means[:, 1]
+    return np.where(tie, rng.random(n_runs) < 0.5, means[:, 1] > means[:, 0])
+
+
+def _random_rate_rule():
+    """A reward-oblivious rule: each run pulls arm 2 with its own probability, drawn uniformly in [0, 1]."""
+    state = {}
+
+    def rule(t, counts, sums, rng):
+        n_runs = np.asarray(counts).shape[0]
+        if "p" not in state:
+            state["p"] = rng.random(n_runs)
+        return rng.random(n_runs) < state["p"]
+
+    return rule
+
+
+def pulling_rule(name: str):
+    """The ``policy_pulls_arm2`` argument of :func:`dpb.coupling.simulate_coupled_environment` for ``name``.
+
+    * ``"uniform"``: pull arm 2 with probability 1/2 at every step (reward-oblivious);
+    * ``"random rate"``: each run draws its own rate ``p ~ U[0, 1]`` once and pulls arm 2 with
+      probability ``p`` at every step (reward-oblivious; spreads ``N_2`` over ``[0, T]`` across runs);
+    * ``"follow the leader"``: :func:`follow_the_leader` (adaptive, reward-dependent).
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists :data:`PULLING_RULES`).
+    """
+    if name == "uniform":
+        return 0.5
+    if name == "random rate":
+        return _random_rate_rule()
+    if name == "follow the leader":
+        return follow_the_leader
+    raise ValueError(f"unknown pulling rule name {name!r}; choose one of {', '.join(PULLING_RULES)}")
+
+
+def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horizon=1000, n_runs=300,
+                 seed=0):
+    """Simulate the coupled environment of ``nu = (mu1, mu2)`` and ``nu' = (mu1, mu2_prime)``.
+
+    Step 1 of the proof of :prf:ref:`thm-lower-bound`: the policy sees the
+    rewards ``r`` of ``nu``; the rewards ``r'`` of ``nu'`` are drawn from the maximal coupling, so
+    only arm-2 rewards can differ, each with probability ``TV(P_2, P_2') = abs(mu2_prime - mu2)``.
+    A thin wrapper of :func:`dpb.coupling.simulate_coupled_environment` with a named rule
+    (:func:`pulling_rule`).
+
+    Parameters
+    ----------
+    mu1, mu2, mu2_prime : float
+        Means in [0, 1] of arm 1 (unchanged), of arm 2 in ``nu`` and of arm 2 in ``nu'``.
+    policy : str
+        One of :data:`PULLING_RULES`.
+    horizon, n_runs : int
+        ``T >= 1`` and the number of independent runs ``>= 1``.
+    seed : int
+        Seed of the simulation (reproducible).
+
+    Returns
+    -------
+    dpb.coupling.CoupledHistory
+    """
+    mu = {k: float(as_probability(k, v)) for k, v in (("mu1", mu1), ("mu2", mu2), ("mu2_prime", mu2_prime))}
+    return simulate_coupled_environment(
+        [mu["mu1"], mu["mu2"]], [mu["mu1"], mu["mu2_prime"]], pulling_rule(policy), horizon=horizon,
+        n_runs=n_runs, seed=seed,
+    )
+
+
+def binned_means(x, y, n_bins: int = 8):
+    """Means of ``y`` in ``n_bins`` quantile bins of ``x`` (NaN entries of ``y`` dropped).
+
+    Used to show the average ratio ``d_Ham / N_2`` as a function of ``N_2``.
+
+    Parameters
+    ----------
+    x, y : array_like of shape (n,)
+        Abscissae and values.
+    n_bins : int
+        Number of bins ``>= 1`` (fewer when ``x`` has few distinct values).
+
+    Returns
+    -------
+    centres, means, counts : ndarrays
+        Mean ``x`` of each non-empty bin, mean ``y`` in it, and its number of points.
+    """
+    x = as_finite("x", x)
+    y = as_float_array("y", y)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"x and y must be 1-d arrays of the same length, got shapes {x.shape} and {y.shape}")
+    n_bins = as_int("n_bins", n_bins, minimum=1, maximum=max(1, x.size))
+    keep = ~np.isnan(y)
+    x, y = x[keep], y[keep]
+    if x.size == 0:
+        return np.empty(0), np.empty(0), np.empty(0, dtype=int)
+    edges = np.unique(np.quantile(x, np.linspace(0, 1, n_bins + 1)))
+    if edges.size < 2:
+        return np.array([x.mean()]), np.array([y.mean()]), np.array([x.size])
+    idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, edges.size - 2)
+    centres, means, counts = [], [], []
+    for b in range(edges.size - 1):
+        sel = idx == b
+        if np.any(sel):
+            centres.append(x[sel].mean())
+            means.append(y[sel].mean())
+            counts.append(int(sel.sum()))
+    return np.array(centres), np.array(means), np.array(counts)

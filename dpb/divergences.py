@@ -8,7 +8,7 @@ Every quantity in the paper is a function of two Bernoulli means.  Three diverge
   epsilon-DP, reward sequences that differ in ``k`` entries change the law of the output by at most a
   factor ``e^{k eps}`` (group privacy), so the lower bound's coupling argument charges ``eps`` per
   unit of total variation.
-* ``d_eps(x, y)`` -- Eq. (d_eps) of Azize et al. (2025), the information-theoretic quantity of the
+* ``d_eps(x, y)`` -- :prf:ref:`def-d-eps`, the information-theoretic quantity of the
   regret lower bound under epsilon-global DP:
 
   .. math::
@@ -22,10 +22,10 @@ Every quantity in the paper is a function of two Bernoulli means.  Three diverge
   where privacy is free), and ``d_eps ~ eps |x - y|`` as ``eps -> 0`` (the *high-privacy* regime).
 
 The minimiser ``z*`` has the closed form of the lemma "Explicit solution of d_eps" of the paper's
-regret appendix (Eqs. (explicitSolu) and (expSolu2)), so ``d_eps`` is evaluated in closed form, with
+regret appendix (:prf:ref:`prop-d-eps-closed-form`), so ``d_eps`` is evaluated in closed form, with
 no numerical optimisation.  The module also provides the confidence *inversions* used as indexes by
 the bandit algorithms: ``kl_ucb``/``kl_lcb`` (the KL-UCB index) and ``d_eps_ucb``/``d_eps_lcb`` (the
-DP-KLUCB index, Eq. (ucb_score)).
+DP-KLUCB index, :prf:ref:`alg-dp-klucb-imed`).
 
 All functions are vectorised over numpy arrays with broadcasting, return a Python ``float`` when
 every argument is a scalar, are exact at the boundary means 0 and 1 (``0 log 0 = 0``, ``+inf``
@@ -390,7 +390,7 @@ def tv(p, q):
 
        \mathrm{TV}(\mathrm{Ber}(p), \mathrm{Ber}(q)) = |p - q|.
 
-    It is the transport cost of Eq. (d_eps) of Azize et al. (2025): ``d_eps`` pays ``eps`` per unit
+    It is the transport cost of :prf:ref:`def-d-eps`: ``d_eps`` pays ``eps`` per unit
     of total variation, and ``d_eps(x, y) <= eps * tv(x, y)``.
 
     Parameters
@@ -424,8 +424,8 @@ def tv(p, q):
 def z_star(x, y, eps):
     r"""Minimiser ``z*`` of ``z -> eps |z - x| + kl(z, y)`` over ``[x ^ y, x v y]``.
 
-    Lemma "Explicit solution of d_eps" of the regret appendix of Azize et al. (2025),
-    Eqs. (explicitSolu) and (expSolu2):
+    :prf:ref:`prop-d-eps-closed-form` (the paper's explicit solution of d_eps, in its regret
+    appendix):
 
     .. math::
 
@@ -476,7 +476,7 @@ def z_star(x, y, eps):
 
 
 def d_eps(x, y, eps):
-    r"""The paper's divergence ``d_eps(x, y)`` between Bernoulli means (Eq. (d_eps)).
+    r"""The paper's divergence ``d_eps(x, y)`` between Bernoulli means (:prf:ref:`def-d-eps`).
 
     .. math::
 
@@ -484,8 +484,8 @@ def d_eps(x, y, eps):
            \bigl\{ \varepsilon |z - x| + \mathrm{kl}(z, y) \bigr\}
          = \varepsilon |z^* - x| + \mathrm{kl}(z^*, y),
 
-    Eq. (d_eps) of Azize et al. (2025) (Theorem "Regret lower bound under eps-global DP"),
-    evaluated at the closed-form minimiser ``z*`` of Eqs. (explicitSolu)/(expSolu2) (see
+    :prf:ref:`def-d-eps`,
+    evaluated at the closed-form minimiser ``z*`` of :prf:ref:`prop-d-eps-closed-form` (see
     :func:`z_star`); in the high-privacy branch the equivalent explicit form
     ``-eps x - log(1 - y (1 - e^{-eps}))`` (module docstring) is used where it is the more accurate
     of the two, so the result has a relative error of a few ulps even when ``z*`` is within an ulp of
@@ -586,7 +586,7 @@ def kl_ucb(x, c):
 
        U_{\mathrm{kl}}(x, c) = \max\{ q \in [x, 1] : \mathrm{kl}(x, q) \le c \},
 
-    the KL-UCB index (the non-private analogue of Eq. (ucb_score) of Azize et al. (2025); with
+    the KL-UCB index (the non-private analogue of the DP-KLUCB index of :prf:ref:`alg-dp-klucb-imed`; with
     ``c = log(t) / n`` it is the index of KL-UCB).  Computed by a vectorised bracketed root finder
     in the logit variable (Newton from the infeasible side, secant from the feasible side, midpoint
     safeguard; see ``_kl_root``) that returns the feasible end of the final bracket, so
@@ -670,13 +670,13 @@ def kl_lcb(x, c):
 
 
 def d_eps_ucb(x, c, eps):
-    r"""DP-KLUCB index: ``max{mu in [x, 1] : d_eps(x, mu) <= c}`` (Eq. (ucb_score)).
+    r"""DP-KLUCB index: ``max{mu in [x, 1] : d_eps(x, mu) <= c}`` (:prf:ref:`alg-dp-klucb-imed`).
 
     .. math::
 
        \bar\mu(x, c) = \max\{ \mu \in [x, 1] : d_\varepsilon(x, \mu) \le c \},
 
-    Eq. (ucb_score) of Azize et al. (2025), Algorithm "DP-KLUCB and DP-IMED", with ``x`` the clipped
+    The DP-KLUCB index of :prf:ref:`alg-dp-klucb-imed`, with ``x`` the clipped
     private mean and ``c = log(t) / n``.  ``mu -> d_eps(x, mu)`` is increasing on ``[x, 1]`` with the
     finite end value ``d_eps(x, 1) = eps (1 - x)``, so the index is exactly 1 whenever
     ``c >= eps (1 - x)`` (frequent at small ``eps``).  Otherwise:
@@ -757,7 +757,7 @@ def d_eps_lcb(x, c, eps):
 
        \underline\mu(x, c) = \min\{ \mu \in [0, x] : d_\varepsilon(x, \mu) \le c \},
 
-    the mirror of :func:`d_eps_ucb` (Eq. (ucb_score) of Azize et al. (2025) reflected by
+    the mirror of :func:`d_eps_ucb` (the DP-KLUCB index of :prf:ref:`alg-dp-klucb-imed` reflected by
     ``mu -> 1 - mu``; ``d_eps(x, y) = d_eps(1 - x, 1 - y)``).  ``mu -> d_eps(x, mu)`` is decreasing on
     ``[0, x]`` with ``d_eps(x, 0) = eps x``, so the bound is exactly 0 whenever ``c >= eps x``.
     Otherwise it is ``kl_lcb(x, c)`` when ``c <= kl(x, expit(logit(x) - eps))`` and else the explicit

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_int, as_probability
+from ._validate import MAX_SIZE, as_float_array, as_int, as_probability
 
 __all__ = ["BernoulliBandit", "INSTANCES", "instance", "instance_names", "as_bandit"]
 
@@ -100,7 +100,9 @@ class BernoulliBandit:
 
     def regret(self, pulls) -> np.ndarray:
         """Pseudo-regret sum_a Delta_a N_a for pull counts ``pulls`` of shape (..., K)."""
-        n = np.asarray(pulls, dtype=float)
+        n = as_float_array("pulls", pulls)
+        if np.any(np.isnan(n)) or np.any(n < 0) or np.any(np.isinf(n)):
+            raise ValueError("pulls must be finite counts >= 0")
         if n.shape[-1:] != (self.K,):
             raise ValueError(f"pulls must have a last axis of length K={self.K}, got shape {n.shape}")
         return n @ self._gaps
@@ -109,10 +111,12 @@ class BernoulliBandit:
         """Sum of ``n`` independent rewards of ``arm``: one Binomial(n, mu_arm) draw.
 
         This is exactly the law of n Bernoulli(mu_arm) rewards added up, which is all a phase-based
-        policy ever observes (DESIGN.md, 'The policy interface').
+        policy ever observes (see :doc:`/book/algorithms_as_run`).
         """
         arm = as_int("arm", arm, minimum=0, maximum=self.K - 1)
-        n = as_int("n", n, minimum=0)
+        n = as_int("n", n, minimum=0, maximum=MAX_SIZE)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
         return int(rng.binomial(n, self._means[arm]))
 
     def __repr__(self) -> str:
@@ -151,6 +155,9 @@ def as_bandit(env) -> BernoulliBandit:
     """Coerce an instance name, a vector of means or a :class:`BernoulliBandit` to a bandit."""
     if isinstance(env, BernoulliBandit):
         return env
-    if isinstance(env, str):
-        return instance(env)
-    return BernoulliBandit(env)
+    try:
+        if isinstance(env, str):
+            return instance(env)
+        return BernoulliBandit(env)
+    except (TypeError, ValueError) as exc:  # name the parameter of this function too
+        raise type(exc)(f"env: {exc}") from exc

@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import as_float_array, as_int
-from .policies import Policy, make_policy
+from ._validate import MAX_ELEMENTS, MAX_RUNS, as_choice, as_float_array, as_int, as_real, check_elements
+from .policies import Policy
+from .policies.registry import as_policy
 
 __all__ = [
     "Transcript",
@@ -105,6 +106,8 @@ class Transcript:
         """
         step = as_int("step", step, minimum=1, maximum=self.T)
         which = as_int("which", which, minimum=1)
+        if step >= self.T:  # no decision after the last step
+            return np.full(self.runs, -1, dtype=np.int64)
         later = self.starts[:, step:]  # decisions at steps step+1 .. T (0-based columns step..)
         # the phase containing `step` ends at the first start strictly after it: the first later
         # start is the first decision after that phase
@@ -166,6 +169,12 @@ class Adversary:
 
     def describe(self) -> dict:
         return {"adversary": self.name}
+
+
+def _check_transcript(name: str, value) -> Transcript:
+    if not isinstance(value, Transcript):
+        raise TypeError(f"{name} must be a dpb.interaction.Transcript, got {type(value).__name__}")
+    return value
 
 
 def _rewards_list(name: str, value) -> np.ndarray:
@@ -278,8 +287,8 @@ def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Gene
     many runs are drawn together (``run_generators_fast(s, 10)[3]`` equals
     ``run_generators_fast(s, 1, offset=3)[0]``).
     """
-    runs = as_int("runs", runs, minimum=1)
-    offset = as_int("offset", offset, minimum=0)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    offset = as_int("offset", offset, minimum=0, maximum=2**63 - 1 - runs)
     if isinstance(seed, np.random.SeedSequence):
         root = seed
     else:
@@ -292,19 +301,6 @@ def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Gene
         )
         for i in range(runs)
     ]
-
-
-def _as_policy(policy, params: dict | None) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        return policy
-    if callable(policy) and not isinstance(policy, str):
-        pol = policy(**(params or {}))
-        if not isinstance(pol, Policy):
-            raise TypeError("policy factory must return a dpb Policy")
-        return pol
-    return make_policy(policy, **(params or {}))
 
 
 def _round_robin(counts: np.ndarray) -> np.ndarray:
@@ -407,8 +403,10 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     Transcript
     """
     r = _rewards_list("rewards", rewards)
-    K = as_int("K", K, minimum=1)
-    pol = _as_policy(policy, params)
+    K = as_int("K", K, minimum=1, maximum=2**15 - 1)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    check_elements("runs * len(rewards)", runs * r.size, MAX_ELEMENTS // 2)
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, acts):
@@ -451,10 +449,15 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
         raise TypeError("adversary must be a dpb.interaction.Adversary")
     T = as_int("T", T, minimum=1)
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    if b not in ("L", "R"):
-        raise ValueError(f"b must be 'L' or 'R', got {b!r}")
-    K = as_int("K", K, minimum=1)
-    pol = _as_policy(policy, params)
+    as_choice("b", b, ("L", "R"))
+    K = as_int("K", K, minimum=1, maximum=2**15 - 1)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    check_elements("runs * T", runs * T, MAX_ELEMENTS // 2)
+    fed = (adversary.left.size if isinstance(adversary, ListAdversary)
+           else adversary.x.shape[0] if isinstance(adversary, TableAdversary) else None)
+    if fed is not None and fed < T:
+        raise ValueError(f"T = {T} is longer than the adversary's {fed} steps of rewards")
+    pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, actions):
@@ -481,9 +484,7 @@ def neighbouring_list(rewards, t_star: int, value: float | None = None) -> np.nd
     """
     r = _rewards_list("rewards", rewards).copy()
     t_star = as_int("t_star", t_star, minimum=1, maximum=r.size)
-    v = 1.0 - r[t_star - 1] if value is None else float(value)
-    if not 0.0 <= v <= 1.0:
-        raise ValueError(f"value must lie in [0, 1], got {value!r}")
+    v = 1.0 - r[t_star - 1] if value is None else as_real("value", value, low=0.0, high=1.0)
     r[t_star - 1] = v
     return r
 
@@ -493,6 +494,7 @@ def phase_of_step(transcript: Transcript, step: int) -> tuple[np.ndarray, np.nda
 
     Returns two int arrays of shape (R,).
     """
+    _check_transcript("transcript", transcript)
     step = as_int("step", step, minimum=1, maximum=transcript.T)
     st = transcript.starts
     T = transcript.T

@@ -4,7 +4,7 @@ A mechanism M is eps-DP when, for all neighbouring inputs D ~ D' (differing in o
 events E, M_D(E) <= e^eps M_{D'}(E) (the paper's definition 'eps-DP', after Dwork et al., 2006).
 The Laplace mechanism releases f(D) + Lap(s/eps) where s is the sensitivity of f: the largest
 abs(f(D) - f(D')) over neighbours.  For a sum of rewards in [0, 1], s = 1, so every algorithm of the
-book adds Lap(1/eps) noise to each phase sum (the paper's Theorem 'The Laplace Mechanism').
+book adds Lap(1/eps) noise to each phase sum (:prf:ref:`thm-laplace`).
 
 Helpers for checking these facts numerically: the output law of the mechanism
 (:func:`laplace_pdf`, :func:`laplace_cdf`, :func:`laplace_interval_probability`), its privacy loss
@@ -26,10 +26,20 @@ running sums over phases (:func:`continual_release`) with its exact density and 
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
-from ._validate import as_float_array, as_int, as_positive, broadcast
+from ._validate import (
+    as_choice,
+    as_finite,
+    as_float_array,
+    as_int,
+    as_positive,
+    as_rng,
+    broadcast,
+    check_elements,
+)
 
 __all__ = [
     "laplace_mechanism",
@@ -75,17 +85,29 @@ def laplace_mechanism(value, eps, sensitivity=1.0, rng=None):
 
     Notes
     -----
-    eps-DP by the paper's Theorem 'The Laplace Mechanism' (Dwork & Roth, 2014, Thm 3.6): the
+    eps-DP by :prf:ref:`thm-laplace` (Dwork & Roth, 2014, Thm 3.6): the
     density ratio of the outputs on neighbours is at most exp(eps abs(f(D) - f(D')) / s) <= e^eps.
     """
-    v = as_float_array("value", value)
+    v = as_finite("value", value)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
-    if not np.all(np.isfinite(v)):
-        raise ValueError("value must be finite")
-    rng = np.random.default_rng() if rng is None else rng
+    _check_scale(s, e)
+    rng = as_rng("rng", rng)
     out = v + rng.laplace(0.0, s / e, size=np.shape(v) if np.ndim(v) else None)
     return float(out) if np.ndim(out) == 0 else out
+
+
+def _check_scale(sensitivity, eps) -> None:
+    """The Laplace scale ``sensitivity / eps`` must be a finite float to draw noise."""
+    with np.errstate(over="ignore", divide="ignore"):
+        s, e = np.asarray(sensitivity, dtype=float), np.asarray(eps, dtype=float)
+        too_small, too_large = ~np.isfinite(s / e), ~np.isfinite(e / s)
+    if np.any(too_small):
+        raise ValueError("eps is too small: the Laplace scale sensitivity / eps overflows to inf "
+                         "(eps must be above about 1e-300 times the sensitivity)")
+    if np.any(too_large):
+        raise ValueError("sensitivity is too small: eps / sensitivity overflows to inf "
+                         "(sensitivity must be above about 1e-300 times eps)")
 
 
 def laplace_pdf(x, loc, eps, sensitivity=1.0):
@@ -100,10 +122,11 @@ def laplace_pdf(x, loc, eps, sensitivity=1.0):
     eps, sensitivity : float
         As in :func:`laplace_mechanism`.
     """
-    x = as_float_array("x", x)
-    loc = as_float_array("loc", loc)
+    x = as_finite("x", x)
+    loc = as_finite("loc", loc)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     x, loc = broadcast(x=x, loc=loc)
     out = e / (2 * s) * np.exp(-e * np.abs(x - loc) / s)
     return float(out) if out.ndim == 0 else out
@@ -116,11 +139,12 @@ def laplace_log_density_ratio(x, loc, loc_prime, eps, sensitivity=1.0):
     [-eps abs(loc - loc') / s, eps abs(loc - loc') / s]: within [-eps, eps] for neighbours, whose
     statistics differ by at most the sensitivity s.
     """
-    x = as_float_array("x", x)
-    loc = as_float_array("loc", loc)
-    loc_prime = as_float_array("loc_prime", loc_prime)
+    x = as_finite("x", x)
+    loc = as_finite("loc", loc)
+    loc_prime = as_finite("loc_prime", loc_prime)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     x, loc, loc_prime = broadcast(x=x, loc=loc, loc_prime=loc_prime)
     out = e / s * (np.abs(x - loc_prime) - np.abs(x - loc))
     return float(out) if out.ndim == 0 else out
@@ -159,6 +183,7 @@ def laplace_cdf(x, loc, eps, sensitivity=1.0):
         raise ValueError("loc must be finite")
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     x, loc = broadcast(x=x, loc=loc)
     z = e * (x - loc) / s
     with np.errstate(over="ignore"):
@@ -197,14 +222,19 @@ def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
         raise ValueError("loc must be finite")
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     lo, hi, loc = broadcast(lo=lo, hi=hi, loc=loc)
     if np.any(lo > hi):
         raise ValueError("lo must be <= hi")
     a = e * (lo - loc) / s
     b = e * (hi - loc) / s
     with np.errstate(over="ignore", invalid="ignore"):
-        right = 0.5 * (np.exp(-np.maximum(a, 0.0)) - np.exp(-np.maximum(b, 0.0)))  # both ends >= loc
-        left = 0.5 * (np.exp(np.minimum(b, 0.0)) - np.exp(np.minimum(a, 0.0)))  # both ends <= loc
+        # exp(-a) - exp(-b) = exp(-a) (1 - exp(-(b - a))), with b - a from hi - lo: no cancellation
+        # for narrow intervals
+        d = e * (hi - lo) / s
+        gap = -np.expm1(-d)
+        right = 0.5 * np.exp(-np.maximum(a, 0.0)) * gap  # both ends >= loc
+        left = 0.5 * np.exp(np.minimum(b, 0.0)) * gap  # both ends <= loc
         across = 1.0 - 0.5 * np.exp(np.minimum(a, 0.0)) - 0.5 * np.exp(-np.maximum(b, 0.0))
     out = np.where(a >= 0, right, np.where(b <= 0, left, across))
     out = np.clip(out, 0.0, 1.0)
@@ -239,8 +269,15 @@ def histogram_log_ratio(samples, samples_prime, bins, min_count=100):
         raise ValueError("samples and samples_prime must be non-empty")
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("samples and samples_prime must be finite")
-    if isinstance(min_count, (bool, np.bool_)) or int(min_count) != min_count or min_count < 1:
-        raise ValueError(f"min_count must be an integer >= 1, got {min_count!r}")
+    min_count = as_int("min_count", min_count, minimum=1)
+    if isinstance(bins, (str, bytes)) or np.ndim(bins) == 0:
+        bins = as_int("bins", bins, minimum=1, maximum=10**6)
+    else:
+        bins = as_finite("bins", bins)
+        if bins.ndim != 1 or bins.size < 2 or np.any(np.diff(bins) <= 0):
+            raise ValueError("bins must be a count in [1, 1e6] or >= 2 strictly increasing finite edges")
+        if bins.size > 10**6 + 1:
+            raise ValueError("bins must hold at most 1e6 + 1 edges")
     edges = np.histogram_bin_edges(np.concatenate([a, b]), bins=bins)
     ca, _ = np.histogram(a, bins=edges)
     cb, _ = np.histogram(b, bins=edges)
@@ -290,7 +327,7 @@ def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
        \in \Bigl[-\tfrac{\varepsilon}{s}\lVert f - f'\rVert_1,\
                  \tfrac{\varepsilon}{s}\lVert f - f'\rVert_1\Bigr],
 
-    the computation behind the paper's Theorem 'The Laplace Mechanism' with its l1 sensitivity.
+    the computation behind :prf:ref:`thm-laplace` with its l1 sensitivity.
     The last axis is the coordinate axis ``i``.
 
     Parameters
@@ -305,11 +342,12 @@ def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
     float or ndarray
         Shape of the broadcast inputs without the last axis.
     """
-    o = as_float_array("o", o)
-    f = as_float_array("f", f)
-    f_prime = as_float_array("f_prime", f_prime)
+    o = as_finite("o", o)
+    f = as_finite("f", f)
+    f_prime = as_finite("f_prime", f_prime)
     e = as_positive("eps", eps, allow_inf=False)
     s = as_positive("sensitivity", sensitivity, allow_inf=False)
+    _check_scale(s, e)
     o, f, f_prime = broadcast(o=o, f=f, f_prime=f_prime)
     if o.ndim == 0:
         raise ValueError("o, f and f_prime need a last (coordinate) axis")
@@ -359,11 +397,14 @@ def exponential_weights_policy(eta):
     return policy
 
 
-def _check_policy_args(K, T):
+def _check_policy_args(K, T, what="K and T"):
     K = as_int("K", K, minimum=1)
     T = as_int("T", T, minimum=1)
+    if T > 16 or (K > 1 and T * math.log2(K) > 16):
+        raise ValueError(f"{what}: K**T action sequences (K = {K}, T = {T}) is too many to enumerate: "
+                         "K**T must be <= 65536 and T <= 16")
     if K ** T > 65_536:
-        raise ValueError(f"K**T = {K ** T} action sequences is too many to enumerate (max 65536)")
+        raise ValueError(f"{what}: K**T = {K ** T} action sequences is too many to enumerate (max 65536)")
     return K, T
 
 
@@ -433,10 +474,10 @@ def view_mechanism(policy, rewards, K):
     ndarray, shape (K,) * T
         ``out[a_1, ..., a_T]`` (arms numbered from 0) is the probability of that action sequence.
     """
-    r = as_float_array("rewards", rewards)
+    r = as_finite("rewards", rewards)
     if r.ndim != 1 or r.size == 0:
         raise ValueError("rewards must be a non-empty 1-d array")
-    K, T = _check_policy_args(K, r.size)
+    K, T = _check_policy_args(K, r.size, "K and len(rewards)")
     return _action_distribution(policy, K, T, lambda s, acts: float(r[s]))
 
 
@@ -462,10 +503,10 @@ def table_mechanism(policy, table):
     -------
     ndarray, shape (K,) * T
     """
-    x = as_float_array("table", table)
+    x = as_finite("table", table)
     if x.ndim != 2 or x.size == 0:
         raise ValueError("table must be a non-empty 2-d array of shape (T, K)")
-    K, T = _check_policy_args(x.shape[1], x.shape[0])
+    K, T = _check_policy_args(x.shape[1], x.shape[0], "table of shape (T, K)")
     return _action_distribution(policy, K, T, lambda s, acts: float(x[s, acts[s]]))
 
 
@@ -496,9 +537,10 @@ def adaptive_view(policy, adversary, t_star, b, K, T):
         ``Pr[View^{b, t_star} = (a_1, ..., a_T)]`` (arms numbered from 0).
     """
     K, T = _check_policy_args(K, T)
+    if not callable(adversary):
+        raise TypeError(f"adversary must be a callable adversary(actions), got {type(adversary).__name__}")
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    if b not in ("L", "R"):
-        raise ValueError(f"b must be 'L' or 'R', got {b!r}")
+    as_choice("b", b, ("L", "R"))
 
     def reward_of(s, acts):
         pair = adversary(acts)
@@ -575,8 +617,7 @@ def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
     """
     K, T = _check_policy_args(K, T)
     policy = _checked(policy, K)  # many inputs share a history: evaluate the policy once per history
-    if model not in ("view", "table", "adaptive"):
-        raise ValueError(f"model must be 'view', 'table' or 'adaptive', got {model!r}")
+    as_choice("model", model, ("view", "table", "adaptive"))
     alpha = np.unique(as_float_array("alphabet", alphabet).ravel())
     if alpha.size < 2 or not np.all(np.isfinite(alpha)):
         raise ValueError("alphabet must hold at least 2 distinct finite rewards")
@@ -627,14 +668,14 @@ def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
 
 
 # ----------------------------------------------------------------------------------------------
-# the continual release of noisy running sums (the paper's Lemma 'Continual release of noisy
-# rewards'), the mechanism inside DP-KLUCB and DP-IMED
+# the continual release of noisy running sums (the book's lemma lem-ch05-continual), the mechanism
+# inside DP-KLUCB and DP-IMED
 # ----------------------------------------------------------------------------------------------
-def _check_stream(rewards, starts):
+def _check_stream(rewards, starts, name="rewards"):
     """Validate a reward stream in [0, 1] and its phase starts; return (rewards, starts)."""
-    r = as_float_array("rewards", rewards)
+    r = as_float_array(name, rewards)
     if r.ndim != 1 or r.size == 0 or np.any(np.isnan(r)) or np.any(r < 0) or np.any(r > 1):
-        raise ValueError("rewards must be a non-empty 1-d array of rewards in [0, 1]")
+        raise ValueError(f"{name} must be a non-empty 1-d array of rewards in [0, 1]")
     st = np.asarray(starts)
     if st.ndim != 1 or st.size == 0 or not np.issubdtype(st.dtype, np.integer):
         raise ValueError("starts must be a non-empty 1-d array of integers")
@@ -655,7 +696,7 @@ def continual_release(rewards, starts, eps, rng=None, size=None):
        C_k = \sum_{j \le k} \Bigl(\sum_{s \in \text{phase } j} r_s + Y_j\Bigr),
        \qquad k = 1, \dots, \ell - 1,
 
-    the mechanism of the paper's Lemma 'Continual release of noisy rewards' (eps-DP for rewards
+    the mechanism of :prf:ref:`lem-ch05-continual` (eps-DP for rewards
     in [0, 1]): the phase releases ``s_k + Y_k`` are eps-DP by parallel composition, and the
     running sums are a post-processing of them.  This is how DP-KLUCB and DP-IMED maintain the
     private sum of each arm: no reward is forgotten, and the k-th running sum carries k noises.
@@ -680,9 +721,11 @@ def continual_release(rewards, starts, eps, rng=None, size=None):
     """
     r, st = _check_stream(rewards, starts)
     e = float(as_positive("eps", eps, allow_inf=False))
-    rng = np.random.default_rng() if rng is None else rng
+    _check_scale(1.0, e)
+    rng = as_rng("rng", rng)
     s = np.add.reduceat(r, st)
     shape = (st.size,) if size is None else (as_int("size", size, minimum=1), st.size)
+    check_elements("size * len(starts)", shape[0] * st.size)
     y = rng.laplace(0.0, 1.0 / e, size=shape)
     return np.cumsum(s + y, axis=-1)
 
@@ -693,7 +736,7 @@ def phase_releases(running):
     The map from phase releases to running sums is linear, lower triangular with ones on the
     diagonal (Jacobian 1), so its inverse is the first difference along the last axis.
     """
-    c = as_float_array("running", running)
+    c = as_finite("running", running)
     if c.ndim == 0 or c.shape[-1] == 0:
         raise ValueError("running must have a non-empty last axis")
     return np.diff(c, axis=-1, prepend=0.0)
@@ -724,7 +767,7 @@ def continual_release_log_density(o, rewards, starts, eps):
     """
     r, st = _check_stream(rewards, starts)
     e = float(as_positive("eps", eps, allow_inf=False))
-    o = as_float_array("o", o)
+    o = as_finite("o", o)
     if o.ndim == 0 or o.shape[-1] != st.size:
         raise ValueError(f"o must have a last axis of length {st.size} (one value per phase)")
     s = np.add.reduceat(r, st)
@@ -747,7 +790,7 @@ def continual_release_log_ratio(o, rewards, rewards_prime, starts, eps):
 
     For neighbouring streams (one reward changed, in phase ``k``) it is the single term
     ``eps (abs(u_k - s'_k) - abs(u_k - s_k))``, at most ``eps abs(s_k - s'_k) <= eps`` in absolute
-    value: the paper's Lemma 'Continual release of noisy rewards', with parallel composition and
+    value: :prf:ref:`lem-ch05-continual`, with parallel composition and
     post-processing made explicit.  For streams differing in ``m`` rewards the bound is ``m eps``
     (group privacy).
 
@@ -766,11 +809,11 @@ def continual_release_log_ratio(o, rewards, rewards_prime, starts, eps):
         Shape of ``o`` without its last axis.
     """
     r, st = _check_stream(rewards, starts)
-    rp, _ = _check_stream(rewards_prime, starts)
+    rp, _ = _check_stream(rewards_prime, starts, "rewards_prime")
     if rp.size != r.size:
         raise ValueError("rewards and rewards_prime must have the same length")
     e = float(as_positive("eps", eps, allow_inf=False))
-    o = as_float_array("o", o)
+    o = as_finite("o", o)
     if o.ndim == 0 or o.shape[-1] != st.size:
         raise ValueError(f"o must have a last axis of length {st.size} (one value per phase)")
     u = phase_releases(o)

@@ -1,9 +1,9 @@
 """Literal per-step reference simulator: the test oracle of :mod:`dpb.simulate`.
 
-Each policy's pseudo-code (ALGORITHMS.md; the paper's Algorithm 'DP-KLUCB and DP-IMED') is
+Each policy's pseudo-code (:doc:`/book/algorithms_as_run`; :prf:ref:`alg-dp-klucb-imed`) is
 transcribed line by line, in plain Python, one Bernoulli reward per round: no phase sums, no
 Binomial draws, no vectorisation across runs, no look-ahead.  It shares no logic with the fast
-path: batch sizes are recomputed here from Eq. (def_batch) in exact rational arithmetic, indexes
+path: batch sizes are recomputed here from :prf:ref:`def-batch-schedule` in exact rational arithmetic, indexes
 come from :mod:`dpb.divergences` (bisection), ties are broken with ``rng.choice``.  It is slow
 (microseconds per round) and meant for small horizons.
 
@@ -20,10 +20,10 @@ from fractions import Fraction
 import numpy as np
 
 from . import divergences as dv
-from ._validate import as_int
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int
 from .environments import as_bandit
 
-__all__ = ["reference_run", "reference_simulate", "REFERENCE_POLICIES"]
+__all__ = ["reference_run", "reference_simulate", "reference_policies", "ReferenceBandit"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ def _kl_ucb_scalar(x: float, c: float) -> float:
 
 
 def _paper_batch_sizes(n0: int, alpha, total: int) -> list[int]:
-    """B_0, B_1, ... of Eq. (def_batch) in exact rational arithmetic, until n_m >= total."""
+    """B_0, B_1, ... of :prf:ref:`def-batch-schedule` in exact rational arithmetic, until n_m >= total."""
     a = Fraction(repr(float(alpha))) if not isinstance(alpha, (int, Fraction)) else Fraction(alpha)
     sizes, prev, m = [], 0, 0
     while prev < total:
@@ -102,8 +102,23 @@ def _schedule_sizes(params: dict, total: int) -> list[int]:
     raise ValueError(f"unknown schedule kind {kind!r}")
 
 
-class _Bandit:
-    """One run's environment: a Bernoulli reward per round and the per-round regret."""
+class ReferenceBandit:
+    """One run's environment for a per-step reference: a Bernoulli reward per round, and the regret.
+
+    A policy's ``reference(env, rng, params)`` (:attr:`dpb.policies.base.Policy.reference`) plays
+    one run on this object: it reads ``env.K``, ``env.T`` and ``env.t`` (the next round, 1-based),
+    calls :meth:`pull` once per round until :meth:`done`, and takes all its own randomness from
+    ``rng``.  The rewards come from the same ``rng``.
+
+    Attributes
+    ----------
+    K, T, t : int
+        Number of arms, horizon, next round.
+    pulls : list of int
+        Pulls of each arm so far.
+    curve : numpy.ndarray
+        Shape (T,): the pseudo-regret after each round.
+    """
 
     def __init__(self, means, T: int, rng: np.random.Generator) -> None:
         self.means = [float(m) for m in means]
@@ -139,7 +154,7 @@ class _Bandit:
 # ----------------------------------------------------------------------------------------------
 # the policies, line by line
 # ----------------------------------------------------------------------------------------------
-def _dp_batched(env: _Bandit, rng, params: dict, kind: str) -> None:
+def _dp_batched(env: ReferenceBandit, rng, params: dict, kind: str) -> None:
     """Algorithm 'DP-KLUCB and DP-IMED' (the paper)."""
     eps = float(params["eps"])
     K = env.K
@@ -168,11 +183,12 @@ def _dp_batched(env: _Bandit, rng, params: dict, kind: str) -> None:
         n[i] += b
 
 
-def _dpse(env: _Bandit, rng, params: dict) -> None:
-    """DP-SE (ALGORITHMS.md): epochs of round-robin pulls, forgetting, elimination."""
+def _dpse(env: ReferenceBandit, rng, params: dict) -> None:
+    """DP-SE (:doc:`/book/algorithms_as_run`): epochs of round-robin pulls, forgetting, elimination."""
     eps = float(params["eps"])
     beta = params.get("beta")
     beta = 1.0 / env.T if beta is None else float(beta)
+    rule = params.get("elimination", "radius")
     S = list(range(env.K))
     e = 0
     while len(S) > 1 and not env.done():
@@ -191,13 +207,14 @@ def _dpse(env: _Bandit, rng, params: dict) -> None:
         h = math.sqrt(l8 / (2 * R_e))
         c = l4 / (eps * R_e)
         best = max(mu.values())
-        S = [a for a in S if not (best - mu[a] > 2 * (h + c))]
+        threshold = {"radius": 2 * (h + c), "half-gap": delta / 2, "gap": delta}[rule]
+        S = [a for a in S if not (best - mu[a] > threshold)]
     while not env.done():
         env.pull(S[0])
 
 
-def _adap(env: _Bandit, rng, params: dict, kind: str) -> None:
-    """AdaP-KLUCB / AdaP-UCB (ALGORITHMS.md): doubling episodes, forgetting."""
+def _adap(env: ReferenceBandit, rng, params: dict, kind: str) -> None:
+    """AdaP-KLUCB / AdaP-UCB (:doc:`/book/algorithms_as_run`): doubling episodes, forgetting."""
     eps, alpha = float(params["eps"]), float(params["alpha"])
     K = env.K
     mu_t, n_last, N = [0.0] * K, [1] * K, [1] * K
@@ -221,8 +238,8 @@ def _adap(env: _Bandit, rng, params: dict, kind: str) -> None:
         mu_t[A] = (s + rng.laplace(0.0, 1.0 / eps)) / made
 
 
-def _lazy_dpts(env: _Bandit, rng, params: dict) -> None:
-    """Lazy-DP-TS (ALGORITHMS.md): per-round Beta samples, doubling buffers, forgetting."""
+def _lazy_dpts(env: ReferenceBandit, rng, params: dict) -> None:
+    """Lazy-DP-TS (:doc:`/book/algorithms_as_run`): per-round Beta samples, doubling buffers, forgetting."""
     eps, c = float(params["eps"]), float(params.get("c", 3.0))
     K = env.K
     obs, r, mu_t = [1] * K, [0] * K, [0.0] * K
@@ -244,7 +261,7 @@ def _lazy_dpts(env: _Bandit, rng, params: dict) -> None:
             buf[J] = []
 
 
-def _imed(env: _Bandit, rng, params: dict) -> None:
+def _imed(env: ReferenceBandit, rng, params: dict) -> None:
     """IMED (Honda & Takemura 2015), Bernoulli form."""
     K = env.K
     S, N = [0.0] * K, [0] * K
@@ -260,7 +277,7 @@ def _imed(env: _Bandit, rng, params: dict) -> None:
         N[a] += 1
 
 
-def _klucb(env: _Bandit, rng, params: dict) -> None:
+def _klucb(env: ReferenceBandit, rng, params: dict) -> None:
     """KL-UCB (Garivier & Cappe 2011) with budget log t + c log log t (floored at 0)."""
     c = float(params.get("c", 0.0))
     K = env.K
@@ -278,32 +295,51 @@ def _klucb(env: _Bandit, rng, params: dict) -> None:
         N[a] += 1
 
 
-REFERENCE_POLICIES = {
-    "DP-KLUCB": lambda env, rng, p: _dp_batched(env, rng, p, "klucb"),
-    "DP-IMED": lambda env, rng, p: _dp_batched(env, rng, p, "imed"),
-    "DP-SE": _dpse,
-    "AdaP-KLUCB": lambda env, rng, p: _adap(env, rng, p, "klucb"),
-    "AdaP-UCB": lambda env, rng, p: _adap(env, rng, p, "ucb"),
-    "Lazy-DP-TS": _lazy_dpts,
-    "IMED": _imed,
-    "KL-UCB": _klucb,
-}
+def _dp_klucb(env: ReferenceBandit, rng, params: dict) -> None:
+    _dp_batched(env, rng, params, "klucb")
 
 
-def _defaults(name: str, params: dict) -> dict:
-    p = dict(params)
-    if name in ("AdaP-KLUCB", "AdaP-UCB"):
-        p.setdefault("alpha", 3.1)
-    return p
+def _dp_imed(env: ReferenceBandit, rng, params: dict) -> None:
+    _dp_batched(env, rng, params, "imed")
 
 
-def reference_run(policy: str, params: dict, means, T: int, rng: np.random.Generator):
-    """One literal run; returns (regret after each round, shape (T,); final pulls, shape (K,))."""
-    if policy not in REFERENCE_POLICIES:
-        raise ValueError(f"unknown policy {policy!r}; valid names are {', '.join(REFERENCE_POLICIES)}")
+def _adap_klucb(env: ReferenceBandit, rng, params: dict) -> None:
+    _adap(env, rng, {"alpha": 3.1, **params}, "klucb")
+
+
+def _adap_ucb(env: ReferenceBandit, rng, params: dict) -> None:
+    _adap(env, rng, {"alpha": 3.1, **params}, "ucb")
+
+
+def reference_policies() -> dict:
+    """The per-step references by policy name: every registered policy that declares one
+    (:attr:`dpb.policies.base.Policy.reference`), including policies registered later."""
+    from .policies.registry import reference_of, registered
+
+    return {name: reference_of(cls) for name, cls in registered(reference=True).items()}
+
+
+def __getattr__(name: str):
+    if name == "REFERENCE_POLICIES":  # derived from the registry at each access
+        return reference_policies()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator):
+    """One literal run; returns (regret after each round, shape (T,); final pulls, shape (K,)).
+
+    ``policy`` is a registered name (or class, or ``"file.py:Class"``) with a reference.
+    """
+    from .policies.registry import policy_class, reference_of
+
+    cls = policy_class(policy)
+    ref = reference_of(cls)
+    if ref is None:
+        raise ValueError(f"policy {cls.name!r} has no per-step reference; policies with one are "
+                         f"{', '.join(reference_policies())}")
     T = as_int("T", T, minimum=1)
-    env = _Bandit(means, T, rng)
-    REFERENCE_POLICIES[policy](env, rng, _defaults(policy, params))
+    env = ReferenceBandit(means, T, rng)
+    ref(env, rng, dict(params))
     return env.curve, np.array(env.pulls, dtype=np.int64)
 
 
@@ -321,8 +357,11 @@ def reference_simulate(
     t0 = time.perf_counter()
     bandit = as_bandit(env)
     params = dict(params or {})
-    T = as_int("T", T, minimum=1)
-    runs = as_int("runs", runs, minimum=1)
+    from .policies.registry import as_policy
+
+    as_policy(policy, params)  # the policy's own constructor checks the parameters
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     root = _root_seed(seed)
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     regret = np.empty((runs, ck.size))
@@ -331,8 +370,10 @@ def reference_simulate(
         curve, n = reference_run(policy, params, bandit.means, T, np.random.default_rng(child))
         regret[i] = curve[ck - 1]
         pulls[i] = n
+    from .policies.registry import policy_class
+
     return Result(
-        policy=policy,
+        policy=policy_class(policy).name,
         params=params,
         means=np.asarray(bandit.means, dtype=float).copy(),
         env_name=bandit.name,

@@ -1,7 +1,7 @@
 r"""The regret upper bound of DP-IMED and DP-KLUCB, measured: constants, convergence, decomposition.
 
-Theorem 'Regret upper bound of DP-IMED and DP-KLUCB' (``thm:upp_bound``) of Azize et al. (2025)
-states that, with the geometric batches of Eq. (def_batch) of ratio ``alpha > 1`` and ``mu* < 1``,
+:prf:ref:`thm-upper-bound` states that, with the geometric batches of :prf:ref:`def-batch-schedule`
+of ratio ``alpha > 1`` and ``mu* < 1``,
 
 .. math::
 
@@ -17,48 +17,50 @@ computes what the book's chapter on the theorem shows:
 * :func:`decompose_runs` -- many runs of DP-IMED or DP-KLUCB through the exact phase engine of
   :mod:`dpb.simulate`, recording every phase, so that the pull counts ``N_i(T)`` at *every* horizon
   of a grid are exact (pulls are linear inside a phase, and the horizon cuts the last one), and
-  every pull is labelled with the term of the proof's decomposition (Eq. (decomp) and
-  Eq. (decomp2)) it belongs to: initialisation, pre-convergence (A) or post-convergence (B);
+  every pull is labelled with the term of the proof's decomposition (:eq:`eq-ch06-decomposition`) it belongs
+  to: initialisation, pre-convergence (A) or post-convergence (B);
 * :class:`DecomposedRuns` -- the result, with normalised pulls, regret, regret by term, quantiles;
-* :func:`cached_runs` -- the same, cached on disk (keyed by the parameters *and* a hash of the
-  ``dpb`` source files that produce them, regenerated when missing or stale, written atomically);
+* :func:`cached_runs` -- the same, cached on disk by :mod:`dpb.cache` (keyed by the parameters,
+  recording a hash of the ``dpb`` code that produces them, regenerated when missing or stale,
+  written atomically);
 * :func:`pull_summary`, :func:`regret_quantiles`, :func:`alpha_tradeoff` -- the summaries the
   figures draw.
 
-The decomposition (proof of Theorem 'Regret upper bound of DP-IMED', Eq. (decomp)): fix
+The decomposition (:eq:`eq-ch06-decomposition`, in the proof of :prf:ref:`thm-upper-bound`): fix
 ``delta > 0`` and an optimal arm ``j``.  A decision at round ``t`` (an arm and its next batch) is
 
 * *pre-convergence* (term (A)) when, for DP-IMED, the optimal arm's private mean is still low,
-  ``S~_j / n_j < mu* - delta``; for DP-KLUCB (Eq. (decomp2)) when the largest index is low,
+  ``S~_j / n_j < mu* - delta``; for DP-KLUCB when the largest index is low,
   ``max_i mu-bar_i(t) < mu* - delta``;
 * *post-convergence* (term (B)) otherwise.
 
 The initial round-robin (``n0`` pulls of every arm) is the term ``n0 sum_i Delta_i``.  The three
 terms partition the pulls, so they add up to the regret exactly.  The proof shows
 ``E[(A)] = O(1)`` and ``E[(B)] <= alpha log T / (d_eps(mu_i, mu*) - 2 delta') + o(1)`` with
-``delta' = delta / (1 - mu*)`` (Eq. (bound_pre), Eq. (bound_post)).  With several optimal arms the
-pre-convergence test of DP-IMED uses the largest private mean among them (every optimal arm below
-``mu* - delta``); this is the paper's event when the optimal arm is unique.
+``delta' = delta / (1 - mu*)`` (Steps 2 and 3 of the proof of :prf:ref:`thm-upper-bound`).  With
+several optimal arms the pre-convergence test of DP-IMED uses the largest private mean among them
+(every optimal arm below ``mu* - delta``); this is the paper's event when the optimal arm is unique.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from . import cache
 from ._io import save_npz_atomic
 from ._validate import as_float_array, as_int, as_positive
 from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
 from .environments import as_bandit
-from .policies import DPIMED, DPKLUCB, Policy, make_policy
+from .policies import DPIMED, DPKLUCB, Policy
+from .policies.registry import as_policy
 from .simulate import _Recorder, _run_phases, child_seeds, run_generators
 
 __all__ = [
@@ -79,7 +81,6 @@ __all__ = [
     "book_runs",
     "cache_dir",
     "cache_key",
-    "source_hash",
 ]
 
 #: Names of the three terms of the proof's decomposition, in the order of the last axis of
@@ -92,33 +93,21 @@ DEFAULTS = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, 
 #: The menu value that selects the polynomial schedule B_m = (m+1)^3 in :func:`book_runs`.
 POLYNOMIAL = "polynomial"
 
-_SOURCES = (
-    "regret.py",
-    "simulate.py",
-    "batching.py",
-    "environments.py",
-    "_validate.py",
-    "policies/base.py",
-    "policies/dp_batched.py",
-    "policies/_numerics.py",
-)
-
-
 # ----------------------------------------------------------------------------------------------
 # constants
 # ----------------------------------------------------------------------------------------------
 def asymptotic_constants(mu, eps, alpha) -> dict:
-    r"""Pull and regret constants of the lower bound and of Theorem 'upp_bound', per arm and in total.
+    r"""Pull and regret constants of the lower bound and of :prf:ref:`thm-upper-bound`, per arm and in total.
 
     For a sub-optimal arm ``i`` (``Delta_i > 0``):
 
     * ``lower_pulls[i] = 1 / d_eps(mu_i, mu*)``: every consistent eps-global DP policy has
-      ``liminf E[N_i(T)] / log T >= 1 / d_eps`` (proof of Theorem 'Regret lower bound');
+      ``liminf E[N_i(T)] / log T >= 1 / d_eps`` (proof of :prf:ref:`thm-lower-bound`);
     * ``upper_pulls[i] = alpha / d_eps(mu_i, mu*)``: DP-IMED and DP-KLUCB with geometric batches of
-      ratio ``alpha`` have ``E[N_i(T)] <= alpha log T / d_eps + o(log T)`` (Theorem 'upp_bound').
+      ratio ``alpha`` have ``E[N_i(T)] <= alpha log T / d_eps + o(log T)`` (:prf:ref:`thm-upper-bound`).
 
     Optimal arms get 0 (they are outside both statements).  The regret constants are the sums
-    weighted by the gaps: ``lower_regret = sum_i Delta_i / d_eps`` (Eq. (reg_low),
+    weighted by the gaps: ``lower_regret = sum_i Delta_i / d_eps`` (:prf:ref:`thm-lower-bound`,
     :func:`dpb.bounds.lower_bound_constant`) and ``upper_regret = alpha * lower_regret``
     (:func:`dpb.bounds.upper_bound_constant`).
 
@@ -173,7 +162,7 @@ def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
     """
     T = as_int("T", T, minimum=1)
     t_min = as_int("t_min", t_min, minimum=1, maximum=T)
-    n = as_int("n", n, minimum=2)
+    n = as_int("n", n, minimum=2, maximum=10**6)
     grid = np.unique(np.rint(np.logspace(np.log10(t_min), np.log10(T), n)).astype(np.int64))
     return np.union1d(grid.clip(t_min, T), [T]).astype(np.int64)
 
@@ -183,7 +172,7 @@ def mean_overshoot(alpha) -> np.ndarray:
 
     An arm stops being explored once its pull count passes a threshold ``L ~ log T / d_eps``, but
     it can only stop at a cumulative count ``n_m ~ c alpha^m`` of its schedule, so it ends at the
-    first ``n_m >= L``: ``L <= N < alpha L`` (the factor ``alpha`` of Theorem 'upp_bound').  If
+    first ``n_m >= L``: ``L <= N < alpha L`` (the factor ``alpha`` of :prf:ref:`thm-upper-bound`).  If
     ``log L`` falls uniformly within a period ``[log n_m, log n_{m+1})`` -- over horizons, or over
     the randomness of the stopping point -- then ``N / L = alpha^U`` with ``U`` uniform on
     ``[0, 1)`` and ``E[N / L] = integral_0^1 alpha^u du = (alpha - 1) / ln(alpha)``: about
@@ -215,7 +204,7 @@ def schedule_profile(schedule, n) -> dict:
     * ``noises = m + 1``: the Laplace draws in the private sum once ``n_m`` pulls are made (one per
       batch, Algorithm 'DP-KLUCB and DP-IMED');
     * ``ratio = n_{m+1} / n_m``: the factor by which the next batch multiplies the pull count --
-      ``alpha`` (up to rounding) for the geometric schedule of Eq. (def_batch), and
+      ``alpha`` (up to rounding) for the geometric schedule of :prf:ref:`def-batch-schedule`, and
       ``1 + (p + 1)/m`` roughly, tending to 1 slowly, for the polynomial one ``B_m = n0 (m+1)^p``.
 
     Parameters
@@ -231,7 +220,10 @@ def schedule_profile(schedule, n) -> dict:
         ``n_m`` (the cumulative count reached), ``noises`` and ``ratio``, arrays shaped like ``n``.
     """
     if not isinstance(schedule, BatchSchedule):
-        schedule = make_schedule(None, n0=1, alpha=schedule)
+        try:
+            schedule = make_schedule(None, n0=1, alpha=schedule)
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"schedule must be a BatchSchedule or a ratio alpha: {exc}") from exc
     n_arr = np.asarray(n)
     if not np.issubdtype(n_arr.dtype, np.integer) or np.any(n_arr < 1):
         raise ValueError("n must be integers >= 1")
@@ -245,12 +237,13 @@ def schedule_profile(schedule, n) -> dict:
 def imed_optimal_index(res) -> np.ndarray:
     """DP-IMED index of the optimal arm at the end of each run, ``n_j d_eps([x_j], [x*]) + log n_j``.
 
-    Eq. (imed_score) with the final state: ``x_i`` the clipped private means, ``x*`` their maximum,
+    :prf:ref:`alg-dp-klucb-imed` with the final state: ``x_i`` the clipped private means, ``x*`` their
+    maximum,
     ``j`` the first optimal arm.  The pulled arm minimises the index and the empirical leader's
     index is ``log n_leader < log t``, so while the private means stay as they are the optimal arm
     cannot be pulled again before ``log t >= I_j``: a run stuck in pre-convergence at ``T`` stays
     stuck until about ``t = exp(I_j)``.  This is the quantity ``I-bar_j`` whose exponential the proof
-    of Theorem 'upp_bound' shows to be integrable (Eq. (def_barI), Eq. (imed_term1)).
+    of :prf:ref:`thm-upper-bound` shows to be integrable (Step 3 of its proof).
 
     Parameters
     ----------
@@ -449,11 +442,12 @@ class _PhaseLog:
         idx = p.index[rows]
         init = np.isnan(idx).all(axis=1)
         level = self.mu_star - self.delta
-        if self.imed:  # Eq. (decomp): the optimal arm's private mean (unclipped) is still low
+        # the decomposition of the proof of the upper bound (chapter 6)
+        if self.imed:  # DP-IMED: the optimal arm's private mean (unclipped) is still low
             with np.errstate(invalid="ignore", divide="ignore"):
                 best = (p.S[rows][:, self.optimal] / p.n[rows][:, self.optimal]).max(axis=1)
             pre = best < level
-        else:  # Eq. (decomp2): the largest DP-KLUCB index is still low
+        else:  # DP-KLUCB: the largest DP-KLUCB index is still low
             with np.errstate(invalid="ignore"):
                 pre = np.nanmax(np.where(init[:, None], 0.0, idx), axis=1) < level
         cat = np.where(init, 0, np.where(pre, 1, 2)).astype(np.int64)
@@ -493,14 +487,9 @@ def _pulls_on_grid(chunks, R: int, K: int, T: int, grid: np.ndarray):
 
 
 def _as_dp_policy(policy, params) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        pol = policy
-    elif isinstance(policy, str):
-        pol = make_policy(policy, **(params or {}))
-    else:
+    if not isinstance(policy, (str, Policy)):
         raise TypeError(f"policy must be a policy name or a Policy, got {type(policy).__name__}")
+    pol = as_policy(policy, params)
     if not isinstance(pol, (DPIMED, DPKLUCB)):
         raise ValueError(f"the decomposition is defined for DP-IMED and DP-KLUCB only, got {pol.name}")
     return pol
@@ -521,8 +510,8 @@ def decompose_runs(
 
     The runs go through the exact phase engine of :mod:`dpb.simulate` with a hook that records
     every phase (its first round, arm, length after truncation at ``T``) and labels it, at its
-    decision, as initialisation, pre-convergence or post-convergence (module docstring; Eq. (decomp)
-    for DP-IMED, Eq. (decomp2) for DP-KLUCB).  ``N_i(t)`` at a grid horizon ``t`` is then exact:
+    decision, as initialisation, pre-convergence or post-convergence (module docstring;
+    :eq:`eq-ch06-decomposition`).  ``N_i(t)`` at a grid horizon ``t`` is then exact:
     the pulls of the phases finished by ``t`` plus ``t - t0 + 1`` pulls of the phase running at
     ``t`` (started at ``t0``) -- the same trajectory stopped at ``t``, because a policy's decisions
     before ``t`` do not depend on ``T``.  Run ``r`` is the run ``r`` of
@@ -602,45 +591,26 @@ def decompose_runs(
 # caching
 # ----------------------------------------------------------------------------------------------
 def cache_dir(path=None) -> Path:
-    """Directory of the on-disk cache of this module.
-
-    ``path`` if given; else ``$DPB_RESULTS/regret`` when the environment variable ``DPB_RESULTS``
-    is set (the results directory of :mod:`dpb.experiments`); else ``results/regret`` under the
-    repository root when ``dpb`` runs from a source checkout (``results/`` is ignored by git); else
-    ``~/.cache/dpb/regret``.
-    """
+    """Directory of the on-disk cache of this module: ``path`` if given, else ``regret/`` under
+    :func:`dpb.cache.default_results_dir` (``$DPB_RESULTS``, a checkout's ``results/`` or
+    ``~/.cache/dpb``)."""
     if path is not None:
         return Path(path)
-    env = os.environ.get("DPB_RESULTS")
-    if env:
-        return Path(env) / "regret"
-    root = Path(__file__).resolve().parents[1]
-    if (root / "pyproject.toml").exists() and (root / "dpb").is_dir():
-        return root / "results" / "regret"
-    return Path.home() / ".cache" / "dpb" / "regret"
+    return cache.default_results_dir() / "regret"
 
 
-def source_hash() -> str:
-    """SHA-256 of the ``dpb`` source files that produce the cached results (and numpy's version).
-
-    Any edit of the simulator, the policies, the schedules or this module changes the hash, so a
-    cached result computed by older code is stale and gets regenerated.
-    """
-    h = hashlib.sha256(np.__version__.encode())
-    base = Path(__file__).resolve().parent
-    for name in _SOURCES:
-        h.update(name.encode())
-        h.update((base / name).read_bytes())
-    return h.hexdigest()
+def _provenance(policy: Policy) -> dict:
+    """:func:`dpb.cache.provenance` of this module and of the policy's module (and what they import)."""
+    return cache.provenance(Path(__file__), type(policy))
 
 
 def cache_key(kind: str, params: dict) -> str:
-    """A file-name-safe key: ``kind``, then the SHA-256 of the parameters (canonical JSON) and of
-    :func:`source_hash`."""
+    """A file-name-safe key: ``kind``, then the first 24 hex digits of the SHA-256 of the parameters
+    (canonical JSON).  The code that made a file is recorded inside it (see :func:`cached_runs`)."""
     if not isinstance(kind, str) or not kind.isidentifier():
         raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
     text = json.dumps(params, sort_keys=True, default=_json_default)
-    digest = hashlib.sha256((text + "|" + source_hash()).encode()).hexdigest()[:24]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"{kind}-{digest}"
 
 
@@ -673,9 +643,10 @@ def cached_runs(
     """:func:`decompose_runs` with an on-disk cache.
 
     The file name is :func:`cache_key` of every parameter (policy, means, eps, schedule, T, runs,
-    seed, delta, grid) and of :func:`source_hash`; a missing file (or ``refresh=True``) is computed
-    and saved atomically, an existing one is loaded.  Changing a parameter or a source file changes
-    the key, so stale results are never read.
+    seed, delta, grid); the file records them and the :func:`dpb.cache.provenance` of the code
+    (this module, the policy's module and what they import).  A missing, unreadable or stale file
+    (:func:`dpb.cache.file_state`), or ``refresh=True``, is computed and saved atomically; a current
+    one is loaded.  Changing a parameter changes the file, changing the code makes it stale.
 
     Parameters
     ----------
@@ -726,13 +697,15 @@ def cached_runs(
     }
     folder = cache_dir(directory)
     path = folder / f"{cache_key('runs', key_params)}.npz"
-    if path.exists() and not refresh:
+    # as the file will record it (JSON: tuples become lists, numpy scalars plain numbers)
+    expected = json.loads(json.dumps({"key": key_params, **_provenance(pol)}, default=_json_default))
+    if not refresh and cache.file_state(path, expected) == "done":
         try:
             return DecomposedRuns.load(path)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):  # damaged: recompute
             pass
     res = decompose_runs(pol, bandit, T, runs, seed, delta=delta, grid=grid)
-    res.extra["env_name"] = bandit.name
+    res.extra.update(expected, env_name=bandit.name)
     res.save(path)
     return res
 

@@ -7,7 +7,8 @@ linear grid), the final pull counts, the number of phases and the parameters and
 
 How it is exact and fast
 ------------------------
-* Every policy decides in phases and only sees phase *sums* of rewards (DESIGN.md), so a phase of
+* Every policy decides in phases and only sees phase *sums* of rewards (see :doc:`/book/algorithms_as_run`),
+  so a phase of
   B pulls of arm a is simulated as one Binomial(B, mu_a) draw -- the same law as B Bernoulli
   draws.  A run of a batched private policy costs O(K log T) phases, not T steps, and all runs
   advance in lock-step so that each phase is one numpy operation over runs (the generic engine).
@@ -37,9 +38,10 @@ from pathlib import Path
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._validate import as_int
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int
 from .environments import as_bandit
-from .policies import Policy, make_policy
+from .policies import Policy
+from .policies.registry import as_policy
 
 __all__ = [
     "Result",
@@ -77,6 +79,9 @@ def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
     building child ``i`` directly lets any subset of runs be simulated anywhere.
     """
     root = _root_seed(seed)
+    if isinstance(run_ids, (str, bytes)) or not hasattr(run_ids, "__iter__"):
+        raise TypeError(f"run_ids must be a sequence of non-negative integers, got {type(run_ids).__name__}")
+    run_ids = [as_int("run_ids", i, minimum=0) for i in run_ids]
     return [
         np.random.SeedSequence(
             root.entropy, spawn_key=tuple(root.spawn_key) + (int(i),), pool_size=root.pool_size
@@ -104,9 +109,9 @@ def checkpoint_grid(
     The log grid rounds ``n_log`` log-spaced points of [1, T]; the linear grid is T/n_linear,
     2T/n_linear, ..., T (rounded).  Both contain T; ``all`` is their union.
     """
-    T = as_int("T", T, minimum=1)
-    n_log = as_int("n_log", n_log, minimum=1)
-    n_linear = as_int("n_linear", n_linear, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    n_log = as_int("n_log", n_log, minimum=1, maximum=10**6)
+    n_linear = as_int("n_linear", n_linear, minimum=1, maximum=10**6)
     log = np.unique(np.rint(np.logspace(0.0, np.log10(T), n_log)).astype(np.int64).clip(1, T))
     lin = np.unique(np.rint(np.linspace(T / n_linear, T, n_linear)).astype(np.int64).clip(1, T))
     log = np.union1d(log, [T])
@@ -303,7 +308,8 @@ class Result:
 # recording regret at checkpoints
 # ----------------------------------------------------------------------------------------------
 class _Recorder:
-    """Pull counts, phase counts and exact regret at checkpoints for ``R`` runs.
+    """Pull counts, phase counts and exact regret at checkpoints for ``R`` runs: the
+    :class:`~dpb.policies.base.Recorder` that a policy's ``fast_simulate`` writes into.
 
     A phase starting at round ``t0`` with ``counts`` (pulls per arm, executed round-robin in arm
     order) covers rounds t0 .. t0 + sum(counts) - 1.  After its k-th pull the regret is
@@ -351,6 +357,30 @@ class _Recorder:
         self.reg[rows] += counts @ self.gaps
         self.pulls[rows] += counts
         self.phases[rows] += 1 if decisions is None else decisions
+
+    def record_runs(self, run: int, t0: int, arms: np.ndarray, lengths: np.ndarray) -> None:
+        """Consecutive stretches of run ``run`` from round ``t0``: ``lengths[i]`` pulls of ``arms[i]``.
+
+        The regret grows by Delta_a per pull inside a stretch, so a checkpoint at pull k (counted
+        from t0) falling in stretch i gets the regret at the end of stretch i - 1 plus
+        (k - pulls before stretch i) Delta_{arms[i]}; the cost is one pass over the stretches.
+        """
+        arms = np.asarray(arms, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        ends = np.cumsum(lengths)
+        reg_end = self.reg[run] + np.cumsum(lengths * self.gaps[arms])
+        hi = int(np.searchsorted(self.ck, t0 + ends[-1] - 1, side="right"))
+        lo = int(self.next[run])
+        if hi > lo:
+            k = self.ck[lo:hi] - t0 + 1
+            seg = np.searchsorted(ends, k, side="left")
+            before = np.where(seg > 0, ends[seg - 1], 0)
+            reg_before = np.where(seg > 0, reg_end[seg - 1], self.reg[run])
+            self.regret[run, lo:hi] = reg_before + (k - before) * self.gaps[arms[seg]]
+        self.next[run] = hi
+        self.reg[run] = reg_end[-1]
+        self.pulls[run] += np.bincount(arms, weights=lengths, minlength=self.K).astype(np.int64)
+        self.phases[run] += int(ends[-1])
 
     def record_steps(self, run: int, t0: int, arms: np.ndarray) -> None:
         """A window of single pulls ``arms`` (one per round) of run ``run`` starting at ``t0``."""
@@ -431,25 +461,6 @@ def _run_phases(policy: Policy, means, T, env_gens, pol_gens, rec: _Recorder, ho
 PolicySpec = Policy | str | Callable[[], Policy] | tuple
 
 
-def _as_policy(policy: PolicySpec, params: dict | None) -> Policy:
-    if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
-        return policy
-    if isinstance(policy, str):
-        return make_policy(policy, **(params or {}))
-    if isinstance(policy, tuple) and len(policy) == 2 and isinstance(policy[0], str):
-        if params:
-            raise TypeError("params cannot be given together with a (name, params) tuple")
-        return make_policy(policy[0], **dict(policy[1]))
-    if callable(policy):
-        made = policy(**(params or {}))
-        if not isinstance(made, Policy):
-            raise TypeError(f"the policy factory must return a Policy, got {type(made).__name__}")
-        return made
-    raise TypeError(f"policy must be a Policy, a name, a (name, params) tuple or a factory, got {policy!r}")
-
-
 def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if checkpoints is None:
         all_, log, lin = checkpoint_grid(T)
@@ -480,9 +491,9 @@ def simulate_seeds(
 ) -> Result:
     """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`)."""
     t_start = time.perf_counter()
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     bandit = as_bandit(env)
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     if T < pol.min_horizon(bandit.K):
         raise ValueError(
             f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
@@ -497,7 +508,7 @@ def simulate_seeds(
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     rec = _Recorder(len(seeds), bandit.gaps, ck)
     means = np.asarray(bandit.means, dtype=float)
-    use_fast = fast and hasattr(pol, "fast_simulate")
+    use_fast = fast and getattr(pol, "fast_simulate", None) is not None
     if use_fast:
         pol.fast_simulate(means, T, env_gens, pol_gens, rec)
     else:
@@ -581,7 +592,7 @@ def simulate(
     """
     root = _root_seed(seed)
     if run_ids is None:
-        runs = 1 if runs is None else as_int("runs", runs, minimum=1)
+        runs = 1 if runs is None else as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
         run_ids = np.arange(runs)
     else:
         run_ids = np.asarray(run_ids)
@@ -589,6 +600,8 @@ def simulate(
             raise ValueError("run_ids must be a non-empty 1-d sequence of non-negative integers")
         if run_ids.min() < 0:
             raise ValueError("run_ids must be non-negative")
+        if run_ids.size > MAX_RUNS:
+            raise ValueError(f"run_ids: at most {MAX_RUNS} runs per call, got {run_ids.size}")
         if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
     seeds = child_seeds(root, run_ids)
@@ -670,9 +683,9 @@ def simulate_trace(
     ``run_id`` of ``simulate(policy, env, T, seed=seed, fast=False)``.  Per-step policies give one
     phase per round: keep T small.
     """
-    pol = _as_policy(policy, params)
+    pol = as_policy(policy, params)
     bandit = as_bandit(env)
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
     genv, gpol = run_generators(child)
     rec = _Recorder(1, bandit.gaps, np.array([T]))

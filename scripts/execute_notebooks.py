@@ -1,8 +1,9 @@
 """Execute chapters in place, then strip what must not be committed.
 
 Chapters are committed WITH their text outputs and execution counts (nbval compares every printed
-number against them) but WITHOUT images and widget state (they bloat the repository and the book
-build re-executes everything anyway).  Usage::
+number against them) but WITHOUT images, widget state and per-cell execution timestamps (images and
+widget state bloat the repository and the book build re-executes everything anyway; timestamps
+would change the diff of every cell on every run).  Usage::
 
     python scripts/execute_notebooks.py book/ch01_background.ipynb [...]
     python scripts/execute_notebooks.py --strip-only book/*.ipynb
@@ -22,9 +23,10 @@ DROP_MIME = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf",
 
 
 def strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Remove images and widget state from outputs and metadata; keep text outputs."""
+    """Remove images, widget state and execution timestamps; keep text outputs and counts."""
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
+        cell.get("metadata", {}).pop("execution", None)
         if cell.cell_type != "code":
             continue
         kept = []
@@ -48,7 +50,8 @@ def execute(path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("notebooks", nargs="+", type=Path)
     parser.add_argument("--strip-only", action="store_true", help="only strip, do not execute")
     args = parser.parse_args(argv)

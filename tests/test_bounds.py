@@ -1,7 +1,7 @@
 """Tests of dpb.bounds: the asymptotic regret constants of the paper.
 
-Oracles: the paper's closed forms (Eq. (reg_low), (reg_low_22), the regime threshold of Implication
-(b)), an independent scipy minimisation of Eq. (d_eps), and a second-order expansion of d_eps as
+Oracles: the paper's closed forms (the lower bound, the 2022 bound, the regime threshold of Implication
+(b)), an independent scipy minimisation of the definition of d_eps, and a second-order expansion of d_eps as
 eps -> 0 derived in the comments.  Floating-point tolerances are stated where used.
 """
 
@@ -45,7 +45,7 @@ def _kl_scipy(x, y):
 @given(mu=means, eps=budgets)
 def test_constants_are_ordered_and_nan_free(mu, eps):
     # d_eps <= min{kl, eps Delta} <= min{kl, 6 eps Delta} <= kl  (take z = mu_a or z = mu* in
-    # Eq. (d_eps)), hence Lai-Robbins <= Azize-Basu 2022 <= new lower bound, and
+    # the definition of d_eps), hence Lai-Robbins <= Azize-Basu 2022 <= new lower bound, and
     # eps * new >= #{sub-optimal arms}.
     new = bounds.lower_bound_constant(mu, eps)
     old = bounds.azize_basu_2022_constant(mu, eps)
@@ -67,7 +67,7 @@ def test_constants_are_ordered_and_nan_free(mu, eps):
 @given(mu=interior_means, frac=st.floats(1e-3, 0.5))
 def test_new_bound_is_strictly_larger_in_the_high_privacy_regime(mu, frac):
     # If some sub-optimal arm has eps < eps*_a, its minimiser z* is interior: d_eps < kl, and
-    # d_eps <= eps Delta < 6 eps Delta, so its term is strictly larger than in Eq. (reg_low_22).
+    # d_eps <= eps Delta < 6 eps Delta, so its term is strictly larger than in the 2022 bound.
     # eps = frac * eps*_a with frac <= 1/2 keeps the gap well above rounding (checked at 1e-9).
     mu = np.asarray(mu)
     thr = bounds.regime_thresholds(mu)
@@ -85,7 +85,7 @@ def test_new_bound_is_strictly_larger_in_the_high_privacy_regime(mu, frac):
 def test_all_constants_equal_lai_robbins_in_the_low_privacy_regime(mu, stretch):
     # eps >= max_a eps*_a puts every arm in the low-privacy regime: d_eps = kl, and since then
     # kl = d_eps <= eps Delta, also min{kl, 6 eps Delta} = kl.  So the paper's improvement over
-    # Eq. (reg_low_22) is strict only in the high-privacy regime.
+    # the 2022 bound is strict only in the high-privacy regime.
     lr = bounds.lai_robbins_constant(mu)
     assert bounds.lower_bound_constant(mu, math.inf) == pytest.approx(lr, rel=RTOL, abs=0)
     assert bounds.azize_basu_2022_constant(mu, math.inf) == pytest.approx(lr, rel=RTOL, abs=0)
@@ -97,7 +97,7 @@ def test_all_constants_equal_lai_robbins_in_the_low_privacy_regime(mu, stretch):
 
 
 # ---------------------------------------------------------------------------------------------
-# against an independent minimisation of Eq. (d_eps)
+# against an independent minimisation of the definition of d_eps
 # ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "mu, eps",
@@ -237,7 +237,7 @@ def test_upper_bound_vectorised_and_strict():
     up = bounds.upper_bound_constant(mu, eps, alpha)
     assert up.shape == (2, 3)
     np.testing.assert_allclose(up, alpha * bounds.lower_bound_constant(mu, eps), rtol=RTOL)
-    # mu* = 1 is outside Theorem 'upp_bound': formula by default, ValueError when strict
+    # mu* = 1 is outside the regret upper bound (chapter 6): formula by default, ValueError when strict
     # d_eps(0.5, 1) = eps (1 - 0.5): alpha * Delta / d_eps = 2 * 0.5 / 0.5
     assert bounds.upper_bound_constant([1.0, 0.5], 1.0, 2.0) == pytest.approx(2.0 * 0.5 / 0.5, rel=RTOL)
     with pytest.raises(ValueError, match="mu\\* = 1"):

@@ -1,9 +1,12 @@
-"""``python -m dpb``: options, errors, an end-to-end quick run, and a sweep killed and resumed.
+"""``python -m dpb``: options, errors, an end-to-end quick run, and process control.
 
-The kill test runs the command line in its own process group, waits until some result files
-exist, sends SIGKILL to the whole group (the command and its worker processes), then reruns the
-same command: the files finished before the kill are not touched again (same inode and mtime),
-and the completed sweep equals an uninterrupted one.
+The process-control tests run the command line in a session of its own (``start_new_session``),
+so that every process it starts (workers, fork server, resource tracker) can be found in
+``/proc`` by its session id: after Ctrl-C, SIGTERM, SIGKILL of the main process or a failed chunk
+the tests check how fast the command stops, that no process of the session survives, and that
+the finished files are complete and reused by the next run.  Every test kills what it started,
+also when it fails.  The horizons are tiny: the appendix at T = 20000 with 5 runs takes a few
+seconds on two cores.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import pytest
 
 from dpb import __main__ as cli
 from dpb import experiments as E
+from dpb.experiments.specs import _as_cells
 from dpb.simulate import Result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,20 +47,86 @@ def test_help_explains_every_option(capsys):
     assert "reproduce" in capsys.readouterr().out
 
 
+def main_exit(argv, capsys):
+    """Exit status and stderr of ``cli.main(argv)`` (argparse errors exit, checks return)."""
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv, message", [
-    (["reproduce", "fig2"], "invalid choice: 'fig2'"),
-    (["reproduce", "fig1", "--runs", "0"], "--runs must be an integer >= 1"),
-    (["reproduce", "fig1", "--horizon", "ten"], "--horizon must be an integer"),
-    (["reproduce", "fig1", "--horizon", "50"], "--horizon must be an integer >= 100"),
+    (["reproduce", "fig2"], "argument experiment: invalid choice: 'fig2'"),
+    (["reproduce", "fig1", "--runs", "0"], "argument --runs: must be an integer from 1 to 1e4, got '0'"),
+    (["reproduce", "fig1", "--horizon", "ten"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "50"], "argument --horizon: must be an integer from 100 to 1e9"),
     (["reproduce", "fig1", "--jobs", "2", "--scheduler", "tcp://x:1"], "--jobs applies to the local pool"),
     (["reproduce"], "the following arguments are required"),
     ([], "the following arguments are required"),
+    # the examples of the issue: overflowing, huge and non-integral numbers
+    (["reproduce", "fig1", "--horizon", "1e19"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "1e18"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "1e30"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--horizon", "1e400"], "argument --horizon: must be an integer from 100 to 1e9"),
+    (["reproduce", "fig1", "--runs", "1e400"], "argument --runs: must be an integer from 1 to 1e4"),
+    (["reproduce", "fig1", "--seed", "1e400"], "argument --seed: must be an integer from 0 to 2**63-1"),
+    (["reproduce", "fig1", "--seed", "-1"], "argument --seed: must be an integer from 0 to 2**63-1"),
+    (["status", "fig1", "--runs", "1e9"], "argument --runs: must be an integer from 1 to 1e4"),
+    (["status", "eps-sweep", "--n-eps", "1e8"], "argument --n-eps: must be an integer from 1 to 1000"),
+    (["reproduce", "fig1", "--runs", "2.5"], "argument --runs: must be an integer"),
+    (["reproduce", "fig1", "--runs", "nan"], "argument --runs: must be an integer"),
+    (["reproduce", "fig1", "--runs", "inf"], "argument --runs: must be an integer"),
+    (["reproduce", "fig1", "--jobs", "1e6"], "argument --jobs: must be an integer from 1 to 256"),
+    (["reproduce", "fig1", "--out", ""], "argument --out: must name a directory"),
+    (["reproduce", "fig1", "--scheduler", "nonsense://x"], "argument --scheduler: must be an address"),
+    (["reproduce", "fig1", "--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bad_options_get_a_clear_message(capsys, argv, message):
-    with pytest.raises(SystemExit) as exc:
-        cli.main(argv)
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
+    code, err = main_exit(argv, capsys)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_out_that_is_a_file_missing_or_unwritable_gets_one_line(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    cases = [
+        (["reproduce", "fig1", "--out", str(afile)], "argument --out: " + str(afile) + " is a file"),
+        (["status", "fig1", "--out", str(afile)], "is a file, not a directory"),
+        (["reproduce", "fig1", "--out", str(afile / "sub")], "argument --out: cannot write to"),
+        (["status", "fig1", "--out", f"{tmp_path}/missing"], f"argument --out: {tmp_path}/missing does not"),
+    ]
+    if os.geteuid() == 0:  # root writes to any directory of a normal file system, not under /proc
+        cases.append((["reproduce", "fig1", "--out", "/proc/dpb-out"], "argument --out: cannot write to"))
+    else:  # pragma: no cover - depends on the user running the tests
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        cases.append((["reproduce", "fig1", "--out", str(locked)], "argument --out: cannot write to"))
+    for argv, message in cases:
+        code, err = main_exit([*argv, "--runs", "1", "--horizon", "100"], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, err)
+    # a missing --out is created by reproduce (with its parents) before any work
+    out = tmp_path / "new" / "dir"
+    assert cli.main(["reproduce", "fig1", "--runs", "1", "--horizon", "100", "--out", str(out), "--jobs", "1",
+                     "--no-figures", "--no-progress"]) == 0
+    assert len(list((out / "cells").glob("*.npz"))) == 12
+
+
+def test_an_unreachable_scheduler_is_refused_quickly(capsys):
+    pytest.importorskip("distributed")
+    import socket
+
+    with socket.socket() as sock:  # a free port on which nothing listens
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        t0 = time.monotonic()
+        code, err = main_exit(["reproduce", "fig1", "--scheduler", f"tcp://127.0.0.1:{port}"], capsys)
+        took = time.monotonic() - t0
+    assert code == 2 and "argument --scheduler: no Dask scheduler answers at" in err
+    assert len(err.strip().splitlines()) == 1
+    assert took < cli.SCHEDULER_TIMEOUT + 10
 
 
 def test_horizon_accepts_scientific_notation():
@@ -79,12 +149,29 @@ def test_end_to_end_quick_run_writes_results_figures_and_tables(tmp_path, capsys
         assert (out / "tables" / f"{name}.txt").read_text().startswith("# ")
     n_files = len(list((out / "cells").glob("*.npz")))
     exps = [E.experiment(n, T=2000, runs=2, n_eps=3) for n in E.EXPERIMENT_NAMES]
-    assert n_files == sum(len(c.chunks()) for c in E._as_cells(exps))
+    assert n_files == sum(len(c.chunks()) for c in _as_cells(exps))
     scale = ["--runs", "2", "--horizon", "2000", "--n-eps", "3", "--out", str(out)]
     assert cli.main(["status", "all", *scale]) == 0
     assert capsys.readouterr().out.count("0 missing, 0 stale") == 3
     assert cli.main(["reproduce", "fig1", *scale, "--no-figures", "--no-progress"]) == 0
     assert "0 result files computed" in capsys.readouterr().out
+
+
+def test_status_shows_a_damaged_file_and_reproduce_recomputes_it(tmp_path, capsys):
+    from test_experiments import damage_member
+
+    scale = ["fig1", "--runs", "2", "--horizon", "2000", "--out", str(tmp_path)]
+    assert cli.main(["reproduce", *scale, "--jobs", "1", "--no-figures", "--no-progress"]) == 0
+    exp = E.experiment("fig1", T=2000, runs=2)
+    cell = exp.cells[0]
+    before = Result.load(cell.path(tmp_path, 0, 2))
+    damage_member(cell.path(tmp_path, 0, 2), "pulls.npy")  # inside the member, headers intact
+    capsys.readouterr()
+    assert cli.main(["status", *scale]) == 0
+    assert "11 done, 0 missing, 0 stale, 1 damaged" in capsys.readouterr().out
+    assert cli.main(["reproduce", *scale, "--jobs", "1", "--no-figures", "--no-progress"]) == 0
+    assert "1 result files computed, 11 reused" in capsys.readouterr().out
+    assert Result.load(cell.path(tmp_path, 0, 2)).same_as(before)
 
 
 def test_a_killed_sweep_resumes_without_recomputing(tmp_path):
@@ -124,3 +211,253 @@ def test_a_killed_sweep_resumes_without_recomputing(tmp_path):
     for cell in exp.cells:
         for a, b in cell.chunks():
             assert Result.load(cell.path(out, a, b)).same_as(Result.load(cell.path(tmp_path / "ref", a, b)))
+
+
+# ----------------------------------------------------------------------------------------------
+# process control
+# ----------------------------------------------------------------------------------------------
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+SWEEP = ["reproduce", "appendix", "--runs", "5", "--horizon", "20000", "--no-figures"]
+
+
+def session_processes(sid: int) -> list:
+    """Process ids of the live (not zombie) processes of session ``sid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def _sigint_default():
+    """In the child before exec: SIGINT back to its default action.  A shell starts background jobs
+    with SIGINT ignored, and Python then installs no KeyboardInterrupt handler; a command typed in
+    a terminal has the default, which is what the tests mimic."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+class Session:
+    """``python -m dpb ARGS`` in a new session; stops every process of the session on exit."""
+
+    def __init__(self, tmp_path, *args, name="run"):
+        self.stderr_path = tmp_path / f"{name}.stderr"
+        self.stdout_path = tmp_path / f"{name}.stdout"
+        with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", "dpb", *args], cwd=ROOT, stdout=out,
+                                         stderr=err, start_new_session=True, preexec_fn=_sigint_default,
+                                         env={**os.environ, "MPLBACKEND": "Agg", "PYTHONFAULTHANDLER": "1"})
+        self.sid = self.proc.pid
+
+    def wait_for_files(self, cells: Path, n: int, timeout=90):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if cells.is_dir() and len(list(cells.glob("*.npz"))) >= n:
+                return
+            assert self.proc.poll() is None, f"the run ended early: {self.stderr()}"
+            time.sleep(0.01)
+        raise AssertionError(f"fewer than {n} files after {timeout} s")
+
+    def wait_gone(self, timeout) -> float:
+        """Seconds until no process of the session is left (fails after ``timeout``)."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            if self.proc.poll() is not None and not session_processes(self.sid):
+                return time.monotonic() - t0
+            time.sleep(0.02)
+        raise AssertionError(f"processes alive {timeout} s later: {session_processes(self.sid)}")
+
+    def wait(self, timeout) -> int:
+        """The exit status; on a timeout, the Python stacks of the command (faulthandler, SIGABRT)
+        go into the failure message."""
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.send_signal(signal.SIGABRT)
+            time.sleep(1)
+            stacks = self.stderr()[-6000:]
+            raise AssertionError(f"no exit within {timeout} s; stderr and stacks:\n{stacks}") from None
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text()
+
+    def stdout(self) -> str:
+        return self.stdout_path.read_text()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for pid in session_processes(self.sid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+def done_files(cells: Path) -> dict:
+    return {f: (f.stat().st_ino, f.stat().st_mtime_ns) for f in cells.glob("*.npz")}
+
+
+@needs_proc
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+def test_ctrl_c_and_sigterm_stop_within_two_seconds_and_keep_the_finished_files(tmp_path, how):
+    out = tmp_path / "res"
+    exp = E.experiment("appendix", T=20000, runs=5)
+    total = sum(len(c.chunks()) for c in exp.cells)
+    with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2") as run:
+        run.wait_for_files(out / "cells", 4)
+        assert len(session_processes(run.sid)) >= 3  # the command and its two workers at least
+        t0 = time.monotonic()
+        if how == "ctrl-c":  # a terminal sends SIGINT to the whole foreground process group
+            os.killpg(run.sid, signal.SIGINT)
+        else:
+            os.kill(run.proc.pid, signal.SIGTERM)
+        code = run.wait(10)
+        stopped = time.monotonic() - t0
+        gone = run.wait_gone(10) + stopped
+        err = run.stderr()
+    assert code == (130 if how == "ctrl-c" else 143), err
+    assert stopped < 2.0, f"took {stopped:.2f} s to stop"
+    assert gone < 10.0
+    assert "rerun the same command to resume" in err and "Traceback" not in err
+    kept = done_files(out / "cells")
+    assert 4 <= len(kept) < total
+    assert E.status(exp, out) == {"done": len(kept), "missing": total - len(kept), "stale": 0,
+                                  "damaged": 0}
+    resumed = run_cli(*SWEEP, "--out", str(out), "--jobs", "2", "--no-progress")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{total - len(kept)} result files computed, {len(kept)} reused" in resumed.stdout
+    assert done_files(out / "cells") | kept == done_files(out / "cells")  # kept files untouched
+    assert not list((out / "cells").glob("*.tmp"))  # leftovers of killed workers are cleaned
+
+
+@needs_proc
+def test_sigkill_of_the_main_process_leaves_no_process_alive(tmp_path):
+    out = tmp_path / "res"
+    with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress") as run:
+        run.wait_for_files(out / "cells", 4)
+        others = set(session_processes(run.sid)) - {run.proc.pid}
+        assert len(others) >= 2  # workers (and the fork server, the resource tracker)
+        os.kill(run.proc.pid, signal.SIGKILL)  # the main process only: the workers must notice
+        run.proc.wait(timeout=10)
+        gone = run.wait_gone(10)
+    assert gone < 10.0
+    exp = E.experiment("appendix", T=20000, runs=5)
+    kept = done_files(out / "cells")
+    assert E.status(exp, out)["done"] == len(kept)  # every file left is complete and current
+
+
+@needs_proc
+def test_a_failed_chunk_stops_the_run_with_one_line_naming_the_cell(tmp_path):
+    out = tmp_path / "res"
+    exp = E.experiment("appendix", T=20000, runs=5)
+    chunks = [(c, a, b) for c in exp.cells for a, b in c.chunks()]
+    cell, a, b = sorted(chunks, key=lambda t: -t[0].cost(t[2] - t[1]))[0]  # the first to start
+    cell.path(out, a, b).mkdir(parents=True)  # the result cannot be written there: that chunk fails
+    for verbose in ((), ("--verbose",)):
+        with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress", *verbose,
+                     name=f"fail{len(verbose)}") as run:
+            t0 = time.monotonic()
+            code = run.proc.wait(timeout=60)
+            took = time.monotonic() - t0
+            run.wait_gone(10)
+            err = run.stderr()
+        assert code == 1
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert lines[-1].startswith("python -m dpb: error: cell ") and cell.name in lines[-1]
+        assert f"runs {a}-{b} failed: IsADirectoryError" in lines[-1]
+        if verbose:
+            assert "Traceback (most recent call last)" in err
+        else:
+            assert len(lines) == 1 and "Traceback" not in err
+        # the other chunks were stopped: far fewer files than the sweep has
+        assert len(list((out / "cells").glob("*.npz"))) < sum(len(c.chunks()) for c in exp.cells) // 2
+        assert took < 30
+
+
+@needs_proc
+def test_two_runs_on_one_directory_share_the_work(tmp_path):
+    out = tmp_path / "res"
+    args = ["reproduce", "fig1", "--runs", "5", "--horizon", "20000", "--no-figures", "--no-progress",
+            "--out", str(out), "--jobs", "1"]
+    exp = E.experiment("fig1", T=20000, runs=5)
+    total = sum(len(c.chunks()) for c in exp.cells)
+    with Session(tmp_path, *args, name="a") as a, Session(tmp_path, *args, name="b") as b:
+        assert a.proc.wait(timeout=120) == 0, a.stderr()
+        assert b.proc.wait(timeout=120) == 0, b.stderr()
+        outs = a.stdout(), b.stdout()
+    computed = [int(o.split("done: ")[1].split(" result files computed")[0]) for o in outs]
+    assert sum(computed) == total, outs  # no chunk computed twice
+    assert min(computed) > 0  # both did some of the work
+    assert E.status(exp, out) == {"done": total, "missing": 0, "stale": 0, "damaged": 0}
+    E.run(exp, tmp_path / "ref", jobs=1, progress=False)
+    for cell in exp.cells:
+        for x, y in cell.chunks():
+            assert Result.load(cell.path(out, x, y)).same_as(Result.load(cell.path(tmp_path / "ref", x, y)))
+
+
+@needs_proc
+def test_with_no_dask_worker_the_cli_says_it_is_waiting_then_finishes(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    from test_experiments import dask_cluster
+
+    out = tmp_path / "res"
+    args = ["reproduce", "eps-sweep", "--runs", "2", "--horizon", "2000", "--n-eps", "3", "--out", str(out),
+            "--no-figures", "--no-progress"]
+    with dask_cluster(distributed, 0) as cluster:
+        with Session(tmp_path, *args, "--scheduler", cluster.scheduler_address) as run:
+            deadline = time.monotonic() + 60
+            while "waiting for Dask workers" not in run.stderr():
+                assert run.proc.poll() is None, run.stderr()
+                assert time.monotonic() < deadline, "no word about the missing workers"
+                time.sleep(0.1)
+            assert not (out / "cells").exists() or not list((out / "cells").glob("*.npz"))
+            cluster.scale(1)  # a worker joins: the sweep goes on
+            assert run.proc.wait(timeout=120) == 0, run.stderr()
+            assert "3 result files computed" in run.stdout()
+
+
+def test_a_policy_file_that_fails_to_load_gets_one_line(tmp_path, capsys):
+    (tmp_path / "syntax.py").write_text("x = (\n")
+    (tmp_path / "boom.py").write_text("raise RuntimeError('boom')\n")
+    scale = ["reproduce", "fig1", "--runs", "1", "--horizon", "100", "--out", str(tmp_path / "res")]
+    for spec, message in ((f"{tmp_path}/syntax.py:X", "SyntaxError: '(' was never closed"),
+                          (f"{tmp_path}/boom.py:X", "RuntimeError: boom")):
+        code, err = main_exit([*scale, "--policy", spec], capsys)
+        assert code == 2 and "argument --policy: loading" in err and message in err, err
+        assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "res" / "cells").exists()  # refused before any work
+
+
+def parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2 :].split()[1])
+
+
+@needs_proc
+def test_a_worker_killed_from_outside_stops_the_run_with_one_line(tmp_path):
+    out = tmp_path / "res"
+    with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress") as run:
+        run.wait_for_files(out / "cells", 2)
+        main = run.proc.pid
+        # the workers are the children of the fork server, itself a child of the command
+        workers = [p for p in session_processes(run.sid) if p != main and parent_of(p) != main]
+        assert workers
+        os.kill(workers[0], signal.SIGKILL)
+        code = run.wait(30)
+        run.wait_gone(10)
+        err = run.stderr()
+    assert code == 1, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"worker process {workers[0]}" in lines[0]
+    assert "exited with code -9" in lines[0]

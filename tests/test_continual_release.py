@@ -1,4 +1,4 @@
-"""The continual release of noisy running sums (paper's Lemma 'Continual release of noisy rewards')."""
+"""The continual release of noisy running sums (the book's Lemma lem-ch05-continual)."""
 
 import numpy as np
 import pytest

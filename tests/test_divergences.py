@@ -2,9 +2,10 @@
 
 References are independent of the code under test: the textbook formula for kl, scipy's
 ``rel_entr`` / ``stats.entropy``, a Taylor series near the diagonal, brute-force minimisation of
-Eq. (d_eps) over a grid and with ``scipy.optimize.minimize_scalar``, the paper's explicit solution
-(Implication (b) / Eqs. (explicitSolu), (expSolu2)) written out naively, and ``scipy.optimize.brentq``
-for the inversions.  Every tolerance is justified next to the assertion that uses it.
+the definition of d_eps over a grid and with ``scipy.optimize.minimize_scalar``, the paper's explicit
+solution (the closed form of d_eps, the book's Proposition prop-d-eps-closed-form) written out
+naively, and ``scipy.optimize.brentq`` for the inversions.  Every tolerance is justified next to
+the assertion that uses it.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def kl_rel_entr(p, q):
 
 
 def objective(z, x, y, eps):
-    """The function minimised in Eq. (d_eps): eps |z - x| + kl(z, y), with scipy's kl."""
+    """The function minimised in the definition of d_eps: eps |z - x| + kl(z, y), with scipy's kl."""
     return eps * np.abs(z - x) + kl_rel_entr(z, y)
 
 
@@ -209,7 +210,7 @@ def test_d_eps_equals_minimize_scalar(x, y, eps):
 
 
 def _paper_explicit(x, y, eps):
-    """Implication (b) of the lower-bound theorem and Eq. (expSolu2), with naive exp/log."""
+    """Implication (b) of the lower-bound theorem and the high-privacy closed form, with naive exp/log."""
     if x <= y:
         m = y / (y + (1 - y) * math.exp(eps))
         if eps >= math.log(y / x) + math.log((1 - x) / (1 - y)):
@@ -255,7 +256,7 @@ def test_d_eps_is_invariant_under_relabelling(i, j, eps):
 
 
 def _d_eps_decimal(x, y, eps, digits=80):
-    """The paper's explicit solution (Eqs. (explicitSolu), (expSolu2)) in 80-digit decimal arithmetic.
+    """The paper's explicit solution of d_eps in 80-digit decimal arithmetic.
 
     80 digits keep 1 - y and 1 - m exact enough for means down to 1e-30 from 0 or 1.
     """
@@ -406,6 +407,7 @@ def test_regime_threshold_boundaries():
 def test_d_eps_equals_kl_above_threshold(x, y, factor):
     assume(x != y)
     eps = regime_threshold(x, y) * factor * (1 + 1e-12)
+    assume(eps > 0)  # x and y one ulp apart: logit(y) - logit(x) rounds to 0
     assert d_eps(x, y, eps) == pytest.approx(kl(x, y), rel=1e-12, abs=1e-15)
     assert z_star(x, y, eps) == pytest.approx(x, abs=1e-15)
 

@@ -1,18 +1,25 @@
 """dpb.experiments: the paper's experiment specifications, the resumable cache, seeds and tables.
 
 The cache tests run tiny cells (small T, few runs) in temporary directories; the Dask test runs a
-small sweep on an in-process LocalCluster and compares it with the local pool bit for bit.
+small sweep on a multi-process LocalCluster on 127.0.0.1, kills one of its workers mid-sweep and
+compares the result with the local pool bit for bit.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import struct
+import zipfile
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from dpb import cache
 from dpb import experiments as E
+from dpb.experiments import store
 from dpb.bounds import lower_bound_constant
 from dpb.simulate import Result, simulate
 
@@ -65,6 +72,17 @@ def test_overrides_and_validation():
         E.figure1(runs=0)
     with pytest.raises(TypeError):
         E.Cell.make("DP-IMED", "mu1", 100, 1, {"eps": 0.1, "bogus": 1})
+    # resource limits, checked before anything is built
+    with pytest.raises(ValueError, match="runs"):
+        E.experiment("fig1", runs=10**9)
+    with pytest.raises(ValueError, match="n_eps"):
+        E.experiment("eps-sweep", n_eps=10**8)
+    with pytest.raises(ValueError, match="T"):
+        E.experiment("appendix", T=10**19)
+    with pytest.raises(ValueError, match="seed"):
+        E.Cell.make("IMED", "mu1", 100, 1).seed_sequence(2**64)
+    with pytest.raises(ValueError, match="jobs"):
+        E.run(E.figure1(T=100, runs=1), jobs=10**6)
 
 
 def test_cell_identity_seed_and_chunks():
@@ -84,33 +102,45 @@ def test_cell_identity_seed_and_chunks():
 
 
 def test_source_files_follow_the_imports():
-    files = {str(f.relative_to(E._PKG)) for f in E._source_files("DP-KLUCB")}
+    files = {str(f.relative_to(cache.PACKAGE_DIR)) for f in E.policy_sources("DP-KLUCB")}
     assert {"simulate.py", "policies/dp_batched.py", "batching.py", "policies/_numerics.py",
             "policies/base.py", "_validate.py", "environments.py"} <= files
     assert "policies/lazy_dpts.py" not in files and "__init__.py" not in files
-    assert "policies/lazy_dpts.py" in {str(f.relative_to(E._PKG)) for f in E._source_files("Lazy-DP-TS")}
-    h = E.source_hash("DP-KLUCB")
-    assert len(h) == 64 and h == E.source_hash("DP-IMED") and h != E.source_hash("Lazy-DP-TS")
+    assert "cache.py" not in files and "_version.py" not in files  # bookkeeping, no numbers
+    lazy = {str(f.relative_to(cache.PACKAGE_DIR)) for f in E.policy_sources("Lazy-DP-TS")}
+    assert "policies/lazy_dpts.py" in lazy
+
+    def h(policy):
+        return E.chunk_provenance(policy)["source_hash"]
+
+    assert len(h("DP-KLUCB")) == 64 and h("DP-KLUCB") == h("DP-IMED") != h("Lazy-DP-TS")
+    assert h("DP-KLUCB") == cache.source_hash(*E.policy_sources("DP-KLUCB"))
 
 
 def test_code_digest_ignores_docstrings_and_comments_only(tmp_path):
     def digest(name, text):
         f = tmp_path / name
         f.write_text(text)
-        return E._code_digest(f)
+        return cache.code_digest(f)
 
     base = digest("a.py", '"""Module."""\n\ndef g(x):\n    """Doc."""\n    return x + 1  # one\n')
     other = '"""Other."""\n\ndef g(x):\n    """New doc."""\n    # comment\n    return x + 1\n'
     assert digest("b.py", other) == base
     assert digest("c.py", '"""Module."""\n\ndef g(x):\n    """Doc."""\n    return x + 2\n') != base
-    assert digest("d.py", 'def g(x):\n    """Only a docstring."""\n')
+    # a body that is only a docstring hashes like ``pass``; the argument name still counts
+    only_doc = digest("d.py", 'def g(x):\n    """Only a docstring."""\n')
+    assert only_doc == digest("e.py", "def g(x):\n    pass\n")
+    assert only_doc != digest("f.py", "def g(y):\n    pass\n")
+    # string constants that are code (not the first statement of a body) change the digest
+    assert digest("g.py", 'def g(x):\n    return "a"\n') != digest("h.py", 'def g(x):\n    return "b"\n')
 
 
 def test_default_results_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("DPB_RESULTS", str(tmp_path / "x"))
     assert E.default_results_dir() == tmp_path / "x"
     monkeypatch.delenv("DPB_RESULTS")
-    assert E.default_results_dir() == E._PKG.parent / "results"
+    assert E.default_results_dir() == cache.PACKAGE_DIR.parent / "results"
+    assert E.default_results_dir is cache.default_results_dir  # one rule for every cache
 
 
 # ----------------------------------------------------------------------------------------------
@@ -124,12 +154,12 @@ def test_run_writes_files_with_provenance_and_load_round_trips(tmp_path):
     assert report.cpu_seconds > 0 and set(report.cpu_by_policy) == {c.policy for c in exp.cells}
     files = sorted((tmp_path / "cells").glob("*.npz"))
     assert len(files) == n_files
-    assert not list((tmp_path / "cells" / ".partial").iterdir())  # no temporary file left
+    assert not list((tmp_path / "cells").glob("*.tmp"))  # no temporary file left
     res = E.load(exp, tmp_path, seed=5)
     for cell, r in res.results.items():
         assert r.runs == cell.runs and r.T == cell.T and r.policy == cell.policy
         assert r.extra["cell"] == cell.key and r.extra["experiment_seed"] == 5
-        assert r.extra["source_hash"] == E.source_hash(cell.policy)
+        assert r.extra["source_hash"] == E.chunk_provenance(cell.policy)["source_hash"]
         # the cached cell is exactly a direct simulation with the cell's seed
         direct = simulate(cell.policy, cell.bandit(), cell.T, runs=cell.runs, seed=cell.seed_sequence(5),
                           params=cell.params)
@@ -168,14 +198,15 @@ def test_missing_stale_and_corrupt_files_are_recomputed_and_nothing_else(tmp_pat
     before = {f: (f.stat().st_ino, f.stat().st_mtime_ns) for f in files}
     files[0].unlink()
     files[1].write_bytes(b"not a zip file")
-    assert E.status(exp, tmp_path, seed=1) == {"done": len(files) - 2, "missing": 1, "stale": 1}
+    assert E.status(exp, tmp_path, seed=1) == {"done": len(files) - 2, "missing": 1, "stale": 0, "damaged": 1}
     report = E.run(exp, tmp_path, seed=1, jobs=1, progress=False)
     assert report.computed == 2
     for f in files[2:]:
         assert (f.stat().st_ino, f.stat().st_mtime_ns) == before[f]
     # a code change of one policy makes exactly that policy's files stale
-    real = E.source_hash
-    monkeypatch.setattr(E, "source_hash", lambda p: "edited" if p == "DP-SE" else real(p))
+    real = store.chunk_provenance
+    monkeypatch.setattr(store, "chunk_provenance",
+                        lambda p: {**real(p), "source_hash": "edited"} if p == "DP-SE" else real(p))
     st = E.status(exp, tmp_path, seed=1)
     n_dpse = sum(len(c.chunks()) for c in exp.cells if c.policy == "DP-SE")
     assert st["stale"] == n_dpse
@@ -185,6 +216,115 @@ def test_missing_stale_and_corrupt_files_are_recomputed_and_nothing_else(tmp_pat
     assert E.load(exp, tmp_path, seed=1).results  # loads again
     # another seed is another set of files
     assert E.status(exp, tmp_path, seed=2)["done"] == 0
+
+
+def test_a_failing_chunk_stops_the_pool_and_names_the_cell(tmp_path):
+    import multiprocessing as mp
+
+    good = list(tiny(T=20000, runs=5, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    # bypasses Cell.make's check; a long horizon, so that it is the first chunk to start
+    bad = E.Cell("Lazy-DP-TS", '{"eps": -1.0}', "mu1", (0.9, 0.8), 10**6, 2)
+    with pytest.raises(E.ChunkError) as info:
+        E.run([bad, *good], tmp_path, jobs=2, progress=False)
+    err = info.value
+    assert err.cell == bad and (err.start, err.stop) == (0, 2) and bad.name in str(err)
+    assert err.cause.startswith("ValueError") and "eps" in err.cause and "Traceback" in err.details
+    assert not [p for p in mp.active_children() if p.name == "dpb-worker"]  # the pool is gone
+    n = len(list((tmp_path / "cells").glob("*.npz")))
+    assert n < sum(len(c.chunks()) for c in good)  # the rest was cancelled
+    assert E.status(good, tmp_path)["done"] == n  # what was finished is complete
+    with pytest.raises(E.ChunkError, match="ValueError"):  # the same in this process (jobs=1)
+        E.run(bad, tmp_path, jobs=1, progress=False)
+
+
+def test_claims_exclude_each_other_and_die_with_their_holder(tmp_path):
+    import subprocess
+    import sys
+
+    cell = tiny().cells[0]
+    first = E.claim(cell, 0, 3, tmp_path)
+    assert first is not None and E.claim(cell, 0, 3, tmp_path) is None  # also within one process
+    assert E.claim(cell, 0, 2, tmp_path) is not None  # another chunk
+    first.release()
+    again = E.claim(cell, 0, 3, tmp_path)
+    assert again is not None
+    again.release()
+    # a claim held by a process that was killed is free at once (the kernel drops the lock)
+    fields = tuple(getattr(cell, f) for f in ("policy", "params_json", "env", "means", "T", "runs"))
+    code = (f"import sys; from dpb import experiments as E; c = E.Cell(*{fields!r}); "
+            f"assert E.claim(c, 0, 3, {str(tmp_path)!r}) is not None; print('held', flush=True); "
+            "sys.stdin.read()")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "held"
+        assert E.claim(cell, 0, 3, tmp_path) is None
+        proc.kill()
+        proc.wait(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert E.claim(cell, 0, 3, tmp_path) is not None
+
+
+def test_leftover_temporary_files_of_dead_writers_are_removed(tmp_path):
+    cells = tmp_path / "cells"
+    cells.mkdir()
+    dead = cells / "x.r0-3.npz.999999999.abcd1234.tmp"  # no such process id
+    alive = cells / f"x.r0-3.npz.{os.getpid()}.abcd1234.tmp"  # this process is writing it
+    dead.write_bytes(b"half")
+    alive.write_bytes(b"half")
+    assert cache.remove_orphan_temporaries(cells) == 1
+    assert not dead.exists() and alive.exists()
+
+
+def damage_member(path, member="regret.npy"):
+    """Flip a byte in the middle of the compressed data of ``member``; headers stay intact."""
+    with zipfile.ZipFile(path) as z:
+        info = z.getinfo(member)
+    raw = bytearray(path.read_bytes())
+    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
+    start = info.header_offset + 30 + name_len + extra_len
+    raw[start + info.compress_size // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+
+
+def rewrite_consistently(path):
+    """Change one number of ``regret`` and rewrite a valid archive (every CRC-32 right) that keeps
+    the original metadata, hence the original checksums."""
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["regret"] = arrays["regret"].copy()
+    arrays["regret"][0, -1] += 1.0
+    with open(path, "wb") as fh:
+        np.savez_compressed(fh, **arrays)
+
+
+def test_damage_inside_an_archive_member_is_detected_and_recomputed(tmp_path):
+    exp = tiny(algorithms=("DP-KLUCB", "DP-SE"))
+    E.run(exp, tmp_path, seed=2, jobs=1, progress=False)
+    clean = {c: Result.load(c.path(tmp_path, 0, c.runs)) for c in exp.cells}
+    first, second = (c.path(tmp_path, 0, c.runs) for c in exp.cells[:2])
+    damage_member(first)
+    with np.load(first) as data:
+        assert json.loads(str(data["meta"]))["extra"]["runs"] == [0, 3]  # the metadata still reads
+    rewrite_consistently(second)
+    with zipfile.ZipFile(second) as z:
+        assert z.testzip() is None  # a valid archive: only the checksums can tell
+    assert E.chunk_status(exp.cells[0], 0, 3, tmp_path, seed=2) == "damaged"
+    assert E.chunk_status(exp.cells[1], 0, 3, tmp_path, seed=2) == "damaged"
+    assert E.status(exp, tmp_path, seed=2) == {"done": len(exp.cells) - 2, "missing": 0, "stale": 0,
+                                               "damaged": 2}
+    with pytest.raises(E.MissingResultsError, match="damaged"):
+        E.load(exp, tmp_path, seed=2)
+    assert E.run(exp, tmp_path, seed=2, jobs=1, progress=False).computed == 2
+    again = E.load(exp, tmp_path, seed=2)
+    assert all(again.results[c].same_as(clean[c]) for c in exp.cells)
+    # every file carries one checksum per array
+    with np.load(first) as data:
+        sums = json.loads(str(data["meta"]))["checksums"]
+        assert set(sums) == set(data.files) - {"meta"} and all(len(v) == 64 for v in sums.values())
 
 
 def test_load_without_results_raises(tmp_path):
@@ -202,15 +342,48 @@ def test_force_recomputes_identical_numbers(tmp_path):
     assert all(first.results[c].same_as(second.results[c]) for c in exp.cells)
 
 
-def test_dask_local_cluster_gives_the_local_pool_results(tmp_path):
+def dask_cluster(distributed, n_workers):
+    """A multi-process LocalCluster on 127.0.0.1 (ports chosen free, no dashboard)."""
+    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                    host="127.0.0.1", scheduler_port=0, dashboard_address=None,
+                                    silence_logs=50)
+
+
+def test_dask_cluster_with_a_worker_killed_mid_sweep_gives_the_local_pool_results(tmp_path):
+    import signal
+    import threading
+    import time
+
     distributed = pytest.importorskip("distributed")
-    exp = E.eps_sweep(T=4000, runs=3, n_eps=3)
-    cells = list(exp.cells) + list(tiny(T=2000, runs=6, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    exp = E.eps_sweep(T=20000, runs=3, n_eps=4)
+    cells = list(exp.cells) + list(tiny(T=20000, runs=10, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    total = sum(len(c.chunks()) for c in cells)
     E.run(cells, tmp_path / "pool", seed=9, jobs=2, progress=False)
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        rep = E.run(cells, tmp_path / "dask", seed=9, scheduler=client, progress=False)
-    assert rep.computed == sum(len(c.chunks()) for c in cells)
+    outcome = {}
+    with dask_cluster(distributed, 2) as cluster, distributed.Client(cluster) as client:
+        def sweep():
+            try:
+                outcome["report"] = E.run(cells, tmp_path / "dask", seed=9, scheduler=client, progress=False)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by the test below
+                outcome["error"] = exc
+
+        thread = threading.Thread(target=sweep)
+        thread.start()
+        killed = None
+        deadline = time.monotonic() + 120
+        while killed is None and thread.is_alive() and time.monotonic() < deadline:
+            busy = [w for w, keys in client.processing().items() if keys]
+            files = list((tmp_path / "dask" / "cells").glob("*.npz"))
+            if busy and len(files) >= 2:  # mid-sweep, and this worker is computing a chunk
+                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
+                os.kill(pid, signal.SIGKILL)
+                killed = (busy[0], len(files))
+            time.sleep(0.01)
+        thread.join(timeout=300)
+        assert not thread.is_alive()
+    assert "error" not in outcome, outcome.get("error")
+    assert killed is not None and killed[1] < total, "the sweep ended before a worker could be killed"
+    assert outcome["report"].computed == total
     for cell in cells:
         for a, b in cell.chunks():
             x = Result.load(cell.path(tmp_path / "pool", a, b))
@@ -247,6 +420,20 @@ def test_final_regret_stats_and_table(small):
     assert math.isnan(only[0]["ratio"])
 
 
+def test_final_regret_table_on_known_numbers():
+    # hand-computed: mean, sample std, median and numpy's linear quantiles of four final regrets
+    fake = {name: SimpleNamespace(final_regret=np.array(v, dtype=float)) for name, v in
+            {"DP-KLUCB": [10, 20, 30, 40], "DP-IMED": [20, 20, 20, 20], "DP-SE": [100, 60, 80, 0]}.items()}
+    st = E.final_regret_stats(fake["DP-KLUCB"])
+    assert (st["runs"], st["mean"], st["median"]) == (4, 25.0, 25.0)
+    assert st["std"] == pytest.approx(math.sqrt(500 / 3))
+    assert (st["q10"], st["q90"]) == pytest.approx((13, 37))
+    rows = {r["algorithm"]: r for r in E.final_regret_table(fake)}
+    # ratios to the better of the paper's algorithms (DP-IMED, mean 20)
+    assert {a: r["ratio"] for a, r in rows.items()} == pytest.approx({"DP-KLUCB": 1.25, "DP-IMED": 1.0,
+                                                                      "DP-SE": 3.0})
+
+
 def test_ratio_and_mean_summaries(small):
     rows = E.ratio_summary(small)
     assert len(rows) == 2
@@ -267,7 +454,11 @@ def test_sweep_table_uses_the_lower_bound(tmp_path):
     rows = E.sweep_table(res)
     assert [r["eps"] for r in rows] == [0.5, 1.0]
     for r in rows:
-        lb = lower_bound_constant(np.array([0.8, 0.1, 0.1, 0.1, 0.1]), r["eps"]) * math.log(3000)
+        # independent of dpb.bounds: the high-privacy closed form of d_eps(0.1, 0.8) (eps < 3.58)
+        d = -r["eps"] * 0.1 - math.log(1 - 0.8 * (1 - math.exp(-r["eps"])))
+        lb = 4 * 0.7 / d * math.log(3000)
+        assert lb == pytest.approx(lower_bound_constant(np.array([0.8, 0.1, 0.1, 0.1, 0.1]), r["eps"])
+                                   * math.log(3000))
         assert r["lower_bound"] == pytest.approx(lb)
         assert r["ratio"] == pytest.approx(r["mean"] / lb)
     assert res.cpu_seconds() > 0

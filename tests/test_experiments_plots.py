@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import ipywidgets as W
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dpb import experiments as E  # noqa: E402
-from dpb.plotting import experiments as pe  # noqa: E402
-from dpb.widgets import experiments as we  # noqa: E402
+from dpb import experiments as E
+from dpb.plotting import experiments as pe
+from dpb.widgets import experiments as we
 
 
 @pytest.fixture(scope="module")
@@ -134,10 +131,13 @@ def test_explorer_builds_and_redraws_every_control(monkeypatch):
     assert len(controls) == len(names)
     new = {"env": "custom", "means": "0.5, 0.4", "eps": 1.0, "T": 10_000, "runs": 3,
            "algorithms": ("DP-IMED",)}
+    run = box.children[2].children[0]  # T = 10^6 takes seconds: the explorer redraws on "Run"
+    assert isinstance(run, W.Button) and run.description == "Run"
     for key, control in zip(names, controls, strict=True):
         control.value = new[key]
-        assert calls[-1][key] == new[key]
-    assert len(calls) == 1 + len(names)
+        assert len(calls) == 1  # moving a control computes nothing
+    run.click()
+    assert len(calls) == 2 and {k: calls[-1][k] for k in names} == new
     plt.close("all")
     with pytest.raises(ValueError, match="T"):
         we.experiment_explorer(T=12345)
@@ -146,5 +146,9 @@ def test_explorer_builds_and_redraws_every_control(monkeypatch):
 def test_explorer_default_redraw_is_real():
     box = we.experiment_explorer(T=1_000, runs=2, algorithms=("DP-IMED", "IMED"))
     assert isinstance(box, W.VBox)
-    box.children[1].children[0].value = "mu1"  # a real redraw through plot_live
+    before = box.output.outputs
+    box.children[1].children[0].value = "mu1"
+    box.children[2].children[0].click()  # a real redraw through plot_live
+    assert box.redraws == 2 and box.output.outputs != before
+    assert box.output.outputs[-1]["output_type"] == "display_data"
     plt.close("all")

@@ -2,14 +2,12 @@
 
 import ipywidgets as W
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-from dpb.plotting import background as pb  # noqa: E402
-from dpb.widgets import background as wb  # noqa: E402
+from dpb.plotting import background as pb
+from dpb.widgets import background as wb
 
 
 @pytest.mark.parametrize("plot", [pb.plot_laplace_mechanism, pb.plot_kl])

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
+import dpb.policies as policies_pkg
 from dpb import divergences as dv
 from dpb.batching import GeometricSchedule, PolynomialSchedule
 from dpb.environments import BernoulliBandit
@@ -26,7 +27,9 @@ from dpb.policies import (
     LazyDPTS,
     make_policy,
     policy_names,
+    registered,
 )
+from dpb.policies.dp_ucb import DPUCB
 from dpb.policies._numerics import d_eps_below_fast, d_eps_ucb_fast, kl_fast, kl_ucb_fast
 from dpb.policies.base import RunRandom, UniformStream, pick_max, pick_min
 from dpb.simulate import simulate, simulate_trace
@@ -145,7 +148,8 @@ def test_uniform_stream_reads_each_generator_in_order():
 # construction and validation
 # ----------------------------------------------------------------------------------------------
 def test_registry_and_names():
-    assert policy_names() == [
+    # the package's policies, in the book's order; the registry may hold more (user policies)
+    assert policy_names()[:9] == [
         "DP-KLUCB",
         "DP-IMED",
         "DP-SE",
@@ -154,13 +158,18 @@ def test_registry_and_names():
         "Lazy-DP-TS",
         "IMED",
         "KL-UCB",
+        "DP-UCB",
     ]
     assert isinstance(make_policy("dp_imed", eps=1), DPIMED)
     assert isinstance(make_policy("DPKLUCB", eps=1), DPKLUCB)
     assert isinstance(make_policy("kl-ucb"), KLUCB)
+    assert isinstance(make_policy("dp-ucb", eps=1), DPUCB)
     for name, cls in POLICIES.items():
         assert cls.name == name
+    for name, cls in registered(builtin=True).items():
         assert cls.private == (name not in ("IMED", "KL-UCB"))
+        assert getattr(policies_pkg, cls.__name__) is cls and cls.__name__ in policies_pkg.__all__
+        assert f"``{name}``" in policies_pkg.__doc__  # the docstring table lists it
 
 
 def test_unknown_policy_lists_names():
@@ -242,6 +251,8 @@ def _states(trace, K):
         ("IMED", {}),
         ("KL-UCB", {}),
         ("KL-UCB", {"c": 3.0}),
+        ("DP-UCB", {"eps": 0.3}),
+        ("DP-UCB", {"eps": 3.0, "alpha": 1.5, "n0": 2}),
     ],
 )
 def test_indexes_match_their_formulas(name, params):
@@ -263,6 +274,12 @@ def test_indexes_match_their_formulas(name, params):
             expected = stat + np.sqrt(lev / 2) + lev / params["eps"]
         elif name == "IMED":
             expected = n * dv.kl(stat, stat.max()) + np.log(n)
+        elif name == "DP-UCB":  # k = phases of each arm, i.e. Laplace draws in its sum
+            k = np.array([sum(1 for r in trace.phases if r["t"] < t and r["counts"][a] > 0)
+                          for a in range(K)])
+            lt = np.log(t)
+            expected = x + np.sqrt(lt / (2 * n)) + np.maximum(np.sqrt(8 * k * lt), 2 * np.sqrt(2) * lt) / (
+                params["eps"] * n)
         else:
             c = params.get("c", 0.0)
             expected = dv.kl_ucb(stat, (np.log(t) + c * np.log(np.log(t))) / n)
@@ -350,7 +367,7 @@ def test_lazy_dpts_buffers_and_forgetting():
 
 
 def test_dpse_epochs():
-    # epoch 1 pulls every arm R_1 times round-robin, R_1 from the formula of ALGORITHMS.md
+    # epoch 1 pulls every arm R_1 times round-robin, R_1 from DP-SE's formula (appendix "Algorithms as run")
     eps, beta, K = 1.0, 0.1, ENV.K
     T = 40_000
     trace = simulate_trace("DP-SE", ENV, T, seed=1, params={"eps": eps, "beta": beta})
@@ -390,6 +407,7 @@ def test_horizon_cuts_last_phase():
         ("IMED", {}),
         ("KL-UCB", {}),
         ("Lazy-DP-TS", {"eps": 0.5}),
+        ("DP-UCB", {"eps": 0.5}),
     ],
 )
 def test_first_decision_is_uniform_over_identical_arms(name, params):

@@ -1,4 +1,4 @@
-"""dpb.regret: the constants of Theorem 'upp_bound', exact pulls on a horizon grid, the proof's
+"""dpb.regret: the constants of the regret upper bound (chapter 6), exact pulls on a horizon grid, the proof's
 decomposition, the on-disk cache, and the normalised pulls of an easy instance at a large T."""
 
 import os
@@ -192,8 +192,9 @@ def test_cache_round_trip_and_invalidation(tmp_path, monkeypatch):
     rg.cached_runs("DP-IMED", "mu1", **kw)
     rg.cached_runs("DP-IMED", "mu2", delta=0.1, **kw)
     assert len(list(tmp_path.glob("*.npz"))) == 9
-    # a changed source file changes every key: the old file is stale and not read
-    monkeypatch.setattr(rg, "source_hash", lambda: "edited")
+    # a changed source file makes the file stale: it is not read
+    real = rg._provenance
+    monkeypatch.setattr(rg, "_provenance", lambda pol: {**real(pol), "source_hash": "edited"})
     monkeypatch.setattr(rg, "decompose_runs", boom)
     with pytest.raises(AssertionError, match="recomputed"):
         rg.cached_runs("DP-IMED", "mu2", **kw)
@@ -223,7 +224,8 @@ def test_save_load_and_cache_dir(tmp_path, monkeypatch):
     assert rg.cache_key("runs", {"a": 1}) != rg.cache_key("runs", {"a": 2})
     with pytest.raises(ValueError):
         rg.cache_key("no way", {})
-    assert len(rg.source_hash()) == 64
+    pol = rg._as_dp_policy("DP-KLUCB", {"eps": 0.5, "alpha": 2})
+    assert len(rg._provenance(pol)["source_hash"]) == 64
 
 
 def test_book_runs_and_tradeoff(tmp_path, monkeypatch):

@@ -6,15 +6,13 @@ cache directory, so the figures draw the same code paths in a fraction of a seco
 
 import ipywidgets as W
 import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
-
-import dpb.regret as rg  # noqa: E402
-from dpb.plotting import regret as pr  # noqa: E402
-from dpb.widgets import regret as wr  # noqa: E402
+import dpb.regret as rg
+from dpb.plotting import regret as pr
+from dpb.widgets import regret as wr
 
 SMALL_H = (10**3, 10**5)
 

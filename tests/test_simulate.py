@@ -5,7 +5,7 @@ import pytest
 
 import dpb.policies.nonprivate as nonprivate
 from dpb.environments import BernoulliBandit, instance
-from dpb.policies import DPIMED, make_policy
+from dpb.policies import DPIMED, make_policy, registered
 from dpb.simulate import Result, checkpoint_grid, child_seeds, run_generators, simulate, simulate_trace
 
 ALL = [
@@ -19,6 +19,9 @@ ALL = [
     ("IMED", {}),
     ("KL-UCB", {}),
 ]
+# every other registered policy, at its paper parameters
+ALL += [(name, cls.paper_params(0.25)) for name, cls in registered(builtin=True).items()
+        if name not in {n for n, _ in ALL}]
 
 
 def _timeline_regret(trace, gaps, checkpoints):
@@ -209,3 +212,25 @@ def test_generic_engine_accepts_any_policy_object():
     res = simulate(make_policy("IMED"), "mu2", 500, runs=2, seed=3, fast=False)
     assert res.engine == "phases" and np.all(res.pulls.sum(axis=1) == 500)
     assert res.n_phases.tolist() == [500, 500]
+
+
+def test_record_runs_equals_record_steps():
+    # stretches of one arm (the sparse windows of the Lazy-DP-TS fast path) give exactly the
+    # regret, pulls and phases of the same pulls recorded one by one
+    from dpb.simulate import _Recorder
+
+    rng = np.random.default_rng(5)
+    gaps = np.array([0.0, 0.125, 0.25, 0.5])
+    ck = np.unique(rng.integers(1, 3000, size=60))
+    a, b = _Recorder(1, gaps, ck), _Recorder(1, gaps, ck)
+    t = 1
+    while t <= 2900:
+        arms = rng.integers(0, 4, size=rng.integers(1, 6))
+        lengths = rng.integers(1, 40, size=arms.size)
+        a.record_runs(0, t, arms, lengths)
+        b.record_steps(0, t, np.repeat(arms, lengths))
+        t += int(lengths.sum())
+    done = ck < t
+    assert np.allclose(a.regret[0, done], b.regret[0, done], rtol=0, atol=1e-9)
+    assert np.array_equal(a.pulls, b.pulls) and np.array_equal(a.phases, b.phases)
+    assert np.isnan(a.regret[0, ~done]).all() and a.next[0] == b.next[0]

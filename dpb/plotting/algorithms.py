@@ -1,18 +1,20 @@
-"""Figures and small computations of the Algorithms chapter: batches, forgetting, phase traces.
+"""Figures of the Algorithms chapter: batches, forgetting, phase traces.
 
 Three questions of the chapter on DP-KLUCB and DP-IMED (Algorithm 'DP-KLUCB and DP-IMED' of
-Azize et al., 2025) are answered here with numbers:
+Azize et al., 2025) are answered with numbers computed in :mod:`dpb.batching` and drawn here:
 
 * *How many Laplace draws does a batch schedule cost?*  An arm pulled ``n`` times in phases of
-  sizes B_0, B_1, ... has completed :func:`phases_to_reach` phases, one Laplace draw each
-  (:func:`schedule_comparison`, :func:`plot_schedules`).
+  sizes B_0, B_1, ... has completed :func:`~dpb.batching.phases_to_reach` phases, one Laplace draw each
+  (:func:`~dpb.batching.schedule_comparison`, :func:`plot_schedules`).
 * *What does not forgetting cost, and what does it buy?*  After its phase M an arm's private mean
   is either the *accumulated* sum of all n_M rewards plus M+1 Laplace draws, divided by n_M (the
   paper's design), or the *forgetting* mean of the last batch only, B_M rewards plus one draw,
-  divided by B_M (DP-SE, AdaP-KLUCB, Lazy-DP-TS).  :func:`private_mean_composition` counts the
-  rewards and noises behind each, :func:`noise_std_of_private_mean` gives the standard deviation
-  of the noise part, :func:`noise_monte_carlo` simulates it, and :func:`forgetting_comparison`
-  adds the exact tail of the private mean (:func:`dpb.concentration.private_sum_logsf`).
+  divided by B_M (DP-SE, AdaP-KLUCB, Lazy-DP-TS).
+  :func:`~dpb.batching.private_mean_composition` counts the rewards and noises behind each,
+  :func:`~dpb.batching.noise_std_of_private_mean` gives the standard deviation of the noise part,
+  :func:`~dpb.batching.noise_monte_carlo` simulates it, and
+  :func:`~dpb.batching.forgetting_comparison` adds the exact tail of the private mean
+  (:func:`dpb.concentration.private_sum_logsf`); :func:`plot_forgetting` draws them.
 * *What does a run look like, phase by phase?*  :func:`trace_for` records one run with
   :func:`dpb.simulate.simulate_trace`; :func:`trace_rows` formats its phases and
   :func:`plot_trace_phase` draws the indexes and private means at any phase.
@@ -26,31 +28,32 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .. import concentration as conc
-from .._validate import as_float_array, as_int, as_positive, as_probability
-from ..batching import BatchSchedule, DoublingSchedule, GeometricSchedule, PolynomialSchedule
+from .._validate import as_int, as_positive
+from ..batching import (
+    DESIGNS,
+    forgetting_comparison,
+    noise_monte_carlo,
+    noise_std_of_private_mean,
+    phases_to_reach,
+    private_mean_composition,
+    schedule_comparison,
+)
 from ..environments import as_bandit, instance_names
 from ..policies import POLICIES
 from ..simulate import Trace, simulate_trace
 from .style import COLORS, new_figure
 
+# the computations shown here live in dpb.batching; their names stay importable from this module
+_COMPUTED = (DESIGNS, private_mean_composition, noise_std_of_private_mean, noise_monte_carlo,
+             forgetting_comparison, phases_to_reach, schedule_comparison)
+
 __all__ = [
-    "DESIGNS",
-    "private_mean_composition",
-    "noise_std_of_private_mean",
-    "noise_monte_carlo",
-    "forgetting_comparison",
-    "phases_to_reach",
-    "schedule_comparison",
     "trace_for",
     "trace_rows",
     "plot_forgetting",
     "plot_schedules",
     "plot_trace_phase",
 ]
-
-#: The two ways of turning phase sums into a private mean.
-DESIGNS = ("accumulate", "forget")
 
 _C = {
     "accumulate": COLORS["d_eps"],
@@ -63,308 +66,6 @@ _C = {
 _LOG10 = math.log(10.0)
 #: arm colours of the trace figure (the paper's environments have at most 5 arms)
 _ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
-
-
-# ----------------------------------------------------------------------------------------------
-# batches and forgetting
-# ----------------------------------------------------------------------------------------------
-def _schedule(schedule, n0, alpha) -> BatchSchedule:
-    if schedule is None:
-        return GeometricSchedule(n0=n0, alpha=alpha)
-    if not isinstance(schedule, BatchSchedule):
-        raise TypeError(f"schedule must be a BatchSchedule or None, got {type(schedule).__name__}")
-    return schedule
-
-
-def _as_counts(name: str, n, minimum: int) -> np.ndarray:
-    arr = as_float_array(name, n)
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    flat = arr.ravel()
-    bad = ~np.isfinite(flat) | (flat != np.round(flat))
-    if np.any(bad):
-        raise ValueError(f"{name} must hold integers, got {flat[bad][0]!r}")
-    if np.any(arr < minimum):
-        raise ValueError(f"{name} must be >= {minimum}, got {arr[arr < minimum].ravel()[0]:g}")
-    return arr.astype(np.int64)
-
-
-def _check_design(design: str) -> str:
-    if design not in DESIGNS:
-        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
-    return design
-
-
-def _out(arr: np.ndarray, scalar: bool):
-    return arr.reshape(()).item() if scalar else arr
-
-
-def private_mean_composition(n, n0: int = 1, alpha=2, design: str = "accumulate", schedule=None):
-    r"""Rewards and Laplace noises behind an arm's private mean after ``n`` pulls.
-
-    The arm plays phases m = 0, 1, ... of sizes :math:`B_m` (Eq. (def_batch) of the paper for the
-    default geometric schedule), with cumulative counts :math:`n_m = B_0 + \dots + B_m`.  After
-    ``n`` pulls its last *completed* phase is :math:`M = \max\{m : n_m \le n\}`, and the private
-    mean it holds is
-
-    * ``"accumulate"`` (DP-KLUCB, DP-IMED: no forgetting):
-      :math:`(X_1 + \dots + X_{n_M} + Y_0 + \dots + Y_M) / n_M`, i.e. :math:`n_M` rewards and
-      :math:`M + 1` Laplace noises;
-    * ``"forget"`` (DP-SE, AdaP-KLUCB, Lazy-DP-TS): the last batch only,
-      :math:`(X_{n_{M-1}+1} + \dots + X_{n_M} + Y_M) / B_M`, i.e. :math:`B_M` rewards and one noise.
-
-    Parameters
-    ----------
-    n : int or array_like of int
-        Number of pulls, ``n >= B_0`` (the first phase must be complete).
-    n0 : int
-        First batch size of the geometric schedule (ignored when ``schedule`` is given).
-    alpha : float
-        Ratio > 1 of the geometric schedule (ignored when ``schedule`` is given).
-    design : {"accumulate", "forget"}
-        How the phase sums are combined.
-    schedule : BatchSchedule, optional
-        Any other schedule (e.g. :class:`dpb.batching.PolynomialSchedule`).
-
-    Returns
-    -------
-    (rewards, noises) : tuple of int or of int arrays (the shape of ``n``)
-    """
-    design = _check_design(design)
-    sched = _schedule(schedule, n0, alpha)
-    scalar = np.ndim(n) == 0
-    counts = _as_counts("n", n, sched.n0)
-    sizes = sched.sizes_until(int(counts.max()))
-    cum = np.cumsum(sizes)
-    M = np.searchsorted(cum, counts, side="right") - 1
-    if design == "accumulate":
-        rewards, noises = cum[M], M + 1
-    else:
-        rewards, noises = sizes[M], np.ones_like(M)
-    return _out(np.asarray(rewards, dtype=np.int64), scalar), _out(np.asarray(noises, dtype=np.int64), scalar)
-
-
-def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "accumulate",
-                              schedule=None):
-    r"""Standard deviation of the noise part of an arm's private mean after ``n`` pulls.
-
-    A :math:`\mathrm{Lap}(1/\epsilon)` variable has variance :math:`2/\epsilon^2`.  With the rewards
-    and noises of :func:`private_mean_composition` (last completed phase :math:`M`):
-
-    * ``"accumulate"``: :math:`\sqrt{2(M+1)} / (\epsilon\, n_M)`, the :math:`M+1` accumulated
-      noises of Algorithm 'DP-KLUCB and DP-IMED' divided by all :math:`n_M` pulls;
-    * ``"forget"``: :math:`\sqrt{2} / (\epsilon\, B_M)`, one noise divided by the last batch.
-
-    With doubling batches :math:`B_M \approx n_M / 2`, so the accumulated noise is the *larger*
-    one, by a factor about :math:`\sqrt{M+1}/2`; both are :math:`O(\sqrt{\log n}/n)`, far below
-    the sampling spread :math:`\sqrt{\mu(1-\mu)/n}` (see :func:`forgetting_comparison`).
-
-    Parameters
-    ----------
-    n : int or array_like of int
-        Number of pulls, ``n >= B_0``.
-    n0, alpha : int, float
-        The geometric schedule, Eq. (def_batch) (ignored when ``schedule`` is given).
-    eps : float
-        Privacy budget, > 0.
-    design : {"accumulate", "forget"}
-    schedule : BatchSchedule, optional
-
-    Returns
-    -------
-    float or ndarray
-    """
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    rewards, noises = private_mean_composition(n, n0, alpha, design, schedule)
-    std = np.sqrt(2.0 * np.asarray(noises, dtype=float)) / (eps * np.asarray(rewards, dtype=float))
-    return float(std) if np.ndim(std) == 0 else std
-
-
-def noise_monte_carlo(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "accumulate",
-                      runs: int = 4000, seed: int = 0, schedule=None) -> dict:
-    r"""Simulated noise part of the private mean after ``n`` pulls, with one Laplace draw per phase.
-
-    Each run draws :math:`Y_0, Y_1, \dots \sim \mathrm{Lap}(1/\epsilon)`, one per phase, and forms
-    the noise part of the private mean of :func:`private_mean_composition`:
-    :math:`(Y_0 + \dots + Y_M)/n_M` (accumulate) or :math:`Y_M / B_M` (forget).  The same draws
-    serve every ``n`` (one trajectory per run), as in an actual arm.
-
-    Parameters
-    ----------
-    n : array_like of int
-        Numbers of pulls, each ``>= B_0``.
-    n0, alpha, eps, design, schedule
-        As in :func:`noise_std_of_private_mean`.
-    runs : int
-        Number of simulated arms, >= 2.
-    seed : int
-        Seed of ``numpy.random.default_rng``.
-
-    Returns
-    -------
-    dict
-        ``"n"``; ``"std"`` (empirical standard deviation at each ``n``); ``"abs_q50"``,
-        ``"abs_q95"`` (median and 95% quantile of the absolute noise part); ``"samples"``
-        (runs x len(n)).
-    """
-    design = _check_design(design)
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    runs = as_int("runs", runs, minimum=2)
-    seed = as_int("seed", seed, minimum=0)
-    sched = _schedule(schedule, n0, alpha)
-    counts = np.atleast_1d(_as_counts("n", n, sched.n0))
-    sizes = sched.sizes_until(int(counts.max()))
-    cum = np.cumsum(sizes)
-    M = np.searchsorted(cum, counts, side="right") - 1
-    draws = np.random.default_rng(seed).laplace(0.0, 1.0 / eps, size=(runs, sizes.size))
-    if design == "accumulate":
-        samples = np.cumsum(draws, axis=1)[:, M] / cum[M]
-    else:
-        samples = draws[:, M] / sizes[M]
-    a = np.abs(samples)
-    return {
-        "n": counts,
-        "std": samples.std(axis=0, ddof=1),
-        "abs_q50": np.quantile(a, 0.5, axis=0),
-        "abs_q95": np.quantile(a, 0.95, axis=0),
-        "samples": samples,
-    }
-
-
-def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0.5, x: float = 0.6,
-                          n_max: int = 20_000, runs: int = 4000, seed: int = 0) -> dict:
-    r"""Accumulating against forgetting, at every phase end of one arm up to ``n_max`` pulls.
-
-    For each design (:data:`DESIGNS`) and each phase end :math:`n = n_M \le n_{\max}` of the
-    geometric schedule (n0, alpha), returns the rewards and noises behind the private mean
-    (:func:`private_mean_composition`), the standard deviation of its noise part (exact,
-    :func:`noise_std_of_private_mean`, and simulated, :func:`noise_monte_carlo`), the sampling
-    standard deviation :math:`\sqrt{\mu(1-\mu)/\text{rewards}}`, and the exact natural log of
-    :math:`P[\text{private mean} \ge x]`, i.e. of :math:`P[\tilde S_{r, k} \ge r x]` for
-    :math:`r` rewards and :math:`k` noises (:func:`dpb.concentration.private_sum_logsf`).  By
-    Proposition 'Concentration Bound of Private Mean' this tail decays like
-    :math:`e^{-r\, d_\epsilon(x, \mu)}`: with :math:`r = n` when accumulating and
-    :math:`r = B_M \approx n (\alpha - 1)/\alpha` when forgetting.
-
-    Parameters
-    ----------
-    n0 : int
-        First batch size, >= 1.
-    alpha : float
-        Geometric ratio, > 1.
-    eps : float
-        Privacy budget, > 0.
-    mu : float
-        Mean of the arm, in (0, 1).
-    x : float
-        Threshold of the tail, in [mu, 1].
-    n_max : int
-        Largest number of pulls shown, >= n0.
-    runs, seed : int
-        Monte Carlo runs and seed (:func:`noise_monte_carlo`).
-
-    Returns
-    -------
-    dict
-        ``"n"`` (the phase ends) and, for each design, a dict with keys ``"rewards"``,
-        ``"noises"``, ``"noise_std"``, ``"mc_std"``, ``"mc_med"``, ``"mc_hi"`` (median and 95% quantile
-        of the simulated absolute noise part), ``"sampling_std"``,
-        ``"log_tail"``.
-    """
-    n0 = as_int("n0", n0, minimum=1)
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    x = float(as_probability("x", x))
-    if x < mu:
-        raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {x!r}")
-    n_max = as_int("n_max", n_max, minimum=n0)
-    sched = GeometricSchedule(n0=n0, alpha=alpha)
-    cum = np.cumsum(sched.sizes_until(n_max))
-    ends = cum[cum <= n_max]
-    out: dict = {"n": ends}
-    for design in DESIGNS:
-        rewards, noises = private_mean_composition(ends, design=design, schedule=sched)
-        mc = noise_monte_carlo(ends, eps=eps, design=design, runs=runs, seed=seed, schedule=sched)
-        log_tail = np.array([float(conc.private_sum_logsf(r * x, int(r), int(k), mu, eps))
-                             for r, k in zip(rewards, noises, strict=True)])
-        out[design] = {
-            "rewards": rewards,
-            "noises": noises,
-            "noise_std": noise_std_of_private_mean(ends, eps=eps, design=design, schedule=sched),
-            "mc_std": mc["std"],
-            "mc_med": mc["abs_q50"],
-            "mc_hi": mc["abs_q95"],
-            "sampling_std": np.sqrt(mu * (1.0 - mu) / rewards),
-            "log_tail": log_tail,
-        }
-    return out
-
-
-def phases_to_reach(n, schedule: BatchSchedule):
-    r"""Number of phases (= Laplace draws) an arm completes before it has been pulled ``n`` times.
-
-    :math:`\min\{M + 1 : n_M \ge n\}` for the cumulative counts :math:`n_M` of ``schedule``.  For
-    the geometric schedule with an integer ratio, :math:`n_M = n_0(\alpha^{M+1}-1)/(\alpha-1)`, this
-    is :math:`\lceil \log_\alpha(1 + n(\alpha-1)/n_0) \rceil`: logarithmic in ``n``, which is the
-    :math:`m = o(n)` that Proposition 'Concentration Bound of Private Mean' asks for.
-
-    Parameters
-    ----------
-    n : int or array_like of int
-        Numbers of pulls, >= 1.
-    schedule : BatchSchedule
-
-    Returns
-    -------
-    int or ndarray of int
-    """
-    if not isinstance(schedule, BatchSchedule):
-        raise TypeError(f"schedule must be a BatchSchedule, got {type(schedule).__name__}")
-    scalar = np.ndim(n) == 0
-    counts = _as_counts("n", n, 1)
-    cum = np.cumsum(schedule.sizes_until(int(counts.max())))
-    return _out(np.searchsorted(cum, counts, side="left").astype(np.int64) + 1, scalar)
-
-
-def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, points: int = 60) -> dict:
-    r"""Phases (Laplace draws per arm) against pulls for three schedules, and their first batches.
-
-    The schedules are the paper's geometric one (``n0``, ``alpha``; Eq. (def_batch)), doubling
-    (``n0``, ratio 2) and polynomial (:math:`B_m = \lceil n_0 (m+1)^p \rceil`, ``power`` p).
-
-    Parameters
-    ----------
-    n0 : int
-        First batch size of all three, >= 1.
-    alpha : float
-        Ratio of the geometric schedule, > 1.
-    power : float
-        Exponent of the polynomial schedule, > 0.
-    n_max : int
-        Largest number of pulls, >= n0.
-    points : int
-        Number of log-spaced values of n, >= 2.
-
-    Returns
-    -------
-    dict
-        ``"n"`` (log-spaced integers from n0 to n_max) and, for each of ``"geometric"``,
-        ``"doubling"``, ``"polynomial"``, a dict with ``"schedule"``, ``"phases"`` (at each n) and
-        ``"sizes"`` (the batches B_0, ..., B_M up to n_max).
-    """
-    n0 = as_int("n0", n0, minimum=1)
-    n_max = as_int("n_max", n_max, minimum=n0)
-    points = as_int("points", points, minimum=2)
-    ns = np.unique(np.rint(np.geomspace(n0, n_max, points)).astype(np.int64))
-    scheds = {
-        "geometric": GeometricSchedule(n0=n0, alpha=alpha),
-        "doubling": DoublingSchedule(n0=n0),
-        "polynomial": PolynomialSchedule(n0=n0, power=power),
-    }
-    out: dict = {"n": ns}
-    for name, s in scheds.items():
-        out[name] = {"schedule": s, "phases": phases_to_reach(ns, s), "sizes": s.sizes_until(n_max)}
-    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -538,11 +239,11 @@ def plot_forgetting(n0: int = 1, alpha=2.0, eps: float = 0.25, mu: float = 0.5, 
     r"""Accumulating (no forgetting) against forgetting: noise of the private mean, and its tail.
 
     Left (log-log): the standard deviation of the noise part of the private mean at each phase
-    end n of the geometric schedule, exact (lines, :func:`noise_std_of_private_mean`) and simulated
-    (markers; the band runs from the median to the 95% quantile of the simulated absolute noise
-    values), with the sampling
-    spread :math:`\sqrt{\mu(1-\mu)/\text{rewards}}` (thin).  Right: the exact
-    :math:`\log_{10} P[\text{private mean} \ge x]` for both designs (:func:`forgetting_comparison`).
+    end n of the geometric schedule, exact (lines, :func:`~dpb.batching.noise_std_of_private_mean`)
+    and simulated (markers; the band runs from the median to the 95% quantile of the simulated
+    absolute noise values), with the sampling spread :math:`\sqrt{\mu(1-\mu)/\text{rewards}}`
+    (thin).  Right: the exact :math:`\log_{10} P[\text{private mean} \ge x]` for both designs
+    (:func:`~dpb.batching.forgetting_comparison`).
     Accumulating carries more noise but uses every reward, so its tail decays faster.
     """
     data = forgetting_comparison(n0, alpha, eps, mu, x, n_max, runs, seed)
@@ -574,7 +275,7 @@ def plot_schedules(n0: int = 1, alpha=1.1, power=2, n_max: int = 10**6):
 
     Left: :math:`B_m` against m (log scale) for the geometric schedule (n0, alpha), doubling
     (n0) and polynomial (n0, power).  Right: the number of phases an arm completes before being
-    pulled n times (:func:`phases_to_reach`), against n on a log axis: a straight line for the
+    pulled n times (:func:`~dpb.batching.phases_to_reach`), against n on a log axis: a straight line for the
     geometric schedules (slope :math:`1/\log\alpha`), a power :math:`n^{1/(p+1)}` for the
     polynomial one.  All three make a vanishing fraction of Laplace draws per pull, the condition
     :math:`m = o(n)` of Proposition 'Concentration Bound of Private Mean'.

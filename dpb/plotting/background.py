@@ -17,7 +17,7 @@ def plot_laplace_mechanism(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.
 
     Left: the densities of ``s + Lap(sensitivity/eps)`` and ``s_prime + Lap(sensitivity/eps)``.
     Right: the log of their ratio at every output, against the band [-eps, eps] that eps-DP allows
-    (the paper's Theorem 'The Laplace Mechanism').  It stays inside exactly when
+    (:prf:ref:`thm-laplace`).  It stays inside exactly when
     ``abs(s - s_prime) <= sensitivity`` (neighbouring sums); otherwise it reaches
     ``eps abs(s - s_prime) / sensitivity``, the group-privacy bound for inputs that differ in
     ``k = abs(s - s_prime) / sensitivity`` records (Proposition 'Group Privacy'), drawn dashed.

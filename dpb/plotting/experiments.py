@@ -16,12 +16,15 @@ import numpy as np
 from .._validate import as_int, as_positive
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
+from ..estimates import MeanEstimate, bca_columns
+from ..policies.registry import policy_style, registered
 from ..experiments import (
     ALGORITHMS,
     ExperimentResults,
     final_regret_table,
     paper_params,
     ratio_summary,
+    reading_results,
     sweep_table,
 )
 from ..simulate import Result, simulate
@@ -35,22 +38,39 @@ __all__ = [
     "plot_ratio_grid",
     "plot_eps_sweep",
     "plot_final_distribution",
+    "plot_seed_sensitivity",
+    "plot_dpse_readings",
+    "plot_expected_sweep",
+    "plot_expected_vs_paper",
     "plot_live",
     "parse_means",
 ]
 
-#: Colour and line style of each algorithm, the same in every figure.
-ALGORITHM_STYLE = {
-    "DP-SE": {"color": "#7f7f7f", "ls": "-"},
-    "AdaP-KLUCB": {"color": "#ff7f0e", "ls": "-"},
-    "AdaP-UCB": {"color": "#e377c2", "ls": "-"},
-    "Lazy-DP-TS": {"color": "#9467bd", "ls": "-"},
-    "DP-KLUCB": {"color": "#1f77b4", "ls": "-"},
-    "DP-IMED": {"color": "#d62728", "ls": "-"},
-    "IMED": {"color": "#000000", "ls": "--"},
-    "KL-UCB": {"color": "#8c564b", "ls": "--"},
-}
-_BANDS = ("std", "quantile", None)
+class _RegistryStyles(Mapping):
+    """Colour and line style of every registered policy, read from the registry at each access."""
+
+    def __getitem__(self, name):
+        try:
+            return policy_style(name)
+        except (ValueError, TypeError) as exc:
+            raise KeyError(name) from exc
+
+    def __iter__(self):
+        return iter(registered())
+
+    def __len__(self) -> int:
+        return len(registered())
+
+    def __repr__(self) -> str:
+        return repr(dict(self))
+
+
+#: Colour and line style of each algorithm, the same in every figure: the policy's declared
+#: ``style`` (:func:`dpb.policies.registry.policy_style`), also for policies registered later.
+ALGORITHM_STYLE = _RegistryStyles()
+_BANDS = ("std", "quantile", "ci", None)
+#: Bootstrap resamples of the interval bands (a drawing: fewer than the tables' 2000).
+BAND_BOOT = 500
 
 
 def _check_band(band):
@@ -71,9 +91,11 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
     ax : matplotlib Axes, optional
         Where to draw (default: a new figure).
     title : str, optional
-    band : {"quantile", "std", None}
+    band : {"quantile", "std", "ci", None}
         Shade the 10%-90% quantiles of the runs (default: robust to the rare runs with a very
-        large regret), mean +- one standard deviation over runs (clipped at 0), or nothing.
+        large regret), mean +- one standard deviation over runs (clipped at 0), the 95 % BCa
+        confidence interval of the mean at every checkpoint (:func:`dpb.estimates.bca_columns`,
+        :data:`BAND_BOOT` resamples), or nothing.
     xscale, yscale : str
         Axis scales (``"linear"`` as in the paper, or ``"log"``).
     legend : bool
@@ -105,6 +127,9 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
         elif band == "quantile" and res.runs > 1:
             lo, hi = np.quantile(reg, [0.1, 0.9], axis=0)
             ax.fill_between(t, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
+        elif band == "ci" and res.runs > 1:
+            _, lo, hi = bca_columns(res.regret, n_boot=BAND_BOOT)
+            ax.fill_between(res.checkpoints, lo, hi, color=line.get_color(), alpha=0.25, lw=0)
     ax.set_xscale(xscale)
     ax.set_yscale(yscale)
     ax.set(xlabel="round $t$", ylabel="regret $\\mathrm{Reg}_t$")
@@ -112,6 +137,8 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
         ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
     if yscale == "linear":
         ax.set_ylim(bottom=0)
+    elif yscale == "log":
+        ax.set_ylim(bottom=1.0)
     if title:
         ax.set_title(title, fontsize="medium")
     if legend:
@@ -124,22 +151,24 @@ def _panel_title(env: str, eps: float, res: Result) -> str:
     return f"{env} = [{mu}], $\\varepsilon = {eps:g}$"
 
 
-def plot_figure1(res: ExperimentResults, band: str | None = "quantile"):
+def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: str = "linear"):
     """The paper's Figure 1: regret against ``t`` at eps = 0.25 on mu1 (left) and mu2 (right).
 
     Parameters
     ----------
     res : ExperimentResults
         ``dpb.experiments.load("fig1")`` (or any experiment; one panel per setting).
-    band : {"quantile", "std", None}
+    band : {"quantile", "std", "ci", None}
         See :func:`plot_regret`.
+    yscale : {"linear", "log"}
+        ``"log"`` separates the lowest curves, which a linear axis squashes against zero.
     """
     n = len(res.settings)
     fig, axes = new_figure(n, width=4.1, height=3.5, squeeze=False)
     for ax, s in zip(axes[0], res.settings, strict=True):
         data = res.setting(s)
         plot_regret(data, ax, title=_panel_title(s.env, s.eps, next(iter(data.values()))), band=band,
-                    legend=False)
+                    legend=False, yscale=yscale)
     _figure_legend(fig, axes[0][0])
     return fig
 
@@ -150,7 +179,8 @@ def _figure_legend(fig, ax) -> None:
                fontsize="small")
 
 
-def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "quantile"):
+def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "quantile",
+                  yscale: str = "linear"):
     """One appendix figure: regret against ``t`` on instance ``env`` for each budget (2 x 2 panels).
 
     Parameters
@@ -159,8 +189,10 @@ def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "
         ``dpb.experiments.load("appendix")``.
     env : str
         Instance name, ``"mu1"`` to ``"mu4"``.
-    band : {"quantile", "std", None}
+    band : {"quantile", "std", "ci", None}
         See :func:`plot_regret`.
+    yscale : {"linear", "log"}
+        See :func:`plot_figure1`.
     """
     settings = [s for s in res.settings if s.env == env]
     if not settings:
@@ -171,7 +203,8 @@ def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.1 * ncols, 3.1 * nrows + 0.5), constrained_layout=True,
                              squeeze=False)
     for ax, s in zip(axes.flat, settings, strict=False):
-        plot_regret(res.setting(s), ax, title=f"{env}, $\\varepsilon = {s.eps:g}$", band=band, legend=False)
+        plot_regret(res.setting(s), ax, title=f"{env}, $\\varepsilon = {s.eps:g}$", band=band, legend=False,
+                    yscale=yscale)
     for ax in list(axes.flat)[len(settings):]:
         ax.set_visible(False)
     _figure_legend(fig, axes.flat[0])
@@ -215,8 +248,8 @@ def plot_eps_sweep(res: ExperimentResults):
     """The appendix's regret-against-eps figure, with the lower bound on the same axes.
 
     Left: the mean regret at T of each budget with the 10%-90% quantiles of the runs, the
-    asymptotic lower bound ``lower_bound_constant(mu, eps) log T`` (Theorem 'Regret lower bound')
-    and the upper bound's leading term ``alpha lower_bound_constant log T`` (Theorem 'upp_bound'),
+    asymptotic lower bound ``lower_bound_constant(mu, eps) log T`` (:prf:ref:`thm-lower-bound`)
+    and the upper bound's leading term ``alpha lower_bound_constant log T`` (:prf:ref:`thm-upper-bound`),
     log scale.  Right: the mean and the median regret divided by the lower bound.
     """
     rows = sweep_table(res)
@@ -298,6 +331,129 @@ def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: st
     if title:
         ax.set_title(title, fontsize="medium")
     ax.legend(frameon=False, fontsize="small", loc="upper right")
+    return fig
+
+
+def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str, MeanEstimate],
+                          reported: Mapping[str, float] | None = None, *, title: str | None = None):
+    """Where a twenty-run experiment lands: the distribution of the mean of twenty runs over many
+    independent groups of runs (one panel per algorithm, log axis), against the expected regret
+    (its 95 % interval shaded) and, optionally, the mean one particular seed reported.
+
+    Parameters
+    ----------
+    means : mapping str -> array
+        Algorithm -> means of disjoint groups of twenty runs (:func:`dpb.estimates.seed_sensitivity`).
+    expected : mapping str -> MeanEstimate
+        Algorithm -> its expected regret with interval.
+    reported : mapping str -> float, optional
+        Algorithm -> the twenty-run mean of the book's seed.
+    title : str, optional
+    """
+    if not means:
+        raise ValueError("means must contain at least one algorithm")
+    fig, axes = new_figure(len(means), width=4.2, height=3.2, squeeze=False)
+    for ax, (name, m) in zip(axes[0], means.items(), strict=True):
+        m = np.asarray(m, dtype=float)
+        if m.size < 2:
+            raise ValueError(f"means[{name!r}] must hold at least 2 group means, got {m.size}")
+        color = ALGORITHM_STYLE.get(name, {"color": "C0"})["color"]
+        lo = max(float(m.min()), 1.0)
+        bins = np.geomspace(lo / 1.05, float(m.max()) * 1.05, 40)
+        ax.hist(m, bins=bins, color=color, alpha=0.6, label=f"{m.size} twenty-run means")
+        est = expected[name]
+        ax.axvspan(est.lo, est.hi, color="k", alpha=0.15, lw=0)
+        ax.axvline(est.mean, color="k", lw=1.5, label=f"expected regret ({est.runs} runs)")
+        ax.axvline(float(np.median(m)), color="k", lw=1, ls=":", label="median of the twenty-run means")
+        if reported is not None and name in reported:
+            ax.axvline(reported[name], color=color, lw=1.5, ls="--", label="the book's seed")
+        ax.set(xscale="log", xlabel="mean regret at $T$ of twenty runs", ylabel="groups")
+        ax.set_title(name, fontsize="medium")
+        ax.legend(frameon=False, fontsize="x-small")
+    if title:
+        fig.suptitle(title, fontsize="medium")
+    return fig
+
+
+def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = "DP-IMED"):
+    """The eps-sweep in expectation: expected regret at ``T`` over the lower bound
+    ``C_eps(mu) log T`` for every budget, with its 95 % interval, the twenty-run ratio of the
+    paper's scale, and the levels 1 (the lower bound) and ``alpha`` (the upper bound's leading
+    term).
+
+    Parameters
+    ----------
+    rows : sequence of mappings
+        :func:`dpb.scale.expected_sweep_table` (keys ``eps``, ``ratio``, ``lo``, ``hi``,
+        ``paper_ratio``).
+    alpha : float
+        The batch growth of the policy (the upper bound's factor).
+    policy : str
+        Its name, for the colour and the legend.
+    """
+    if not rows:
+        raise ValueError("rows must not be empty")
+    alpha = float(as_positive("alpha", alpha, allow_inf=False))
+    eps = np.array([r["eps"] for r in rows])
+    ratio = np.array([r["ratio"] for r in rows])
+    lo = np.array([r["lo"] for r in rows])
+    hi = np.array([r["hi"] for r in rows])
+    paper = np.array([r["paper_ratio"] for r in rows])
+    color = ALGORITHM_STYLE.get(policy, {"color": "C3"})["color"]
+    fig, ax = new_figure(1, width=7.0, height=3.6)
+    ax.axhline(1.0, color="k", lw=1, label="lower bound")
+    ax.axhline(alpha, color="k", lw=1, ls=":", label=f"$\\alpha$ x lower bound, $\\alpha = {alpha:g}$")
+    ax.errorbar(eps, ratio, yerr=[ratio - lo, hi - ratio], fmt="o", ms=2.5, lw=0.8, color=color,
+                label=f"{policy}: expected regret / bound (95 % interval)")
+    ax.plot(eps, paper, "x", ms=3, color="#777777", label="twenty runs (paper scale) / bound")
+    ax.set(xlabel="$\\varepsilon$", ylabel="regret at $T$ / $C_\\varepsilon(\\mu)\\log T$",
+           ylim=(0, max(2.0, float(np.max(hi)) * 1.05)))
+    ax.legend(frameon=False, fontsize="small", loc="upper right")
+    return fig
+
+
+def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = ALGORITHMS):
+    """How far the twenty-run mean of each cell is from its expected regret: ``paper / expected``
+    per setting (x) and algorithm (colour), log axis; 1 means the paper's scale was right.
+
+    Parameters
+    ----------
+    rows : sequence of mappings
+        :func:`dpb.scale.expected_regret_table`.
+    algorithms : sequence of str
+        Which algorithms to draw.
+    """
+    if not rows:
+        raise ValueError("rows must not be empty")
+    settings = list(dict.fromkeys((r["env"], r["eps"]) for r in rows))
+    fig, ax = new_figure(1, width=8.0, height=3.4)
+    k = len(algorithms)
+    for j, name in enumerate(algorithms):
+        pts = [(settings.index((r["env"], r["eps"])), r["shift"]) for r in rows if r["algorithm"] == name]
+        if not pts:
+            continue
+        x, y = np.array(pts).T
+        ax.plot(x + (j - (k - 1) / 2) * 0.1, y, "o", ms=4,
+                color=ALGORITHM_STYLE.get(name, {"color": f"C{j}"})["color"], label=name)
+    ax.axhline(1.0, color="k", lw=1)
+    ax.set_xticks(range(len(settings)), [f"{e} {p:g}" for e, p in settings], rotation=60, fontsize="x-small")
+    ax.set(yscale="log", ylabel="20-run mean / expected regret")
+    ax.legend(frameon=False, fontsize="x-small", ncol=min(6, k), loc="upper center")
+    return fig
+
+
+def plot_dpse_readings(res: ExperimentResults, yscale: str = "linear"):
+    """DP-SE under each reading of its elimination rule, one panel per setting of
+    :func:`dpb.experiments.dpse_readings` (mean regret against ``t``, 10%-90% band)."""
+    n = len(res.settings)
+    if n == 0:
+        raise ValueError("res has no setting")
+    fig, axes = new_figure(n, width=4.1, height=3.4, squeeze=False)
+    for ax, s in zip(axes[0], res.settings, strict=True):
+        data = reading_results(res, s)
+        plot_regret(data, ax, title=_panel_title(s.env, s.eps, next(iter(data.values()))), legend=False,
+                    yscale=yscale)
+    _figure_legend(fig, axes[0][0])
     return fig
 
 

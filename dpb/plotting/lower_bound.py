@@ -3,9 +3,9 @@ r"""Figures of the lower-bound chapter: ``d_eps``, the three regret constants, t
 Every function returns a matplotlib ``Figure`` and is what both the chapter's static figure and the
 corresponding explorer of :mod:`dpb.widgets.lower_bound` call.
 
-* :func:`plot_d_eps` -- the objective ``z -> eps abs(z - mu_a) + kl(z, mu*)`` of Eq. (d_eps) of
+* :func:`plot_d_eps` -- the objective ``z -> eps abs(z - mu_a) + kl(z, mu*)`` of :prf:ref:`def-d-eps` of
   Azize et al. (2025), its minimiser ``z*`` and the regime; ``d_eps`` against ``eps``.
-* :func:`plot_lower_bound_constants` -- the constants of Eq. (reg_low), Eq. (reg_low_22) and
+* :func:`plot_lower_bound_constants` -- the constants of :prf:ref:`thm-lower-bound`, :eq:`eq-lb-2022` and
   Lai--Robbins against ``eps`` for one environment, with the regime thresholds ``eps*_a``.
 * :func:`plot_double_change` -- the per-pull cost of the double change of environment (TV leg +
   KL leg) as a function of the intermediate mean ``mu_2'`` (Step 4 of the proof of Theorem
@@ -29,162 +29,30 @@ from ..bounds import (
     regime_thresholds,
 )
 from ..coupling import (
+    PULLING_RULES,
+    binned_means,
+    coupled_runs,
+    follow_the_leader,
     optimal_intermediate,
+    pulling_rule,
     pure_routes,
-    simulate_coupled_environment,
     transport_cost,
 )
 from ..divergences import d_eps, kl, regime_threshold, z_star
 from ..environments import as_bandit
 from .style import COLORS, new_figure
 
+# the coupled simulation and its pulling rules live in dpb.coupling; ``POLICIES`` (the rules'
+# names, for the explorer), ``coupled_runs`` and ``binned_means`` stay importable from here
+POLICIES = PULLING_RULES
+_COMPUTED = (coupled_runs, binned_means, pulling_rule, follow_the_leader)
+
 __all__ = [
-    "POLICIES",
-    "pulling_rule",
-    "follow_the_leader",
-    "coupled_runs",
-    "binned_means",
     "plot_d_eps",
     "plot_lower_bound_constants",
     "plot_double_change",
     "plot_coupled_hamming",
 ]
-
-#: Pulling rules offered by :func:`coupled_runs` and the coupled-simulation explorer.
-POLICIES = ("random rate", "uniform", "follow the leader")
-
-
-# ----------------------------------------------------------------------------------------------
-# pulling rules for the coupled simulation
-# ----------------------------------------------------------------------------------------------
-def follow_the_leader(t, counts, sums, rng):
-    """Adaptive (reward-dependent) two-armed rule: try each arm once, then pull the best observed mean.
-
-    The signature is the ``rule(t, counts, sums, rng)`` of
-    :func:`dpb.coupling.simulate_coupled_environment`: ``t`` is the 1-based step, ``counts`` and
-    ``sums`` of shape ``(n_runs, 2)`` hold each run's pulls and *observed* reward sums per arm.
-    Step 1 pulls arm 1, step 2 pulls arm 2; afterwards arm 2 is pulled when its empirical mean is
-    larger, ties broken by a fair coin.  It abandons arm 2 after observing zeros, which is what biases
-    the per-run ratio ``d_Ham / N_2`` at small ``N_2`` (see :func:`dpb.coupling.hamming_ratio`).
-
-    Returns
-    -------
-    ndarray of bool, shape (n_runs,)
-        ``True`` where arm 2 is pulled.
-    """
-    counts = np.asarray(counts)
-    n_runs = counts.shape[0]
-    if t <= 2:
-        return np.full(n_runs, t == 2)
-    means = np.asarray(sums, dtype=float) / np.maximum(counts, 1)
-    tie = means[:, 0] == means[:, 1]
-    return np.where(tie, rng.random(n_runs) < 0.5, means[:, 1] > means[:, 0])
-
-
-def _random_rate_rule():
-    """A reward-oblivious rule: each run pulls arm 2 with its own probability, drawn uniformly in [0, 1]."""
-    state = {}
-
-    def rule(t, counts, sums, rng):
-        n_runs = np.asarray(counts).shape[0]
-        if "p" not in state:
-            state["p"] = rng.random(n_runs)
-        return rng.random(n_runs) < state["p"]
-
-    return rule
-
-
-def pulling_rule(name: str):
-    """The ``policy_pulls_arm2`` argument of :func:`dpb.coupling.simulate_coupled_environment` for ``name``.
-
-    * ``"uniform"``: pull arm 2 with probability 1/2 at every step (reward-oblivious);
-    * ``"random rate"``: each run draws its own rate ``p ~ U[0, 1]`` once and pulls arm 2 with
-      probability ``p`` at every step (reward-oblivious; spreads ``N_2`` over ``[0, T]`` across runs);
-    * ``"follow the leader"``: :func:`follow_the_leader` (adaptive, reward-dependent).
-
-    Raises
-    ------
-    ValueError
-        For an unknown name (the message lists :data:`POLICIES`).
-    """
-    if name == "uniform":
-        return 0.5
-    if name == "random rate":
-        return _random_rate_rule()
-    if name == "follow the leader":
-        return follow_the_leader
-    raise ValueError(f"unknown policy {name!r}; choose one of {', '.join(POLICIES)}")
-
-
-def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horizon=1000, n_runs=300,
-                 seed=0):
-    """Simulate the coupled environment of ``nu = (mu1, mu2)`` and ``nu' = (mu1, mu2_prime)``.
-
-    Step 1 of the proof of Theorem 'Regret lower bound under eps-global DP': the policy sees the
-    rewards ``r`` of ``nu``; the rewards ``r'`` of ``nu'`` are drawn from the maximal coupling, so
-    only arm-2 rewards can differ, each with probability ``TV(P_2, P_2') = abs(mu2_prime - mu2)``.
-    A thin wrapper of :func:`dpb.coupling.simulate_coupled_environment` with a named rule
-    (:func:`pulling_rule`).
-
-    Parameters
-    ----------
-    mu1, mu2, mu2_prime : float
-        Means in [0, 1] of arm 1 (unchanged), of arm 2 in ``nu`` and of arm 2 in ``nu'``.
-    policy : str
-        One of :data:`POLICIES`.
-    horizon, n_runs : int
-        ``T >= 1`` and the number of independent runs ``>= 1``.
-    seed : int
-        Seed of the simulation (reproducible).
-
-    Returns
-    -------
-    dpb.coupling.CoupledHistory
-    """
-    return simulate_coupled_environment(
-        [mu1, mu2], [mu1, mu2_prime], pulling_rule(policy), horizon=horizon, n_runs=n_runs, seed=seed
-    )
-
-
-def binned_means(x, y, n_bins: int = 8):
-    """Means of ``y`` in ``n_bins`` quantile bins of ``x`` (NaN entries of ``y`` dropped).
-
-    Used to show the average ratio ``d_Ham / N_2`` as a function of ``N_2``.
-
-    Parameters
-    ----------
-    x, y : array_like of shape (n,)
-        Abscissae and values.
-    n_bins : int
-        Number of bins ``>= 1`` (fewer when ``x`` has few distinct values).
-
-    Returns
-    -------
-    centres, means, counts : ndarrays
-        Mean ``x`` of each non-empty bin, mean ``y`` in it, and its number of points.
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"x and y must be 1-d arrays of the same length, got shapes {x.shape} and {y.shape}")
-    n_bins = as_int("n_bins", n_bins, minimum=1)
-    keep = ~np.isnan(y)
-    x, y = x[keep], y[keep]
-    if x.size == 0:
-        return np.empty(0), np.empty(0), np.empty(0, dtype=int)
-    edges = np.unique(np.quantile(x, np.linspace(0, 1, n_bins + 1)))
-    if edges.size < 2:
-        return np.array([x.mean()]), np.array([y.mean()]), np.array([x.size])
-    idx = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, edges.size - 2)
-    centres, means, counts = [], [], []
-    for b in range(edges.size - 1):
-        sel = idx == b
-        if np.any(sel):
-            centres.append(x[sel].mean())
-            means.append(y[sel].mean())
-            counts.append(int(sel.sum()))
-    return np.array(centres), np.array(means), np.array(counts)
-
 
 # ----------------------------------------------------------------------------------------------
 # figures
@@ -208,7 +76,7 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
        d_\varepsilon(\mu_a, \mu^\star)
        = \inf_{z} \varepsilon\lvert z - \mu_a\rvert + \mathrm{kl}(z, \mu^\star)
 
-    (Eq. (d_eps) of Azize et al. (2025)), attained at the closed-form ``z*`` of
+    (:prf:ref:`def-d-eps`), attained at the closed-form ``z*`` of
     :func:`dpb.divergences.z_star`; the title says which regime ``eps`` is in
     (``eps >= eps* = abs(logit(mu*) - logit(mu_a))``: low privacy, ``z* = mu_a``, ``d_eps = kl``).
     Right: ``eps -> d_eps(mu_a, mu*)`` on log-log axes with its two ceilings ``kl(mu_a, mu*)`` and
@@ -273,9 +141,9 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
 def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float = 10.0, n_eps: int = 300):
     r"""The three regret constants of an environment against ``eps``, with the regime thresholds.
 
-    Left (log-log): the new constant ``sum_a Delta_a / d_eps(mu_a, mu*)`` (Eq. (reg_low),
+    Left (log-log): the new constant ``sum_a Delta_a / d_eps(mu_a, mu*)`` (:prf:ref:`thm-lower-bound`,
     :func:`dpb.bounds.lower_bound_constant`), the earlier
-    ``sum_a Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}`` (Eq. (reg_low_22),
+    ``sum_a Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}`` (:eq:`eq-lb-2022`,
     :func:`dpb.bounds.azize_basu_2022_constant`) and Lai--Robbins ``sum_a Delta_a / kl(mu_a, mu*)``;
     dotted verticals at the per-arm thresholds ``eps*_a`` (:func:`dpb.bounds.regime_thresholds`).
     Right: the ratio of the new constant to the 2022 one.  It tends to 6 (from above) as ``eps -> 0``, is
@@ -433,8 +301,8 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
                          alpha: float = 0.2, seed: int = 0):
     r"""The coupled environment of the proof, simulated: Hamming distance against ``N_2 TV(P_2, P_2')``.
 
-    Runs :func:`coupled_runs` (the policy sees the rewards of ``nu = (mu1, mu2)``; the rewards of
-    ``nu' = (mu1, mu2_prime)`` come from the maximal coupling).  Left: one point per run,
+    Runs :func:`~dpb.coupling.coupled_runs` (the policy sees the rewards of ``nu = (mu1, mu2)``;
+    the rewards of ``nu' = (mu1, mu2_prime)`` come from the maximal coupling).  Left: one point per run,
     ``(N_2(T), d_Ham(r, r'))``, with the line ``d_Ham = TV N_2`` and the boundary
     ``(1 + alpha) TV N_2`` of the event ``L`` of Step 2 of the proof.  Right: the per-run ratio
     ``d_Ham / N_2`` against ``N_2``, its means in quantile bins of ``N_2``, and the pooled ratio
@@ -446,7 +314,7 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
     mu2, mu2_prime, mu1 : float
         Means in [0, 1], ``mu2 != mu2_prime``.
     policy : str
-        One of :data:`POLICIES`.
+        One of :data:`~dpb.coupling.PULLING_RULES`.
     horizon, n_runs : int
         ``T >= 1`` and the number of runs ``>= 1``.
     alpha : float

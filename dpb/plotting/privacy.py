@@ -49,8 +49,8 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     (:func:`dpb.privacy.continual_release`): after the phase of ``t_star`` the two releases differ
     by the changed reward, forever -- nothing is forgotten.  Bottom: the contribution of each
     release to the exact log density ratio of the whole release vector at the released value
-    (:func:`dpb.privacy.continual_release_log_ratio`, paper's Lemma 'Continual release of noisy
-    rewards'): only the phase containing ``t_star`` contributes, and its term lies in
+    (:func:`dpb.privacy.continual_release_log_ratio`, :prf:ref:`lem-ch05-continual`): only the phase
+    containing ``t_star`` contributes, and its term lies in
     [-eps, eps].
 
     Parameters

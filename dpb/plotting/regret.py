@@ -7,9 +7,9 @@ corresponding explorer of :mod:`dpb.widgets.regret` call.  The data are the book
 once the cache is warm.
 
 * :func:`plot_convergence` -- ``N_i(t) / log t`` of DP-IMED or DP-KLUCB against ``t`` with the two
-  asymptotes ``alpha / d_eps(mu_i, mu*)`` (Theorem 'upp_bound') and ``1 / d_eps`` (lower bound).
+  asymptotes ``alpha / d_eps(mu_i, mu*)`` (:prf:ref:`thm-upper-bound`) and ``1 / d_eps`` (lower bound).
 * :func:`plot_decomposition` -- the regret split into the initialisation, pre-convergence (A) and
-  post-convergence (B) terms of Eq. (decomp) / Eq. (decomp2), and the tail of term (A) over runs.
+  post-convergence (B) terms of :eq:`eq-ch06-decomposition`, and the tail of term (A) over runs.
 * :func:`plot_alpha_tradeoff` -- ``Reg_T / log T`` against ``alpha`` at several horizons.
 * :func:`plot_regret_distribution` -- the histogram of ``Reg_T / log T`` over runs and its quantiles
   against ``t``.
@@ -84,7 +84,7 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
 
     Top: one sub-optimal arm ``i`` (default: the one with the largest mean, the hardest) -- the
     mean over runs with its 95% confidence band, the median with the band of the central 80% of
-    the runs, and the lines ``alpha / d_eps(mu_i, mu*)`` (Theorem 'upp_bound': the limsup of the
+    the runs, and the lines ``alpha / d_eps(mu_i, mu*)`` (:prf:ref:`thm-upper-bound`: the limsup of the
     mean is at most this) and ``1 / d_eps(mu_i, mu*)`` (lower bound: the liminf is at least this).
     Bottom: ``N_i(t) d_eps(mu_i, mu*) / log t`` for every sub-optimal arm (median over runs), on
     the common scale where the lower bound is 1 and the upper bound ``alpha``.
@@ -128,7 +128,9 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     ax1.set_ylim(0.2 * lo, top)
     ax1.set_xlabel("horizon t")
     ax1.set_ylabel(r"$N_i(t)\,/\,\log t$")
-    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}: arm {arm} (μ = {res.means[arm]:g})",
+    # arms are numbered from 1 in the book (arm 1 is the optimal arm of mu1..mu4)
+    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}: "
+                  f"arm {arm + 1} (μ = {res.means[arm]:g})",
                   fontsize=10)
     ax1.legend(fontsize=8.5, loc="upper left")
 
@@ -136,7 +138,7 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     ratio = np.median(res.total_pulls()[:, :, sub] * d / np.log(t)[None, :, None], axis=0)
     for k, a in enumerate(sub):
         ax2.plot(t, ratio[:, k], color=_ARM_COLORS[k % len(_ARM_COLORS)], lw=1.4,
-                 label=f"arm {a} (μ = {res.means[a]:g})")
+                 label=f"arm {a + 1} (μ = {res.means[a]:g})")
     a_up = res.alpha if res.alpha is not None else 1.0
     ax2.axhline(a_up, color=_C["upper"], ls="--", lw=1.2, label="upper bound (α)")
     ax2.axhline(1.0, color=_C["lower"], ls=":", lw=1.4, label="lower bound (1)")
@@ -154,7 +156,7 @@ def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str =
     r"""The proof's decomposition of the regret, measured.
 
     Top: the mean (solid) and median (dashed) over runs of the pre-convergence term (A) and the
-    post-convergence term (B) of Eq. (decomp) (DP-IMED) / Eq. (decomp2) (DP-KLUCB) against ``t``,
+    post-convergence term (B) of :eq:`eq-ch06-decomposition` against ``t``,
     with the leading terms ``alpha C log t`` and ``C log t`` (``C`` the lower-bound constant).
     Term (A) stops growing (it is ``O(1)`` in expectation); term (B) grows like ``log t``.
     Bottom: the tail ``P[(A) > x]`` over runs of the pre-convergence regret at ``T = 1e8`` for
@@ -214,7 +216,7 @@ def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLU
 
     Top: mean (markers, with two standard errors, the lower bar cut at half the mean on the log
     scale) and median (dashed) of ``Reg_T / log T`` over
-    runs at each horizon, with the leading constant ``alpha C`` of Theorem 'upp_bound' and the
+    runs at each horizon, with the leading constant ``alpha C`` of :prf:ref:`thm-upper-bound` and the
     lower-bound constant ``C``.  Bottom: at the largest horizon, the mean of the pre-convergence
     and post-convergence terms divided by ``log T``: the first falls with ``alpha`` (fewer phases,
     fewer noises), the second rises like ``alpha C``.

@@ -1,83 +1,90 @@
 """Bandit policies, one module per algorithm family, behind one phase-based interface.
 
-=================  ==============  ===========================================================
-class              name            family (module)
-=================  ==============  ===========================================================
-:class:`DPKLUCB`   ``DP-KLUCB``    the paper's batched, non-forgetting algorithms (dp_batched)
-:class:`DPIMED`    ``DP-IMED``     idem
-:class:`DPSE`      ``DP-SE``       private successive elimination, forgetting (dpse)
-:class:`AdaPKLUCB` ``AdaP-KLUCB``  doubling episodes, forgetting (adap)
-:class:`AdaPUCB`   ``AdaP-UCB``    idem
-:class:`LazyDPTS`  ``Lazy-DP-TS``  private Thompson sampling, doubling buffers (lazy_dpts)
-:class:`IMED`      ``IMED``        non-private references (nonprivate)
-:class:`KLUCB`     ``KL-UCB``      idem
-=================  ==============  ===========================================================
+Every policy class is registered when it is defined (:mod:`dpb.policies.registry`), and every list
+of policies in ``dpb`` is read from that registry: a new policy is one new file in this package
+(or in a user's own file, see :func:`~dpb.policies.registry.load_policy`).  The policies of the
+package, by family (module):
+
+{table}
 
 :func:`make_policy` builds a policy from its name and parameters (``make_policy("DP-IMED",
-eps=0.25)``); the common interface is :class:`~dpb.policies.base.Policy`.
+eps=0.25)``); the common interface is :class:`~dpb.policies.base.Policy`, and a new private index on
+the paper's batches is one method of :class:`~dpb.policies.BatchedPrivatePolicy`.
 """
 
 from __future__ import annotations
 
-from .adap import AdaPKLUCB, AdaPUCB
-from .base import Policy
-from .dp_batched import DPIMED, DPKLUCB
-from .dpse import DPSE
-from .lazy_dpts import LazyDPTS
-from .nonprivate import IMED, KLUCB
+import importlib
+import pkgutil
+
+from . import registry
+from .base import Policy, Recorder
+from .dp_batched import BatchedPrivatePolicy
+from .registry import as_policy, load_policy, policy_class, policy_style, registered
+
+# The families in the order of the book; any other module of the package is imported after them,
+# so that a new policy file needs no edit here.
+_FAMILIES = ("dp_batched", "dpse", "adap", "lazy_dpts", "nonprivate")
+_SKIP = {"base", "registry"}
+for _mod in _FAMILIES + tuple(
+    sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")
+           and m.name not in _FAMILIES and m.name not in _SKIP)
+):
+    importlib.import_module(f"{__name__}.{_mod}")
+
+#: Policy classes by name: the live registry (the package's policies, then any registered later).
+POLICIES: dict[str, type[Policy]] = registry._REGISTRY
+
+_BUILTIN = registered(builtin=True)
+globals().update({cls.__name__: cls for cls in _BUILTIN.values()})
 
 __all__ = [
     "Policy",
-    "DPKLUCB",
-    "DPIMED",
-    "DPSE",
-    "AdaPKLUCB",
-    "AdaPUCB",
-    "LazyDPTS",
-    "IMED",
-    "KLUCB",
+    "Recorder",
+    "BatchedPrivatePolicy",
+    *(cls.__name__ for cls in _BUILTIN.values()),
     "POLICIES",
     "make_policy",
     "policy_names",
+    "as_policy",
+    "policy_class",
+    "policy_style",
+    "load_policy",
+    "registered",
 ]
 
-#: Policy classes by the paper's name.
-POLICIES: dict[str, type[Policy]] = {
-    cls.name: cls for cls in (DPKLUCB, DPIMED, DPSE, AdaPKLUCB, AdaPUCB, LazyDPTS, IMED, KLUCB)
-}
+
+def _table() -> str:
+    rows = [(f":class:`{c.__name__}`", f"``{n}``", "private" if c.private else "non-private",
+             c.__module__.rsplit(".", 1)[-1]) for n, c in _BUILTIN.items()]
+    head = ("class", "name", "privacy", "module")
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    rule = "  ".join("=" * w for w in widths)
+    line = lambda r: "  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip()  # noqa: E731
+    return "\n".join([rule, line(head), rule, *(line(r) for r in rows), rule])
 
 
-def _key(name: str) -> str:
-    return "".join(ch for ch in name.lower() if ch.isalnum())
-
-
-_BY_KEY = {_key(n): cls for n, cls in POLICIES.items()}
-_BY_KEY.update({_key(cls.__name__): cls for cls in POLICIES.values()})
+__doc__ = __doc__.format(table=_table())
 
 
 def policy_names() -> list[str]:
-    """The names accepted by :func:`make_policy`."""
+    """The names accepted by :func:`make_policy`: every registered policy."""
     return list(POLICIES)
 
 
-def make_policy(name: str, **params) -> Policy:
-    """Build the policy called ``name`` (the paper's name or the class name, any case/dashes).
+def make_policy(name, **params) -> Policy:
+    """Build the policy called ``name`` (the paper's name or the class name, any case/dashes, or
+    ``"file.py:Class"``) with ``params``; a policy object is returned as is.
+
+    The same as :func:`~dpb.policies.registry.as_policy` with keyword parameters.
 
     Raises
     ------
     ValueError
         For an unknown name (the message lists the valid names), or invalid parameters.
+    TypeError
+        For a name that is not a string, or parameters the policy does not take.
     """
-    if isinstance(name, Policy):
-        if params:
-            raise TypeError("parameters cannot be given together with a Policy instance")
-        return name
-    if not isinstance(name, str):
+    if not isinstance(name, (str, Policy)):
         raise TypeError(f"policy name must be a string, got {type(name).__name__}")
-    cls = _BY_KEY.get(_key(name))
-    if cls is None:
-        raise ValueError(f"unknown policy {name!r}; valid names are {', '.join(POLICIES)}")
-    try:
-        return cls(**params)
-    except TypeError as exc:
-        raise TypeError(f"bad parameters for {cls.name}: {exc}") from exc
+    return as_policy(name, params)

@@ -83,12 +83,12 @@ def kl_ucb_fast(x: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 def d_eps_ucb_fast(x: np.ndarray, c: np.ndarray, eps: float) -> np.ndarray:
-    """DP-KLUCB index max{mu in [x, 1] : d_eps(x, mu) <= c}, Eq. (ucb_score) (unvalidated).
+    """DP-KLUCB index max{mu in [x, 1] : d_eps(x, mu) <= c}, :prf:ref:`alg-dp-klucb-imed` (unvalidated).
 
     d_eps(x, .) increases on [x, 1] to d_eps(x, 1) = eps (1 - x), so the index is 1 when
     c >= eps (1 - x).  Below the point m = expit(logit(x) + eps) (where the minimiser z* of
-    Eq. (d_eps) leaves x) d_eps(x, mu) = kl(x, mu); beyond it, by the lemma 'Explicit solution
-    of d_eps', d_eps(x, mu) = -eps x - log(1 - mu (1 - e^{-eps})), inverted in closed form:
+    :prf:ref:`def-d-eps` leaves x) d_eps(x, mu) = kl(x, mu); beyond it, by :prf:ref:`prop-d-eps-closed-form`,
+    d_eps(x, mu) = -eps x - log(1 - mu (1 - e^{-eps})), inverted in closed form:
     mu = expm1(-(c + eps x)) / expm1(-eps).
     """
     x, c = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(c, dtype=float))
@@ -112,9 +112,9 @@ def d_eps_ucb_fast(x: np.ndarray, c: np.ndarray, eps: float) -> np.ndarray:
 
 
 def d_eps_below_fast(x: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray:
-    """d_eps(x, y) of Eq. (d_eps) for 0 <= x <= y <= 1 (unvalidated; the DP-IMED index).
+    """d_eps(x, y) of :prf:ref:`def-d-eps` for 0 <= x <= y <= 1 (unvalidated; the DP-IMED index).
 
-    Lemma 'Explicit solution of d_eps': with z = y / (y + (1 - y) e^eps) = expit(logit(y) - eps),
+    :prf:ref:`prop-d-eps-closed-form`: with z = y / (y + (1 - y) e^eps) = expit(logit(y) - eps),
     d_eps(x, y) = kl(x, y) if x >= z, and otherwise
     eps (z - x) + kl(z, y) = -eps x - log(1 - y (1 - e^{-eps})).
     """

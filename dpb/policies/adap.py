@@ -30,6 +30,7 @@ __all__ = ["AdaPKLUCB", "AdaPUCB"]
 class _AdaP(InitialRoundRobin, Policy):
     private = True
     index_kind = "max"
+    paper_defaults = {"alpha": 3.1}
 
     def __init__(self, eps: float, alpha: float = 3.1) -> None:
         self.eps = check_eps(eps)
@@ -84,6 +85,8 @@ class AdaPKLUCB(_AdaP):
     """
 
     name = "AdaP-KLUCB"
+    style = {"color": "#ff7f0e", "ls": "-"}
+    reference = "dpb.reference:_adap_klucb"
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         n = self.n_last[rows]
@@ -104,6 +107,8 @@ class AdaPUCB(_AdaP):
     """
 
     name = "AdaP-UCB"
+    style = {"color": "#e377c2", "ls": "-"}
+    reference = "dpb.reference:_adap_ucb"
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         n = self.n_last[rows]

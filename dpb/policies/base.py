@@ -1,6 +1,6 @@
 """The common interface of every bandit policy: decisions in phases, vectorised over runs.
 
-Every algorithm of the project decides in *phases* (DESIGN.md, 'The policy interface'): at a
+Every algorithm of the project decides in *phases* (see :doc:`/book/algorithms_as_run`): at a
 decision point it picks an arm and a number of pulls, and afterwards it only sees the *sum* of
 the rewards of that phase (plus its own Laplace noise if it is private).  A per-step algorithm is
 the special case of phases of length one.
@@ -22,7 +22,8 @@ The protocol, driven by :mod:`dpb.simulate`::
 A plan with several non-zero entries (DP-SE's epochs) is executed round-robin over those arms in
 increasing arm order; all other policies plan one arm at a time.  The horizon cuts the last phase.
 
-Ties are broken uniformly at random with the run's own generator (ALGORITHMS.md, 'Conventions'):
+Ties are broken uniformly at random with the run's own generator (:doc:`/book/algorithms_as_run`,
+conventions):
 at small epsilon many private indexes saturate at 1 and the paper's environments list the best arm
 first, so ``np.argmax`` would quietly favour it.
 """
@@ -30,14 +31,23 @@ first, so ``np.argmax`` would quietly favour it.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from .._validate import as_float_array, as_int
 
-__all__ = ["Policy", "RunRandom", "UniformStream", "pick_max", "pick_min", "check_eps", "check_real"]
+__all__ = [
+    "Policy",
+    "Recorder",
+    "RunRandom",
+    "UniformStream",
+    "pick_max",
+    "pick_min",
+    "check_eps",
+    "check_real",
+]
 
 
 def check_eps(eps) -> float:
@@ -48,6 +58,8 @@ def check_eps(eps) -> float:
     val = float(arr)
     if not (np.isfinite(val) and val > 0):
         raise ValueError(f"eps must lie in (0, +inf), got {val!r}")
+    if val < 1e-300:  # the Laplace scale 1/eps would overflow the index arithmetic
+        raise ValueError(f"eps must be >= 1e-300 (the noise scale 1/eps overflows below), got {val!r}")
     return val
 
 
@@ -199,36 +211,119 @@ def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
     return _pick_tied(values == values.min(axis=1, keepdims=True), rows, rand)
 
 
+@runtime_checkable
+class Recorder(Protocol):
+    """What a policy's exact fast path writes into: the protocol of ``fast_simulate``.
+
+    A policy may define ``fast_simulate(means, T, env_generators, policy_generators, recorder)``
+    (see :meth:`Policy.fast_simulate`): it then simulates all runs itself, exactly (same law as the
+    phase protocol), and reports every pull to ``recorder``, an object with this interface that
+    :func:`dpb.simulate.simulate` provides.  The recorder turns the reports into pull counts,
+    phase counts and the regret at the checkpoints.  Runs are rows ``0 .. R-1``, rounds are
+    1-based, and each run's reports must cover its rounds ``1 .. T`` in order, without gaps.
+
+    Attributes
+    ----------
+    laplace : numpy.ndarray
+        Shape (R,), int64: the fast path adds the number of Laplace draws (private releases) of
+        each run here.
+    """
+
+    laplace: np.ndarray
+
+    def record(self, rows: np.ndarray, t0: np.ndarray, counts: np.ndarray, decisions=None) -> None:
+        """One phase of each run in ``rows``: it starts at round ``t0[i]`` and pulls arm ``a``
+        ``counts[i, a]`` times (several arms: round-robin in increasing arm order).  ``decisions``
+        (default 1) is the number of decisions it counts for."""
+
+    def record_steps(self, run: int, t0: int, arms: np.ndarray) -> None:
+        """A window of single pulls of run ``run``: arm ``arms[j]`` at round ``t0 + j``."""
+
+
 class Policy(ABC):
     """A bandit policy deciding in phases, holding the state of ``R`` runs.
 
-    Subclasses define :meth:`_start`, :meth:`decide` and :meth:`update`.  After each decision
+    Subclasses define ``_start``, :meth:`decide` and :meth:`update`.  After each decision
     ``self.index[rows]`` holds the index of every arm that the decision used (NaN where the
     decision did not use one, e.g. the initial round-robin), for the teaching traces.
 
-    Class attributes
-    ----------------
+    **Registration.**  A subclass that sets :attr:`name` in its own class body is registered when
+    it is defined (:mod:`dpb.policies.registry`): from then on :func:`~dpb.policies.make_policy`,
+    :func:`dpb.simulate.simulate`, the privacy audit, the experiments and the figures know it by
+    that name, with the metadata below.  Helper bases that leave :attr:`name` unset are not
+    registered, and ``class X(Base, register=False)`` opts out explicitly.  Defining a class
+    again under the same name (a re-executed notebook cell, a reloaded file) replaces it; another
+    class taking a registered name is a ``ValueError``.
+
+    Attributes
+    ----------
     name : str
-        The paper's name of the algorithm (e.g. ``"DP-KLUCB"``).
+        The paper's name of the algorithm (e.g. ``"DP-KLUCB"``), the key of the registry.
     private : bool
-        Whether the policy is epsilon-global DP (then ``self.eps`` is its budget).
+        Whether the policy is epsilon-global DP (then ``self.eps`` is its budget and the privacy
+        audit checks it).
     index_kind : str
         ``"max"`` or ``"min"``: whether the decision maximises or minimises ``index``.
-
-    Diagnostics (arrays of shape ``(R, K)`` unless stated)
-    --------------------------------------------------------
-    noise_in_stat : number of Laplace draws contained in each arm's current private statistic
-        (accumulating policies: one per phase so far; forgetting policies: 1).
-    laplace_draws : shape (R,), total Laplace draws of each run (one per private release).
-    laplace_arm : total Laplace draws made for each arm.
-    last_noise : the Laplace value (already scaled by 1/eps) added at each arm's last release.
+    paper_defaults : dict
+        The parameters of the paper's experiments other than ``eps`` (see :meth:`paper_params`).
+    style : dict or None
+        Plotting style in every figure, ``{"color": ..., "ls": ...}``; None lets the registry pick
+        a colour not used by another policy.
+    reference : callable, str or None
+        The literal per-step implementation used as test oracle by :mod:`dpb.reference`:
+        ``reference(env, rng, params)`` plays one run on ``env`` (a
+        :class:`dpb.reference.ReferenceBandit`) with ``rng`` for all its randomness.  A string
+        ``"module:function"`` names it without importing it (the package's own policies).
+    fast_simulate : callable or None
+        An optional exact fast path ``fast_simulate(self, means, T, env_generators,
+        policy_generators, recorder)`` that simulates ``len(env_generators)`` runs on its own and
+        reports every pull to ``recorder`` (a :class:`Recorder`); :func:`dpb.simulate.simulate`
+        uses it instead of the generic phase engine unless ``fast=False``.  Run ``i`` must draw its
+        rewards from ``env_generators[i]`` and everything else from ``policy_generators[i]``.
+    noise_in_stat : numpy.ndarray
+        Diagnostic, shape (R, K): the number of Laplace draws contained in each arm's current
+        private statistic (accumulating policies: one per phase so far; forgetting policies: 1).
+    laplace_draws : numpy.ndarray
+        Diagnostic, shape (R,): total Laplace draws of each run (one per private release).
+    laplace_arm : numpy.ndarray
+        Diagnostic, shape (R, K): total Laplace draws made for each arm.
+    last_noise : numpy.ndarray
+        Diagnostic, shape (R, K): the Laplace value (already scaled by 1/eps) added at each arm's
+        last release.
     """
 
     name: ClassVar[str] = "policy"
     private: ClassVar[bool] = False
     index_kind: ClassVar[str] = "max"
+    paper_defaults: ClassVar[dict] = {}
+    style: ClassVar[dict | None] = None
+    reference: ClassVar[Callable | str | None] = None
+    fast_simulate: ClassVar[Callable | None] = None
 
     eps: float | None = None
+
+    def __init_subclass__(cls, register: bool = True, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if register and "name" in cls.__dict__:
+            from .registry import register as _register
+
+            _register(cls)
+
+    @classmethod
+    def paper_params(cls, eps: float | None = None) -> dict:
+        """The parameters the paper's experiments use at budget ``eps``: ``{"eps": eps}`` for a
+        private policy (``eps`` is then required), plus :attr:`paper_defaults`.
+
+        Raises
+        ------
+        ValueError
+            For a private policy without a finite ``eps > 0``.
+        """
+        if not cls.private:
+            return dict(cls.paper_defaults)
+        if eps is None:
+            raise ValueError(f"{cls.name} is private: eps must be given")
+        return {"eps": check_eps(eps), **cls.paper_defaults}
 
     # ------------------------------------------------------------------------------------------
     @property

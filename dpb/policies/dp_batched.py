@@ -1,4 +1,4 @@
-"""DP-KLUCB and DP-IMED: the paper's Algorithm 'DP-KLUCB and DP-IMED' (no forgetting).
+"""DP-KLUCB and DP-IMED: :prf:ref:`alg-dp-klucb-imed` (no forgetting).
 
 Both algorithms pull arms in arm-dependent geometric phases of sizes B_0, B_1, ... (Eq.
 (def_batch), :mod:`dpb.batching`).  After its m-th phase, arm i has been pulled n_i = n_{m_i}
@@ -12,16 +12,19 @@ sensitivity 1); the running sums are a post-processing of them (Proposition 'Pri
 
 With x_i = clip(S~_i / n_i) the clipped private mean and t the current round:
 
-* DP-KLUCB, Eq. (ucb_score): pull argmax_i max{mu in [0,1] : d_eps(x_i, mu) <= log(t) / n_i};
-* DP-IMED, Eq. (imed_score): pull argmin_i n_i d_eps(x_i, x*) + log n_i, x* = clip(max_j S~_j/n_j);
+* DP-KLUCB (:prf:ref:`alg-dp-klucb-imed`): pull argmax_i max{mu in [0,1] : d_eps(x_i, mu) <= log(t) / n_i};
+* DP-IMED (:prf:ref:`alg-dp-klucb-imed`): pull argmin_i n_i d_eps(x_i, x*) + log n_i, x* = clip(max_j
+  S~_j/n_j);
 
 for the next phase B_{m_i + 1} of that arm (truncated at the horizon T).  Initialisation: every
 arm is pulled B_0 = n0 times (in arm order), so T >= K n0 is required.  Ties are broken uniformly
-at random.  Theorem 'Regret upper bound': both have regret at most
+at random.  :prf:ref:`thm-upper-bound`: both have regret at most
 sum_i alpha Delta_i log T / d_eps(mu_i, mu*) + o(log T).
 """
 
 from __future__ import annotations
+
+from abc import abstractmethod
 
 import numpy as np
 
@@ -29,13 +32,38 @@ from ..batching import BatchSchedule, make_schedule
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
 from .base import InitialRoundRobin, Policy, check_eps
 
-__all__ = ["DPKLUCB", "DPIMED"]
+__all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
 
-class _PaperBatched(InitialRoundRobin, Policy):
-    """Shared state and phase logic of DP-KLUCB and DP-IMED."""
+class BatchedPrivatePolicy(InitialRoundRobin, Policy):
+    """The paper's private batched policy without forgetting, with the index left open.
+
+    Everything of :prf:ref:`alg-dp-klucb-imed` except the index: arm-dependent geometric phases
+    ``B_0, B_1, ...`` (:prf:ref:`def-batch-schedule`, or any :class:`~dpb.batching.BatchSchedule`),
+    one fresh ``Lap(1/eps)`` draw per phase added to the arm's private running sum ``S~_i`` (no
+    forgetting: eps-DP by parallel composition, :prf:ref:`prop-ch05-privacy`), an initial
+    round-robin of ``B_0`` pulls per arm, ties broken at random, phases cut at the horizon.
+
+    A new private index is one method: subclass, set :attr:`~dpb.policies.base.Policy.name` and
+    :attr:`~dpb.policies.base.Policy.index_kind`, and define :meth:`private_index`.  The policy is
+    private whatever the index does, since the index only post-processes the private sums.  The
+    subclass is registered (:mod:`dpb.policies.registry`) and runs through the simulator, the
+    privacy audit and the experiments like DP-KLUCB (the Algorithms chapter ends with an example).
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget, > 0; the policy is eps-global DP for rewards in [0, 1].
+    n0 : int
+        First batch size (paper's experiments: 1).
+    alpha : float
+        Geometric ratio > 1 of the batches (experiments: 2).
+    schedule : BatchSchedule, optional
+        Any other schedule (overrides n0 and alpha), e.g. a polynomial one.
+    """
 
     private = True
+    paper_defaults = {"n0": 1, "alpha": 2}
 
     def __init__(self, eps: float, n0: int = 1, alpha=2, schedule: BatchSchedule | None = None) -> None:
         self.eps = check_eps(eps)
@@ -82,12 +110,35 @@ class _PaperBatched(InitialRoundRobin, Policy):
         self.m[rows, arms] += 1
         self.phases[rows, arms] += 1
 
-    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        return self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
+
+    @abstractmethod
+    def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
+        """The index of every arm, from private statistics only (the one method to define).
+
+        Parameters
+        ----------
+        x : numpy.ndarray
+            Shape (rows, K): the clipped private means ``clip(S~_i / n_i)`` in [0, 1].
+        n : numpy.ndarray
+            Shape (rows, K), int64: the pulls ``n_i >= 1`` behind each private sum.
+        t : numpy.ndarray
+            Shape (rows, 1), int64: the current round (1-based).
+        releases : numpy.ndarray
+            Shape (rows, K), int64: the number of phases of each arm, i.e. of ``Lap(1/eps)`` draws
+            inside ``S~_i``.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (rows, K), float, no NaN: the next phase goes to the arm of largest index
+            (``index_kind = "max"``) or smallest (``"min"``).  ``self.eps`` is the budget.
+        """
 
 
-class DPKLUCB(_PaperBatched):
-    """DP-KLUCB (Algorithm 'DP-KLUCB and DP-IMED', index Eq. (ucb_score)).
+class DPKLUCB(BatchedPrivatePolicy):
+    """DP-KLUCB (:prf:ref:`alg-dp-klucb-imed`, the DP-KLUCB index).
 
     Index of arm i at round t: max{mu in [0, 1] : d_eps(clip(S~_i/n_i), mu) <= log(t)/n_i}; the
     policy pulls the arm of largest index for its next geometric phase.
@@ -106,15 +157,15 @@ class DPKLUCB(_PaperBatched):
 
     name = "DP-KLUCB"
     index_kind = "max"
+    style = {"color": "#1f77b4", "ls": "-"}
+    reference = "dpb.reference:_dp_klucb"
 
-    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-        x = self._clipped_means(rows)
-        level = np.log(t)[:, None] / self.n[rows]
-        return d_eps_ucb_fast(x, level, self.eps)
+    def private_index(self, x, n, t, releases):
+        return d_eps_ucb_fast(x, np.log(t) / n, self.eps)
 
 
-class DPIMED(_PaperBatched):
-    """DP-IMED (Algorithm 'DP-KLUCB and DP-IMED', index Eq. (imed_score)).
+class DPIMED(BatchedPrivatePolicy):
+    """DP-IMED (:prf:ref:`alg-dp-klucb-imed`, the DP-IMED index).
 
     Index of arm i: n_i d_eps(x_i, x*) + log n_i with x_i = clip(S~_i/n_i) and
     x* = clip(max_j S~_j/n_j); the policy pulls the arm of smallest index for its next phase.
@@ -133,9 +184,9 @@ class DPIMED(_PaperBatched):
 
     name = "DP-IMED"
     index_kind = "min"
+    style = {"color": "#d62728", "ls": "-"}
+    reference = "dpb.reference:_dp_imed"
 
-    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-        x = self._clipped_means(rows)
+    def private_index(self, x, n, t, releases):
         x_star = x.max(axis=1, keepdims=True)
-        n = self.n[rows]
         return n * d_eps_below_fast(x, x_star, self.eps) + np.log(n)

@@ -11,9 +11,29 @@ max_b mu~_b - mu~_a > 2 (h_e + c_e) is eliminated.  Once one arm is left it is p
 
 Privacy: each reward enters exactly one noisy epoch sum of sensitivity 1 (parallel composition).
 
-**ASSUMPTION** (ALGORITHMS.md): the rounding of R_e and the elimination threshold follow public
-re-implementations that agree with each other; the authors' code is not public.  ``beta``
-defaults to 1/T as in the paper's experiments, so the policy is not anytime.
+**ASSUMPTION** (:doc:`/book/algorithms_as_run`): the rounding of R_e and the elimination threshold
+above follow public re-implementations that agree with each other; the authors' code is not
+public.  ``beta`` defaults to 1/T as in the paper's experiments, so the policy is not anytime.
+
+Readings of the elimination rule
+--------------------------------
+Published DP-SE curves are markedly higher than what the rule above produces, so the rule is a
+parameter, ``elimination``, with three readings (:data:`ELIMINATION_RULES`):
+
+``"radius"`` (default, the faithful reading)
+    eliminate ``a`` when ``max_b mu~_b - mu~_a > 2 (h_e + c_e)``: the confidence radii of the two
+    noisy means, computed from the actual ``R_e``;
+``"half-gap"``
+    eliminate when the difference exceeds ``Delta_e / 2``: the value that ``2 (h_e + c_e)`` is
+    guaranteed not to exceed, since ``R_e`` makes ``h_e <= Delta_e / 8`` and ``c_e <= Delta_e / 8``;
+    this reading uses the design bound instead of the radius itself;
+``"gap"``
+    eliminate when the difference exceeds ``Delta_e``: the rule of the non-private phased
+    elimination algorithm (Lattimore and Szepesvari, *Bandit Algorithms*, exercise 6.8) with
+    DP-SE's epoch lengths.
+
+Since ``2 (h_e + c_e) <= Delta_e / 2 < Delta_e``, the three readings eliminate ever later; all three
+keep DP-SE's epochs, noise and forgetting, so all three are eps-DP.
 """
 
 from __future__ import annotations
@@ -22,7 +42,10 @@ import numpy as np
 
 from .base import Policy, check_eps, check_real
 
-__all__ = ["DPSE"]
+__all__ = ["DPSE", "ELIMINATION_RULES"]
+
+#: The readings of DP-SE's elimination rule (see the module doc); the first is the default.
+ELIMINATION_RULES = ("radius", "half-gap", "gap")
 
 
 class DPSE(Policy):
@@ -34,21 +57,29 @@ class DPSE(Policy):
         Privacy budget, > 0.
     beta : float, optional
         Confidence parameter in (0, 1); default 1/T (the paper's experiments).
+    elimination : {"radius", "half-gap", "gap"}
+        The reading of the elimination rule (module doc); ``"radius"``, the faithful one, by
+        default.
     """
 
     name = "DP-SE"
     private = True
     index_kind = "max"
+    style = {"color": "#7f7f7f", "ls": "-"}
+    reference = "dpb.reference:_dpse"
 
-    def __init__(self, eps: float, beta: float | None = None) -> None:
+    def __init__(self, eps: float, beta: float | None = None, elimination: str = "radius") -> None:
         self.eps = check_eps(eps)
+        if elimination not in ELIMINATION_RULES:
+            raise ValueError(f"elimination must be one of {ELIMINATION_RULES}, got {elimination!r}")
+        self.elimination = elimination
         self.beta = None if beta is None else check_real("beta", beta, low=0.0, high=1.0)
         if self.beta is not None and self.beta >= 1.0:
             raise ValueError(f"beta must lie in (0, 1), got {self.beta!r}")
 
     @property
     def params(self) -> dict:
-        return {"eps": self.eps, "beta": self.beta}
+        return {"eps": self.eps, "beta": self.beta, "elimination": self.elimination}
 
     def min_horizon(self, K: int) -> int:
         return 1
@@ -69,7 +100,9 @@ class DPSE(Policy):
         delta = np.ldexp(1.0, -e)
         log8 = np.log(8.0 * n_active * e**2 / self._beta)
         log4 = np.log(4.0 * n_active * e**2 / self._beta)
-        r_e = np.ceil(np.maximum(32.0 * log8 / delta**2, 8.0 * log4 / (self.eps * delta))).astype(np.int64)
+        # an epoch of more than 2**62 pulls in all outlasts every horizon: cap it before int64 casts
+        r_e = np.ceil(np.minimum(np.maximum(32.0 * log8 / delta**2, 8.0 * log4 / (self.eps * delta)),
+                                 2.0**62 / n_active)).astype(np.int64)
         h_e = np.sqrt(log8 / (2.0 * r_e))
         c_e = log4 / (self.eps * r_e)
         return r_e, h_e, c_e
@@ -115,6 +148,10 @@ class DPSE(Policy):
         self.noise_in_stat[r] = np.where(a, 1, 0)
         self.mu_tilde[r] = noisy
         _, h_e, c_e = self._epoch_terms(a.sum(axis=1), self.epoch[r])
+        if self.elimination == "radius":
+            threshold = 2.0 * (h_e + c_e)
+        else:  # Delta_e / 2 or Delta_e
+            threshold = np.ldexp(1.0, -self.epoch[r]) * (0.5 if self.elimination == "half-gap" else 1.0)
         best = np.nanmax(noisy, axis=1)
-        keep = a & ~(best[:, None] - noisy > 2.0 * (h_e + c_e)[:, None])
+        keep = a & ~(best[:, None] - noisy > threshold[:, None])
         self.active[r] = keep

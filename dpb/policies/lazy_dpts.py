@@ -1,7 +1,7 @@
 """Lazy-DP-TS (Hu & Hegde, UAI 2022): Thompson sampling on private means, doubling buffers.
 
 Each arm j is pulled once: O_j = 1, r_j = 0, mu~_j = reward + Lap(1/eps), empty buffer.  Then at
-every round t:
+every round t::
 
     m_j = clip( mu~_j + c ln(t) / (eps O_j) )                    (optimism offset)
     theta_j ~ Beta( m_j O_j + 1, (1 - m_j) O_j + 1 )
@@ -10,15 +10,25 @@ every round t:
                                    O_J = |buffer_J|,  r_J += 1,  empty buffer_J.
 
 Each reward enters one noisy buffer sum of sensitivity 1 (forgetting, parallel composition), so
-the policy is eps-global DP.  **ASSUMPTION** (ALGORITHMS.md): the offset constant c = 3 and this
-initialisation are not confirmed against the original paper; ``c`` is a parameter.
+the policy is eps-global DP.  **ASSUMPTION** (:doc:`/book/algorithms_as_run`): the offset constant
+c = 3 and this initialisation are not confirmed against the original paper; ``c`` is a parameter.
 
 Two simulators: the class (generic phase protocol, one pull per phase) and
-:func:`simulate_lazy_dpts_fast`.  The latter uses that (i) the private statistics only change
-when a buffer fills, so between fills the Beta samples of a window of rounds can be drawn in one
-vectorised call (their parameters depend on t only through ln t), and (ii) the policy never looks
-at individual rewards: a buffer's sum is drawn as one Binomial(|buffer|, mu_J) when it fills.
-Both are exact in distribution.
+:func:`simulate_lazy_dpts_fast`, exact in distribution, which uses that
+
+* the policy never looks at individual rewards: a buffer's sum is drawn as one
+  Binomial(buffer size, mu_J) when it fills;
+* the private statistics only change when a buffer fills, so between fills the rounds can be
+  simulated by windows, vectorised, and the Beta parameters depend on t only through ln t,
+  monotonically;
+* most rounds are won by one *leader* for sure: with a threshold tau, "theta_A > tau and
+  theta_j < tau for every other j" decides the round without the values.  A window skips the
+  arms whose *rare side* (the leader below tau, another arm above it) has a small probability:
+  the rounds where such an arm is on its rare side are drawn as a Bernoulli process (thinning of
+  geometric candidates at a bounding rate, with the exact incomplete-beta rate), and only there
+  is its sample drawn (truncated to the rare side).  Rounds where no arm is on its rare side are
+  never touched: the cost follows the uncertain rounds, not T.  The private ``_Window`` class
+  holds the argument, ``benchmarks/README.md`` the speed.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.special import betainc, betaincinv
 
 from .base import InitialRoundRobin, Policy, check_eps, check_real, pick_max
 
@@ -52,6 +63,9 @@ class LazyDPTS(InitialRoundRobin, Policy):
     name = "Lazy-DP-TS"
     private = True
     index_kind = "max"
+    paper_defaults = {"c": 3.0}
+    style = {"color": "#9467bd", "ls": "-"}
+    reference = "dpb.reference:_lazy_dpts"
 
     def __init__(self, eps: float, c: float = 3.0) -> None:
         self.eps = check_eps(eps)
@@ -137,10 +151,11 @@ def simulate_lazy_dpts_fast(
     """Exact fast Lazy-DP-TS simulation, one run at a time, windows of rounds vectorised.
 
     For run ``r``: rewards come from ``env_generators[r]`` (one Bernoulli per initial pull, one
-    Binomial per filled buffer), Beta samples, Laplace noise and tie-breaks from
-    ``policy_generators[r]``.  The Beta samples of a window of rounds are drawn together; the
-    window is cut just after the first round whose pull fills a buffer (the unused samples are
-    discarded: they are independent of everything, so discarding them is exact).
+    Binomial per filled buffer); Beta samples, Laplace noise, tie-breaks and the skipping draws
+    from ``policy_generators[r]``.  Each window of rounds is simulated by ``_Window`` (plain
+    or with skipping, see the module docstring) and cut just after the first round whose pull
+    fills a buffer; the draws of the rounds after the cut are discarded (they are independent of
+    everything that happened, so discarding them is exact).
     """
     means = np.asarray(means, dtype=float)
     K = means.size
@@ -161,33 +176,12 @@ def simulate_lazy_dpts_fast(
         cap = np.full(K, 2, dtype=np.int64)  # buffer size that triggers a release: 2^{r_j + 1}
         fill = np.zeros(K, dtype=np.int64)  # current buffer lengths
         t = K + 1
-        window = 256
+        horizon = 256  # expected rounds to the next release (the window's size)
         while t <= T:
-            L = min(window, T - t + 1)
-            # m_j = clip(mu~_j + c ln(t) / (eps O_j)); theta_j ~ Beta(m_j O_j + 1, (1 - m_j) O_j + 1)
-            m = np.log(np.arange(t, t + L, dtype=float))[:, None] * bonus + mu_tilde
-            np.minimum(m, 1.0, out=m)
-            np.maximum(m, 0.0, out=m)
-            a = m * obs
-            a += 1.0
-            theta = gpol.beta(a, obs + 2.0 - a)
-            J = np.argmax(theta, axis=1)
-            top = theta[np.arange(L), J]
-            if np.count_nonzero(theta == top[:, None]) > L:  # a tie: probability ~0, handled exactly
-                for s in np.flatnonzero(np.count_nonzero(theta == top[:, None], axis=1) > 1):
-                    cand = np.flatnonzero(theta[s] == top[s])
-                    J[s] = cand[min(int(gpol.random() * cand.size), cand.size - 1)]
-            counts = np.bincount(J, minlength=K)
-            need = cap - fill
-            j, used = -1, L
-            if np.any(counts >= need):  # some buffer fills in this window: cut just after it
-                first = np.full(K, L)
-                for arm in np.flatnonzero(counts >= need):
-                    first[arm] = np.flatnonzero(J == arm)[need[arm] - 1]
-                j = int(np.argmin(first))  # one arm per round, so the first fill is unique
-                used = int(first[j]) + 1
-                counts = np.bincount(J[:used], minlength=K)
-            recorder.record_steps(run, t, J[:used])
+            w = _Window(gpol, mu_tilde, bonus, obs, t, min(horizon, _SPARSE_MAX, T - t + 1))
+            if w.L > _DENSE_MAX and (w.plan is None or w.plain.any()):  # (L, K) arrays: shorter
+                w = _Window(gpol, mu_tilde, bonus, obs, t, _DENSE_MAX)
+            j, used, counts = w.run(cap - fill, recorder, run)
             fill += counts
             if j >= 0:  # release: the buffer's sum is one Binomial draw, plus one Laplace draw
                 nb = int(cap[j])
@@ -198,11 +192,301 @@ def simulate_lazy_dpts_fast(
                 cap[j] *= 2
                 fill[j] = 0
             t += used
-            # next window: about the expected time to the next fill at the current pull rates
+            # next window: about 1.5 x the expected time to the next release at the current rates
             rate = counts / used
             with np.errstate(divide="ignore", invalid="ignore"):
                 eta = np.min(np.where(rate > 0, (cap - fill) / rate, np.inf))
-            window = int(np.clip(1.5 * eta if np.isfinite(eta) else 4 * window, 64, 1 << 14))
+            horizon = int(np.clip(1.5 * eta if np.isfinite(eta) else 4 * horizon, 64, _SPARSE_MAX))
+
+
+# window sizes: plain (dense) windows hold (L, K) arrays; skipping windows only their events
+_DENSE_MAX, _SPARSE_MAX = 1 << 14, 1 << 22
+# relative costs for choosing a window's plan: one Beta draw = 1; one skipped-arm event (exact
+# rate, inverse-CDF draw) ~ 30; a plain window costs about K + 1 per round
+_EVENT_COST = 30.0
+# quantile levels of the leader's Beta tried as the threshold tau
+_TAU_LEVELS = np.array([1e-9, 1e-6, 1e-4, 1e-3, 1e-2, 3e-2, 0.1, 0.25])
+# largest rare-side rate of a skipped arm (the likely side is then sampled by rejection, >= 80 %)
+_RATE_MAX = 0.2
+# a rare side at least this likely is sampled by rejection (<= 20 Beta draws) rather than by
+# inverting the incomplete beta function (about 1-5 us a value)
+_REJECT_RATE = 0.05
+
+
+class _Window:
+    """One window of rounds t .. t + L - 1 of one Lazy-DP-TS run (statistics fixed in it).
+
+    At round s arm j samples theta_j ~ Beta(a_j(s), b_j(s)), a_j = m_j O_j + 1, b_j = O_j + 2 - a_j,
+    m_j(s) = clip(mu~_j + c ln(s) / (eps O_j)), and J = argmax_j theta_j.  m_j(s) is
+    nondecreasing in s, and Beta(mO + 1, (1 - m) O + 1) increases stochastically with m (its
+    likelihood ratio in x is monotone), so for a fixed threshold tau
+
+    * the *leader* A's rate P(theta_A <= tau) is at most its value at s = t, and
+    * every other arm's rate P(theta_j >= tau) is at most its value at s = t + L - 1.
+
+    *Skipping.*  An arm is *skipped* when that rate (its "rare side") is small: the rounds where
+    it falls on its rare side are drawn as a Bernoulli process by thinning -- candidates at the
+    bounding rate r_max (geometric gaps), each kept with probability r(s) / r_max using the exact
+    rate r(s) (an incomplete-beta value) -- and only there is its sample drawn, from its Beta
+    truncated to the rare side (inverse CDF, :func:`scipy.special.betaincinv`).  Elsewhere its
+    sample is on the likely side, which is all the decision needs unless the other samples leave
+    it open; then it is drawn from the Beta truncated to that side (rejection, acceptance >= 80%).
+    The other arms are *plain*: sampled at every round, as in the plain window.  A round with no
+    plain arm and no skipped arm on its rare side is surely won by the leader (its sample is above
+    tau, every other one below): such rounds are not touched at all.
+
+    Every round's samples are independent with exactly the policy's law, so the decisions are
+    exactly the policy's; the plan (leader, tau, which arms are skipped) depends only on the
+    statistics before the window.
+    """
+
+    def __init__(self, gen, mu_tilde, bonus, obs, t: int, L: int) -> None:
+        self.gen, self.mu, self.bonus, self.obs = gen, mu_tilde, bonus, obs
+        self.t, self.L = int(t), int(L)
+        self.K = mu_tilde.size
+        self.plan = self._plan()
+
+    def params(self, s: np.ndarray, arms=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        """Beta parameters (a, b) at rounds ``s`` (n,) for ``arms``: arrays of shape (n, k)."""
+        m = np.log(np.asarray(s, dtype=float))[:, None] * self.bonus[arms] + self.mu[arms]
+        np.clip(m, 0.0, 1.0, out=m)
+        a = m * self.obs[arms] + 1.0
+        return a, self.obs[arms] + 2.0 - a
+
+    def _plan(self):
+        K = self.K
+        (a0,), (b0,) = self.params([self.t])
+        (a1,), (b1,) = self.params([self.t + self.L - 1])
+        A = int(np.argmax(a0 / (a0 + b0)))
+        taus = np.unique(betaincinv(a0[A], b0[A], _TAU_LEVELS))
+        taus = taus[(taus > 0.0) & (taus < 1.0)]
+        if taus.size == 0:
+            return None
+        rates = betainc(b1[:, None], a1[:, None], 1.0 - taus[None, :])  # P(theta_j >= tau) at the end
+        rates[A] = betainc(a0[A], b0[A], taus)  # P(theta_A <= tau) at the start
+        skip = rates <= _RATE_MAX
+        n_plain = K - skip.sum(axis=0)
+        cost = n_plain + (n_plain > 0) + _EVENT_COST * np.where(skip, rates, 0.0).sum(axis=0)
+        best = int(np.argmin(cost))
+        if cost[best] > 0.7 * (K + 1) or not skip[:, best].any():
+            return None
+        self.A, self.tau = A, float(taus[best])
+        self.rmax = rates[:, best]
+        self.plain = ~skip[:, best]
+        return True
+
+    # -- the decisions -----------------------------------------------------------------------
+    def run(self, need: np.ndarray, recorder, run: int):
+        """Simulate the window until the first release; record it.  Returns (arm released or -1,
+        rounds used, pulls per arm)."""
+        if self.plan is None:
+            offs, J = np.arange(self.L), self._plain_rounds()
+        else:
+            offs, J = self._skipping_rounds()
+        return self._cut(offs, J, need, recorder, run)
+
+    def _ties(self, theta: np.ndarray, J: np.ndarray) -> np.ndarray:
+        top = theta[np.arange(J.size), J]
+        n_top = np.count_nonzero(theta == top[:, None], axis=1)
+        for i in np.flatnonzero(n_top > 1):  # a tie: probability ~0, handled exactly
+            cand = np.flatnonzero(theta[i] == top[i])
+            J[i] = cand[min(int(self.gen.random() * cand.size), cand.size - 1)]
+        return J
+
+    def _plain_rounds(self) -> np.ndarray:
+        a, b = self.params(np.arange(self.t, self.t + self.L))
+        theta = self.gen.beta(a, b)
+        return self._ties(theta, np.argmax(theta, axis=1))
+
+    def _rare_events(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Offsets of the rounds where skipped arm ``j`` is on its rare side, and its samples."""
+        gen, L, r = self.gen, self.L, float(self.rmax[j])
+        if r <= 0.0:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        parts, end, log_q = [], -1.0, np.log1p(-r)
+        while end < L - 1:  # candidates: a Bernoulli(r) process, by Geometric(r) gaps (inverse CDF)
+            n = int(min((L - 1 - end) * r + 4.0 * np.sqrt((L - 1 - end) * r) + 8, 1 << 20))
+            with np.errstate(divide="ignore", over="ignore"):  # (gaps beyond L may be inf)
+                gaps = np.maximum(np.ceil(np.log(gen.random(n)) / log_q), 1.0)
+            with np.errstate(over="ignore", invalid="ignore"):
+                pos = end + np.cumsum(gaps)
+            parts.append(pos)
+            end = float(pos[-1])
+        offs = np.concatenate(parts)
+        offs = offs[offs < L].astype(np.int64)
+        a, b = self.params(self.t + offs, [j])
+        a, b = a[:, 0], b[:, 0]
+        if j == self.A:  # rare side: theta_A <= tau
+            rate = betainc(a, b, self.tau)
+        else:  # rare side: theta_j >= tau
+            rate = betainc(b, a, 1.0 - self.tau)
+        keep = gen.random(offs.size) * r < rate  # thinning: kept with probability rate / r
+        offs, a, b, rate = offs[keep], a[keep], b[keep], rate[keep]
+        return offs, self._rare_side(a, b, rate, upper=j != self.A)
+
+    def _rare_side(self, a, b, rate, upper: bool) -> np.ndarray:
+        """Samples of Beta(a, b) conditioned on the rare side of tau (above it if ``upper``),
+        whose probability is ``rate``: in closed form when m is clipped (b = 1: CDF x^a; a = 1:
+        CDF 1 - (1 - x)^b), by rejection when the side is not too rare, else by inverse CDF."""
+        gen, tau = self.gen, self.tau
+        u = gen.random(a.size)
+        out = np.empty(a.size)
+        b1, a1 = b == 1.0, (a == 1.0) & (b != 1.0)
+        rest = ~(b1 | a1)
+        if upper:  # theta >= tau
+            out[b1] = np.exp(np.log1p(-u[b1] * rate[b1]) / a[b1])
+            out[a1] = 1.0 - (1.0 - tau) * u[a1] ** (1.0 / b[a1])
+        else:  # theta <= tau
+            out[b1] = tau * u[b1] ** (1.0 / a[b1])
+            out[a1] = -np.expm1(np.log1p(-u[a1] * rate[a1]) / b[a1])
+        rej = np.flatnonzero(rest & (rate >= _REJECT_RATE))
+        todo = rej
+        while todo.size:
+            x = gen.beta(a[todo], b[todo])
+            ok = x >= tau if upper else x <= tau
+            out[todo[ok]] = x[ok]
+            todo = todo[~ok]
+        inv = np.flatnonzero(rest & (rate < _REJECT_RATE))
+        if inv.size:
+            if upper:
+                out[inv] = 1.0 - betaincinv(b[inv], a[inv], u[inv] * rate[inv])
+            else:
+                out[inv] = betaincinv(a[inv], b[inv], u[inv] * rate[inv])
+        return out
+
+    def _likely(self, rounds: np.ndarray, j: int, above: bool) -> np.ndarray:
+        """Samples of arm ``j`` at rounds ``rounds`` conditioned on its likely side (rejection)."""
+        a, b = self.params(rounds, [j])
+        a, b = a[:, 0], b[:, 0]
+        out = np.empty(rounds.size)
+        todo = np.arange(rounds.size)
+        while todo.size:
+            x = self.gen.beta(a[todo], b[todo])
+            ok = x > self.tau if above else x < self.tau
+            out[todo[ok]] = x[ok]
+            todo = todo[~ok]
+        return out
+
+    def _skipping_rounds(self) -> tuple[np.ndarray, np.ndarray]:
+        skipped = np.flatnonzero(~self.plain)
+        events = {j: self._rare_events(j) for j in skipped}
+        ev = np.unique(np.concatenate([e[0] for e in events.values()]))
+        if not self.plain.any():  # sparse: only the rounds with a rare-side sample
+            return ev, self._decide(ev, None, events)
+        # dense: plain samples at every round; rounds without a rare-side sample take the short way
+        L, P = self.L, np.flatnonzero(self.plain)
+        a, b = self.params(self.t + np.arange(L), P)
+        thP = self.gen.beta(a, b)
+        J = np.empty(L, dtype=np.int64)
+        if ev.size:
+            J[ev] = self._decide(ev, thP[ev], events)
+        quiet = np.ones(L, dtype=bool)
+        quiet[ev] = False
+        q = np.flatnonzero(quiet)
+        J[q] = self._decide_quiet(q, thP[q], P, skipped)
+        return np.arange(L), J
+
+    def _decide(self, offs, thP, events) -> np.ndarray:
+        """Decisions at rounds ``offs`` where some skipped arms have a rare-side sample."""
+        A, K, tau = self.A, self.K, self.tau
+        n = offs.size
+        if n == 0:
+            return np.empty(0, dtype=np.int64)
+        rounds = self.t + offs
+        theta = np.full((n, K), np.nan)
+        if thP is not None:
+            theta[:, self.plain] = thP
+        for j, (o, th) in events.items():
+            theta[np.searchsorted(offs, o), j] = th
+        unknown = np.isnan(theta)  # skipped arms on their likely side
+        known_max = np.where(unknown, -np.inf, theta).max(axis=1)
+        # the leader on its likely side (above tau) wins unless a known sample is above tau
+        lead_up = unknown[:, A] if not self.plain[A] else np.zeros(n, dtype=bool)
+        need = np.flatnonzero(lead_up & (known_max >= tau))
+        if need.size:
+            theta[need, A] = self._likely(rounds[need], A, above=True)
+        # otherwise, with every known sample below tau, the likely samples (below tau) compete
+        low = np.flatnonzero(~lead_up & (known_max < tau))
+        for j in np.flatnonzero(~self.plain):
+            if j == A:
+                continue
+            rows = low[unknown[low, j]]
+            if rows.size:
+                theta[rows, j] = self._likely(rounds[rows], j, above=False)
+        J = np.full(n, A, dtype=np.int64)
+        decide = np.flatnonzero(~lead_up | (known_max >= tau))
+        if decide.size:
+            th = np.where(np.isnan(theta[decide]), -np.inf, theta[decide])
+            J[decide] = self._ties(th, np.argmax(th, axis=1))
+        return J
+
+    def _decide_quiet(self, q, thP, P, skipped) -> np.ndarray:
+        """Decisions at rounds ``q`` where every skipped arm is on its likely side: the same rule
+        as :meth:`_decide` with the plain samples ``thP`` (columns ``P``) as the known ones."""
+        A, tau = self.A, self.tau
+        J = np.full(q.size, A, dtype=np.int64)
+        if q.size == 0:
+            return J
+        kmax = thP.max(axis=1)
+        hi = np.flatnonzero(kmax >= tau)
+        if not self.plain[A]:  # the leader is above tau: it wins unless a plain sample is too
+            if hi.size:
+                v = self._likely(self.t + q[hi], A, above=True)
+                th = np.column_stack([thP[hi], v])
+                J[hi] = np.append(P, A)[self._ties(th, np.argmax(th, axis=1))]
+            return J
+        if hi.size:  # a plain sample above tau beats every skipped arm (below tau)
+            J[hi] = P[self._ties(thP[hi], np.argmax(thP[hi], axis=1))]
+        lo = np.flatnonzero(kmax < tau)
+        if lo.size:  # every sample below tau: the skipped arms' samples compete
+            cols = [thP[lo]] + [self._likely(self.t + q[lo], j, above=False)[:, None] for j in skipped]
+            th = np.hstack(cols)
+            J[lo] = np.concatenate([P, skipped])[self._ties(th, np.argmax(th, axis=1))]
+        return J
+
+    # -- the cut at the first release -----------------------------------------------------------
+    def _cut(self, offs, J, need, recorder, run):
+        """Rounds of the window not in ``offs`` are the leader's.  Stops just after the first pull
+        that fills a buffer; records the pulls; returns (arm released or -1, used, counts)."""
+        K, L = self.K, self.L
+        A = self.A if self.plan is not None else -1
+        first = np.full(K, L, dtype=np.int64)  # offset of the filling pull of each arm
+        for j in range(K):
+            if j == A and offs.size < L:  # the leader also plays every round not in offs
+                p = offs[J != A]  # rounds where another arm plays
+                k = np.arange(p.size + 1)
+                o = need[A] - 1 + k
+                lo_ok = np.concatenate(([True], p < o[1:]))
+                hi_ok = np.concatenate((o[:-1] < p, [True]))
+                valid = np.flatnonzero(lo_ok & hi_ok)  # exactly k other rounds before o_k
+                first[A] = min(int(o[valid[0]]), L) if valid.size else L
+            else:
+                hit = offs[J == j]
+                if hit.size >= need[j]:
+                    first[j] = hit[need[j] - 1]
+        j = int(np.argmin(first))
+        if first[j] >= L:
+            j, used = -1, L
+        else:
+            used = int(first[j]) + 1
+        keep = offs < used
+        o, arms = offs[keep], J[keep]
+        if offs.size == L:  # every round explicit
+            recorder.record_steps(run, self.t, arms)
+            counts = np.bincount(arms, minlength=K)
+        else:
+            other = arms != A
+            p, q = o[other], arms[other]
+            gaps = np.diff(np.concatenate(([-1], p, [used]))) - 1  # leader stretches around them
+            seg_arms = np.empty(2 * p.size + 1, dtype=np.int64)
+            seg_len = np.empty(2 * p.size + 1, dtype=np.int64)
+            seg_arms[0::2], seg_len[0::2] = A, gaps
+            seg_arms[1::2], seg_len[1::2] = q, 1
+            nz = seg_len > 0
+            recorder.record_runs(run, self.t, seg_arms[nz], seg_len[nz])
+            counts = np.bincount(q, minlength=K)
+            counts[A] += used - p.size
+        return j, used, counts
 
 
 class _LaplaceBuffer:

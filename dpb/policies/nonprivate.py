@@ -3,7 +3,7 @@
 Both pull every arm once, then decide at every step from the empirical means mu^_a = S_a / N_a:
 
 * IMED: pull argmin_a  N_a kl(mu^_a, mu^*) + log N_a,  mu^* = max_b mu^_b (the paper's non-private
-  benchmark; the DP-IMED index Eq. (imed_score) is its private analogue);
+  benchmark; the DP-IMED index of :prf:ref:`alg-dp-klucb-imed` is its private analogue);
 * KL-UCB: pull argmax_a  max{q in [mu^_a, 1] : N_a kl(mu^_a, q) <= log t + c log log t}, c = 0 by
   default (the budget is floored at 0 for the first rounds when c != 0).
 
@@ -23,6 +23,7 @@ reads its generator's stream in order and the law of the trajectory is exactly t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +36,24 @@ __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
 
 _L_MIN, _L_MAX = 4, 1 << 15  # look-ahead window lengths
 _STREAM_CAP = 4096  # initial per-run buffer of uniforms (it grows as needed)
+_CHUNK_RUNS = 64  # runs simulated together: memory is O(_CHUNK_RUNS * _L_MAX), whatever the runs
+
+
+def _kl(p: float, q: float) -> float:
+    """Bernoulli kl(p, q) for two floats, as :func:`~dpb.policies._numerics.kl_fast` computes it
+    (0 log 0 = 0; +inf where q is 0 or 1 and p differs)."""
+    if p == q:
+        return 0.0
+    out = 0.0
+    if p > 0.0:
+        if q <= 0.0:
+            return math.inf
+        out += p * math.log(p / q)
+    if p < 1.0:
+        if q >= 1.0:
+            return math.inf
+        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return max(out, 0.0)
 
 
 def _budget(t: np.ndarray, c: float) -> np.ndarray:
@@ -78,6 +97,8 @@ class IMED(_PerStep):
     """IMED (Honda & Takemura 2015), Bernoulli form: argmin_a N_a kl(mu^_a, mu^*) + log N_a."""
 
     name = "IMED"
+    style = {"color": "#000000", "ls": "--"}
+    reference = "dpb.reference:_imed"
     index_kind = "min"
 
     def __init__(self) -> None:
@@ -108,6 +129,9 @@ class KLUCB(_PerStep):
 
     name = "KL-UCB"
     index_kind = "max"
+    paper_defaults = {"c": 0.0}
+    style = {"color": "#8c564b", "ls": "--"}
+    reference = "dpb.reference:_klucb"
 
     def __init__(self, c: float = 0.0) -> None:
         self.c = check_real("c", c, low=0.0, strict=False)
@@ -139,9 +163,16 @@ class _LeaderEngine:
     """
 
     kind = "min"
+    scalar = False  # whether _scalar_steps is a fast scalar loop (else lock-step exact steps)
 
     def __init__(
-        self, means, T: int, env_generators: Sequence, policy_generators: Sequence, recorder
+        self,
+        means,
+        T: int,
+        env_generators: Sequence,
+        policy_generators: Sequence,
+        recorder,
+        offset: int = 0,
     ) -> None:
         self.means = np.asarray(means, dtype=float)
         self.K = self.means.size
@@ -152,6 +183,7 @@ class _LeaderEngine:
         self.stream = UniformStream(env_generators, cap=_STREAM_CAP)
         self.rand = RunRandom(policy_generators)
         self.rec = recorder
+        self.off = int(offset)  # row of run 0 in the recorder
         self.N = np.zeros((self.R, self.K), dtype=np.int64)
         self.S = np.zeros((self.R, self.K), dtype=np.int64)
         self.t = np.ones(self.R, dtype=np.int64)
@@ -169,7 +201,7 @@ class _LeaderEngine:
         self.S[:] = u < self.means  # initialisation: each arm once, in arm order
         self.N[:] = 1
         for k in range(K):
-            self.rec.record(rows, np.full(R, k + 1), np.broadcast_to(self._eye[k], (R, K)))
+            self.rec.record(rows + self.off, np.full(R, k + 1), np.broadcast_to(self._eye[k], (R, K)))
         self.t[:] = K + 1
         active = rows[self.t <= self.T]
         while active.size:
@@ -177,6 +209,12 @@ class _LeaderEngine:
             # makes a few exact steps before the next attempt; this changes the cost, not the
             # trajectory (both paths follow the exact rule on the same stream)
             waiting = active[self.wait[active] > 0]
+            if self.scalar and waiting.size:  # all the waiting steps now, one run at a time
+                for r in waiting.tolist():
+                    self._scalar_steps(r, int(self.wait[r]))
+                self.wait[waiting] = 0
+                active = active[self.t[active] <= self.T]
+                waiting = waiting[:0]
             trying = active[self.wait[active] == 0]
             step = waiting
             if trying.size:
@@ -222,12 +260,15 @@ class _LeaderEngine:
         has = acc > 0
         if has.any():
             h = np.flatnonzero(has)
-            self.rec.record(rows[h], self.t[rows[h]], self._eye[A[h]] * acc[h, None], decisions=acc[h])
+            self.rec.record(
+                rows[h] + self.off, self.t[rows[h]], self._eye[A[h]] * acc[h, None], decisions=acc[h]
+            )
         self.t[rows] += acc
         cut = acc < Lr
         self.L[rows] = np.where(cut, np.clip(2 * acc, _L_MIN, _L_MAX), np.minimum(2 * self.L[rows], _L_MAX))
         failed = acc == 0
-        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, 16), 0)
+        top = 255 if self.scalar else 16
+        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, top), 0)
         self.wait[rows] = np.where(failed, self.backoff[rows], 0)
         return cut
 
@@ -250,12 +291,58 @@ class _LeaderEngine:
         self.stream.advance(g, 1)
         self.S[g, arm] += x
         self.N[g, arm] += 1
-        self.rec.record(g, self.t[g], self._eye[arm])
+        self.rec.record(g + self.off, self.t[g], self._eye[arm])
         self.t[g] += 1
 
 
 class _IMEDEngine(_LeaderEngine):
     kind = "min"
+    scalar = True
+
+    def _scalar_steps(self, r: int, n: int) -> None:
+        """Up to ``n`` exact IMED steps of run ``r`` in plain Python, on the run's stream.
+
+        The same rule as :meth:`_exact_step` (argmin of N_a kl(mu_a, mu*) + log N_a, random ties
+        from the run's policy stream, reward = next uniform < mu_a), at a few microseconds a step
+        instead of a lock-step numpy iteration: a run whose lead keeps changing (near-ties) no
+        longer keeps the loop of all the runs going one step at a time.
+        """
+        n = min(n, self.T - int(self.t[r]) + 1)
+        if n <= 0:
+            return
+        row = np.array([r])
+        self.stream.ensure(row, n)
+        buf, p0 = self.stream.buf[r], int(self.stream.ptr[r])
+        means = self.means.tolist()
+        N, S = self.N[r].tolist(), self.S[r].tolist()
+        K, log, arms = self.K, math.log, []
+        mu = [S[a] / N[a] for a in range(K)]
+        top = max(mu)
+        idx = [N[a] * _kl(mu[a], top) + log(N[a]) for a in range(K)]
+        for i in range(n):
+            if i:  # only the pulled arm's statistics moved: recompute its index, or all if mu* moved
+                a = arms[-1]
+                mu[a] = S[a] / N[a]
+                new_top = max(mu)
+                if new_top != top:
+                    top = new_top
+                    idx = [N[b] * _kl(mu[b], top) + log(N[b]) for b in range(K)]
+                else:
+                    idx[a] = N[a] * _kl(mu[a], top) + log(N[a])
+            best = min(idx)
+            tied = [a for a in range(K) if idx[a] == best]
+            if len(tied) == 1:
+                arm = tied[0]
+            else:
+                u = float(self.rand.uniform(row)[0])
+                arm = tied[min(int(u * len(tied)), len(tied) - 1)]
+            N[arm] += 1
+            S[arm] += 1 if buf[p0 + i] < means[arm] else 0
+            arms.append(arm)
+        self.stream.advance(row, n)
+        self.N[r], self.S[r] = N, S
+        self.rec.record_steps(r + self.off, int(self.t[r]), np.array(arms, dtype=np.int64))
+        self.t[r] += n
 
     def _index(self, rows):
         n = self.N[rows]
@@ -318,11 +405,22 @@ class _KLUCBEngine(_LeaderEngine):
         return (m > u) | inside
 
 
+def _in_chunks(engine, means, T, env_generators, policy_generators, recorder, **kwargs) -> None:
+    """Run the engine on chunks of ``_CHUNK_RUNS`` runs: the memory does not grow with the runs,
+    and since every run owns its generators the results do not depend on the chunking."""
+    env_generators, policy_generators = list(env_generators), list(policy_generators)
+    if len(env_generators) != len(policy_generators):
+        raise ValueError("env_generators and policy_generators must have the same length")
+    for lo in range(0, len(env_generators), _CHUNK_RUNS):
+        hi = lo + _CHUNK_RUNS
+        engine(means, T, env_generators[lo:hi], policy_generators[lo:hi], recorder, offset=lo, **kwargs).run()
+
+
 def simulate_imed_fast(means, T, env_generators, policy_generators, recorder) -> None:
     """Exact fast IMED simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _IMEDEngine(means, T, env_generators, policy_generators, recorder).run()
+    _in_chunks(_IMEDEngine, means, T, env_generators, policy_generators, recorder)
 
 
 def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0) -> None:
     """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _KLUCBEngine(means, T, env_generators, policy_generators, recorder, c=c).run()
+    _in_chunks(_KLUCBEngine, means, T, env_generators, policy_generators, recorder, c=c)

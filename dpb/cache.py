@@ -1,0 +1,285 @@
+"""The on-disk cache of computed results: where it lives, which code made a file, and whether a file
+is still current.  Used by :mod:`dpb.experiments` (the paper's sweeps) and :mod:`dpb.regret` (the
+decomposed runs of the upper-bound chapter).
+
+- **Where.** :func:`default_results_dir`: one rule for the whole package -- ``$DPB_RESULTS`` if set,
+  else ``results/`` at the root of a source checkout, else ``~/.cache/dpb``.  The experiments write
+  under ``<dir>/cells``, :mod:`dpb.regret` under ``<dir>/regret``.
+- **Which code.** :func:`source_hash` hashes the ``dpb`` code that produces a result: the *import
+  closure* of a few root modules (every ``dpb`` module they import, transitively), each file as its
+  syntax tree without docstrings, so that an edit of documentation or comments keeps the cache and
+  any edit of code invalidates it.  :func:`provenance` adds the versions of ``dpb`` and ``numpy``.
+- **How written.** Result files are ``.npz`` archives written atomically by
+  ``dpb._io.save_npz_atomic`` (unique temporary file, then ``os.replace``): a reader sees
+  no file or a complete one, whatever is killed when.
+- **Current, stale or damaged.** :func:`file_state` reads every array of a file, checks it
+  against the checksums the file carries (and the archive's own CRC-32 of every member), then
+  compares what the file records (its ``meta["extra"]``) with what the current code would record.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from ._io import array_checksum
+from ._version import __version__
+
+__all__ = [
+    "PACKAGE_DIR",
+    "default_results_dir",
+    "code_digest",
+    "source_files",
+    "source_hash",
+    "provenance",
+    "read_meta",
+    "file_state",
+    "remove_orphan_temporaries",
+]
+
+#: The directory of the ``dpb`` package (file names in hashes are relative to it).
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+# ----------------------------------------------------------------------------------------------
+# where
+# ----------------------------------------------------------------------------------------------
+def default_results_dir() -> Path:
+    """The results directory of every cache of ``dpb``.
+
+    ``$DPB_RESULTS`` if the variable is set and not empty; else ``results/`` under the repository
+    root when ``dpb`` runs from a source checkout (the directory holding ``pyproject.toml`` next to
+    the package; ``results/`` is ignored by git); else ``~/.cache/dpb``.  Not created here: writers
+    create what they need.
+    """
+    env = os.environ.get("DPB_RESULTS")
+    if env:
+        return Path(env)
+    root = PACKAGE_DIR.parent
+    if (root / "pyproject.toml").is_file():
+        return root / "results"
+    return Path.home() / ".cache" / "dpb"
+
+
+# ----------------------------------------------------------------------------------------------
+# which code
+# ----------------------------------------------------------------------------------------------
+def _module_file(parts: list[str]) -> Path | None:
+    if not parts:
+        return None
+    base = PACKAGE_DIR.joinpath(*parts)
+    if base.with_name(base.name + ".py").is_file():
+        return base.with_name(base.name + ".py")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return None
+
+
+def _inside_package(path: Path) -> bool:
+    try:
+        path.relative_to(PACKAGE_DIR)
+    except ValueError:
+        return False
+    return True
+
+
+def _dpb_imports(path: Path) -> set[Path]:
+    """Files of ``dpb`` imported by the Python file at ``path`` (relative or absolute imports; a
+    file outside the package contributes its absolute ``dpb`` imports only)."""
+    inside = _inside_package(path)
+    pkg = list(path.relative_to(PACKAGE_DIR).parent.parts) if inside else []
+    found: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[list[str]] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                if not node.module or node.module.split(".")[0] != "dpb":
+                    continue
+                base = node.module.split(".")[1:]
+            else:
+                if not inside or node.level - 1 > len(pkg):
+                    continue
+                base = pkg[: len(pkg) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            targets.append(base)
+            targets.extend(base + [alias.name] for alias in node.names)
+        elif isinstance(node, ast.Import):
+            targets.extend(a.name.split(".")[1:] for a in node.names if a.name.split(".")[0] == "dpb")
+        for parts in targets:
+            f = _module_file(parts)
+            if f is not None:
+                found.add(f)
+    return found
+
+
+def _root_file(root) -> Path:
+    if isinstance(root, (str, os.PathLike)):
+        path = Path(root)
+    else:
+        try:
+            path = Path(inspect.getfile(root))
+        except TypeError:
+            raise TypeError(f"a source root must be a path, a module, a class or a function, "
+                            f"got {type(root).__name__}") from None
+    path = path.resolve()
+    if path.suffix != ".py" or not path.is_file():
+        raise ValueError(f"a source root must be an existing .py file, got {str(path)!r}")
+    return path
+
+
+#: Modules that never change a result: this one (bookkeeping) and the version record.
+_NOT_CODE = frozenset({Path(__file__).resolve(), PACKAGE_DIR / "_version.py"})
+
+
+@functools.lru_cache(maxsize=256)
+def _closure(roots: tuple) -> tuple:
+    todo, seen = list(roots), set()
+    while todo:
+        f = todo.pop()
+        if f in seen or f in _NOT_CODE or (f.name == "__init__.py" and _inside_package(f)):
+            continue
+        seen.add(f)
+        todo.extend(_dpb_imports(f) - seen)
+    return tuple(sorted(seen))
+
+
+def source_files(*roots) -> tuple:
+    """The import closure of ``roots``: the root files and every ``dpb`` module they import,
+    transitively, sorted.
+
+    A root is a path to a ``.py`` file, or a module, class or function (its defining file); roots
+    outside the package (a reader's own policy file) are included with their ``dpb`` imports.
+    Package ``__init__`` files are left out (they only re-export, and what they re-export is
+    reached through the modules that define it), and so are this module and ``dpb._version``
+    (bookkeeping that does not change a number; the version is recorded by :func:`provenance`).
+    """
+    if not roots:
+        raise ValueError("source_files needs at least one root")
+    return _closure(tuple(sorted({_root_file(r) for r in roots})))
+
+
+def code_digest(path) -> bytes:
+    """SHA-256 of the code of a Python file: its syntax tree without docstrings (comments are not
+    in the tree), so that editing documentation keeps the cached results.  Cached per process on
+    the file's modification time and size."""
+    path = Path(path)
+    st = path.stat()
+    return _code_digest_cached(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _code_digest_cached(path: str, mtime_ns: int, size: int) -> bytes:
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
+
+
+def _label(path: Path) -> str:
+    return str(path.relative_to(PACKAGE_DIR)) if _inside_package(path) else f"external/{path.name}"
+
+
+def source_hash(*roots) -> str:
+    """SHA-256 (hex) of the code in :func:`source_files` of ``roots``.
+
+    Every file contributes its name (relative to the package; ``external/<name>`` for a file
+    outside it) and its :func:`code_digest`: a change of code anywhere in the closure changes the
+    hash, an edit of comments or docstrings does not.
+    """
+    h = hashlib.sha256()
+    for f in source_files(*roots):
+        h.update(_label(f).encode() + b"\0" + code_digest(f))
+    return h.hexdigest()
+
+
+def provenance(*roots) -> dict:
+    """What a result file records about the code that made it: ``dpb_version``, ``numpy_version``
+    and the :func:`source_hash` of ``roots``."""
+    return {"dpb_version": __version__, "numpy_version": np.__version__, "source_hash": source_hash(*roots)}
+
+
+# ----------------------------------------------------------------------------------------------
+# current or stale
+# ----------------------------------------------------------------------------------------------
+def read_meta(path) -> dict | None:
+    """The metadata (``meta`` member, JSON) of a result file, or None when it cannot be read."""
+    try:
+        with np.load(Path(path), allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+    except Exception:  # noqa: BLE001 - truncated or foreign files raise many kinds (BadZipFile...)
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def file_state(path, expected: Mapping) -> str:
+    """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
+
+    *Damaged*: the file cannot be read as an archive, a member fails its CRC-32 or cannot be
+    decompressed, or an array differs from the SHA-256 checksum the file records (its
+    ``meta["checksums"]``, see ``dpb._io.save_npz_atomic``; files written before checksums
+    existed are checked by the CRC-32 only).  Every array is read, so damage anywhere is found.
+    *Done*: not damaged, and its ``meta["extra"]`` records every key of ``expected`` with the same
+    value (the specification, seed and :func:`provenance` the current code would write).
+    *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
+    """
+    path = Path(path)
+    if not path.is_file():
+        return "missing"
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            sums = meta.get("checksums") if isinstance(meta, dict) else None
+            names = [n for n in data.files if n != "meta"]
+            if sums is not None and (not isinstance(sums, dict) or set(sums) != set(names)):
+                return "damaged"
+            for name in names:
+                array = data[name]  # reading a member checks its CRC-32
+                if sums is not None and array_checksum(array) != sums[name]:
+                    return "damaged"
+    except Exception:  # noqa: BLE001 - truncated or foreign files raise many kinds (BadZipFile, zlib...)
+        return "damaged"
+    if not isinstance(meta, dict) or not isinstance(meta.get("extra", {}), dict):
+        return "damaged"
+    extra = meta.get("extra", {})
+    return "done" if all(extra.get(k) == v for k, v in expected.items()) else "stale"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - another user's process
+        return True
+    return True
+
+
+def remove_orphan_temporaries(folder) -> int:
+    """Delete the temporary files that writers killed mid-write left in ``folder`` (names
+    ``<file>.<pid>.<random>.tmp`` of ``dpb._io.save_npz_atomic`` whose process is gone);
+    returns how many.  Temporary files of running processes are left alone."""
+    removed = 0
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    for tmp in folder.glob("*.tmp"):
+        parts = tmp.name.split(".")
+        if len(parts) < 4 or not parts[-3].isdigit() or _pid_alive(int(parts[-3])):
+            continue
+        try:
+            tmp.unlink()
+            removed += 1
+        except FileNotFoundError:  # removed by another run meanwhile
+            pass
+    return removed

@@ -1,0 +1,197 @@
+"""The paper's experiments as data, run at full scale, cached on disk and resumable.
+
+Every experiment of the paper (Azize, Wu, Honda, Orabona, Ito, Basu; section 'Experimental
+Analysis' and appendix 'Extended Experiments') is described here as a list of *cells*: one policy
+with its parameters, on one environment, for one horizon ``T`` and a number of runs.  :func:`run`
+computes the cells that are missing from the cache directory (a local process pool by default, a
+Dask cluster on demand), :func:`load` reads them back, and the tables below summarise them.
+
+==================  ======================================================================  ======
+experiment          what                                                                    cells
+==================  ======================================================================  ======
+``fig1``            eps = 0.25 on mu1 and mu2, T = 1e6, 20 runs: DP-SE (beta = 1/T),        12
+                    AdaP-KLUCB (alpha = 3.1), Lazy-DP-TS (c = 3), DP-KLUCB and DP-IMED
+                    (n0 = 1, alpha = 2), and the non-private IMED
+``appendix``        the same algorithms on mu1..mu4 x eps in {0.01, 0.1, 0.5, 1}            84
+                    (IMED does not depend on eps: one cell per instance)
+``eps-sweep``       DP-IMED with alpha = 1.1 on [0.8, 0.1, 0.1, 0.1, 0.1], T = 1e7,         100
+                    eps = 0.01, 0.02, ..., 1, 20 runs each
+==================  ======================================================================  ======
+
+Cells are shared between experiments when they are identical: IMED on mu1 and mu2 serves both
+Figure 1 and the appendix.
+
+Cache layout and staleness
+--------------------------
+A cell is stored as one or more ``.npz`` files (:meth:`dpb.simulate.Result.save`) under
+``<out>/cells/``, one per *chunk* of runs (the per-step Lazy-DP-TS is split into chunks of 5 runs so
+that both cores share a cell; the other policies use one chunk).  Each file records the cell's
+specification, the experiment seed, the chunk's run ids, the versions of ``dpb`` and ``numpy`` and
+a hash of the ``dpb`` code that produces it (the simulator, the policy's module and everything
+they import from ``dpb``; docstrings and comments excluded; see :mod:`dpb.cache`).  A file whose
+record does not match the current code is *stale* and is recomputed; a file is written atomically
+(temporary file + ``os.replace``), so a sweep killed at any moment leaves only complete files and a
+rerun computes only what is missing.
+
+Seeds
+-----
+The cell with specification ``key`` (policy, parameters, arm means, T; *not* the number of runs)
+uses the root ``SeedSequence(seed, spawn_key=h(key))``, with ``h`` four 32-bit words of the SHA-256
+of the canonical JSON of ``key``; run ``i`` of the cell is child ``i`` of that root
+(:func:`dpb.simulate.child_seeds`).  The numbers therefore do not depend on how cells and runs are
+split across processes or machines, nor on which other cells are computed.
+
+The package
+-----------
+``dpb.experiments.specs`` (cells, settings, the paper's experiments), ``dpb.experiments.store``
+(the files: provenance, status, loading), ``dpb.experiments.execution`` (local pool and Dask) and
+``dpb.experiments.tables`` (summaries) and ``dpb.experiments.scale`` (the converged scale: runs
+added in blocks until the expected regret is known to +- 10 %).  Every public name is importable from
+:mod:`dpb.experiments` itself.
+"""
+
+
+from ..cache import default_results_dir
+from .execution import MAX_JOBS, ChunkError, RunReport, connect, ensure, run
+from .specs import (
+    ALGORITHMS,
+    APPENDIX_EPS,
+    APPENDIX_INSTANCES,
+    BASELINES,
+    CHUNK_RUNS,
+    DEFAULT_SEED,
+    EXPERIMENT_NAMES,
+    FIG1_EPS,
+    FORMAT,
+    MAX_N_EPS,
+    MAX_RUNS,
+    MAX_SEED,
+    MAX_T,
+    OURS,
+    PAPER_RUNS,
+    PAPER_T,
+    PRIVATE_ALGORITHMS,
+    SWEEP_T,
+    Cell,
+    Experiment,
+    Setting,
+    appendix,
+    dpse_readings,
+    eps_sweep,
+    experiment,
+    figure1,
+    paper_params,
+    sweep_eps_values,
+)
+from .store import (
+    ExperimentResults,
+    MissingResultsError,
+    chunk_provenance,
+    chunk_status,
+    claim,
+    cpu_seconds,
+    load,
+    policy_sources,
+    status,
+)
+from .scale import (
+    MIN_RUNS,
+    PER_STEP,
+    SCALES,
+    ConvergedEstimate,
+    ConvergedResults,
+    converged_status,
+    ensure_converged,
+    expected_dominance,
+    expected_regret_table,
+    expected_sweep_table,
+    load_converged,
+    min_runs,
+    ordering_table,
+    run_converged,
+    sensitivity,
+    tail_decomposition,
+)
+from .tables import (
+    dominance,
+    final_regret_stats,
+    final_regret_table,
+    format_table,
+    mean_regret_summary,
+    outlier_runs,
+    ratio_summary,
+    reading_results,
+    sweep_table,
+)
+
+__all__ = [
+    "ALGORITHMS",
+    "PRIVATE_ALGORITHMS",
+    "OURS",
+    "BASELINES",
+    "EXPERIMENT_NAMES",
+    "DEFAULT_SEED",
+    "FORMAT",
+    "PAPER_T",
+    "PAPER_RUNS",
+    "SWEEP_T",
+    "FIG1_EPS",
+    "APPENDIX_EPS",
+    "APPENDIX_INSTANCES",
+    "CHUNK_RUNS",
+    "MAX_T",
+    "MAX_RUNS",
+    "MAX_N_EPS",
+    "MAX_SEED",
+    "MAX_JOBS",
+    "Cell",
+    "Setting",
+    "Experiment",
+    "ExperimentResults",
+    "RunReport",
+    "ChunkError",
+    "MissingResultsError",
+    "paper_params",
+    "figure1",
+    "appendix",
+    "eps_sweep",
+    "dpse_readings",
+    "reading_results",
+    "sweep_eps_values",
+    "experiment",
+    "default_results_dir",
+    "policy_sources",
+    "chunk_provenance",
+    "chunk_status",
+    "claim",
+    "status",
+    "run",
+    "connect",
+    "load",
+    "ensure",
+    "final_regret_stats",
+    "final_regret_table",
+    "ratio_summary",
+    "mean_regret_summary",
+    "sweep_table",
+    "outlier_runs",
+    "dominance",
+    "format_table",
+    "cpu_seconds",
+    "SCALES",
+    "MIN_RUNS",
+    "PER_STEP",
+    "min_runs",
+    "ConvergedEstimate",
+    "ConvergedResults",
+    "run_converged",
+    "load_converged",
+    "ensure_converged",
+    "converged_status",
+    "expected_regret_table",
+    "ordering_table",
+    "expected_dominance",
+    "expected_sweep_table",
+    "sensitivity",
+    "tail_decomposition",
+]

@@ -1,0 +1,389 @@
+"""Two scales of every experiment cell: the paper's twenty runs, and a converged run count.
+
+At the *paper* scale a cell is run twenty times, as in the paper.  At the *converged* scale the
+same cell is run in the seed-deterministic blocks of :data:`dpb.estimates.BLOCK_EDGES` (runs
+``0..19``, then ``20..39``, ``40..79``, ...) until the 95 % BCa interval of its mean regret at ``T``
+lies within ``+- 10 %`` of the mean, or the cap (20 480 runs) is reached
+(:func:`dpb.estimates.converged_runs`), looking first at :func:`min_runs` runs (320 for the batched
+policies, twenty for the per-step ones).  Run ``i`` is the same run at both scales, so the paper's
+twenty runs are the first block of the converged cell, and every block is an ordinary cached
+chunk file of :mod:`dpb.experiments` (same seeds, provenance and staleness rules).
+
+The decision (how many runs, the estimate at each checked edge) is a deterministic function of
+the chunk files; it is memoised in ``<out>/converged/<cell>.json`` together with the provenance
+of the chunks it read, so loading a converged experiment does not redo the bootstrap.
+
+:func:`run_converged` computes the blocks round by round (every cell that has not converged gets its next
+block; all of a round's blocks share the process pool), :func:`load_converged` reads a converged experiment
+back as :class:`ConvergedResults`, :func:`ensure_converged` does both.  All of them are
+importable from :mod:`dpb.experiments`; the command line reaches them as
+``python -m dpb reproduce all --scale converged``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from .._validate import as_int
+from ..bounds import lower_bound_constant
+from ..estimates import (
+    BLOCK_EDGES,
+    DEFAULT_CAP,
+    PAPER_RUNS,
+    MeanEstimate,
+    mean_interval,
+    seed_sensitivity,
+)
+from .execution import RunReport
+from .execution import run as run_cells
+from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
+from .store import ExperimentResults, MissingResultsError, _load_cell, _out, chunk_provenance
+from .tables import final_regret_stats
+
+__all__ = [
+    "SCALES",
+    "MIN_RUNS",
+    "PER_STEP",
+    "min_runs",
+    "REL_TARGET",
+    "LEVEL",
+    "ConvergedEstimate",
+    "ConvergedResults",
+    "run_converged",
+    "load_converged",
+    "ensure_converged",
+    "converged_status",
+    "expected_regret_table",
+    "ordering_table",
+    "expected_dominance",
+    "expected_sweep_table",
+    "sensitivity",
+    "tail_decomposition",
+]
+
+#: The two scales of a cell.
+SCALES = ("paper", "converged")
+#: Target relative half-width of the 95 % interval, and its level.
+REL_TARGET, LEVEL = 0.1, 0.95
+#: Version of the memo files.
+MEMO_FORMAT = 2
+#: Minimum run count before the rule may stop: 320, the first block edge at which an event of
+#: probability 1 % has been seen at least once with probability 95 % (``1 - 0.99^n >= 0.95``).
+MIN_RUNS = 320
+#: Policies simulated round by round (a thousand times the cost of a batched run): for them the
+#: rule may stop from the paper's twenty runs on (the chapter checks that their runs show no
+#: heavy tail).
+PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
+
+
+def min_runs(policy: str) -> int:
+    """The minimum run count of the converged scale for ``policy`` (``MIN_RUNS``, or the
+    paper's twenty for the per-step policies of ``PER_STEP``)."""
+    return PAPER_RUNS if policy in PER_STEP else MIN_RUNS
+
+
+@dataclass(frozen=True)
+class ConvergedEstimate:
+    """The converged run count of one cell and the estimate of its expected regret at ``T``.
+
+    Attributes
+    ----------
+    cell : Cell
+        The cell at the paper's scale (its ``runs`` is 20).
+    runs : int
+        The converged run count (a block edge; the cap when not converged).
+    estimate : MeanEstimate
+        Mean and BCa interval of the regret at ``T`` over those runs.
+    converged : bool
+        False when the cap was reached first.
+    checks : tuple
+        ``(n, mean, lo, hi)`` at every checked edge.
+    """
+
+    cell: Cell
+    runs: int
+    estimate: MeanEstimate
+    converged: bool
+    checks: tuple
+
+
+@dataclass
+class ConvergedResults(ExperimentResults):
+    """An experiment at the converged scale: :attr:`results` maps each (paper-scale) cell to the
+    :class:`~dpb.simulate.Result` of its converged runs, :attr:`estimates` to its
+    :class:`ConvergedEstimate`."""
+
+    estimates: dict = field(default_factory=dict)
+
+    def estimate(self, setting, algorithm: str) -> ConvergedEstimate:
+        """The estimate of ``algorithm`` in ``setting`` (a Setting or its index)."""
+        s = self.settings[setting] if isinstance(setting, int) else setting
+        for c in s.cells:
+            if c.policy == algorithm:
+                return self.estimates[c]
+        raise KeyError(f"{algorithm!r} is not in setting {s.label}")
+
+
+def _check(cap, rel, level):
+    cap = as_int("cap", cap, minimum=PAPER_RUNS)
+    if cap not in BLOCK_EDGES:
+        raise ValueError(f"cap must be one of {BLOCK_EDGES}, got {cap}")
+    rel = float(rel)
+    if not 0.0 < rel < 1.0:
+        raise ValueError(f"rel must lie in (0, 1), got {rel!r}")
+    level = float(level)
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    return cap, rel, level
+
+
+def _base(cell: Cell) -> Cell:
+    return replace(cell, runs=PAPER_RUNS)
+
+
+def _memo_path(cell: Cell, out: Path) -> Path:
+    return out / "converged" / f"{cell.name}.json"
+
+
+def _memo_key(cell: Cell, seed: int, cap: int, rel: float, level: float) -> dict:
+    return {"format": MEMO_FORMAT, "cell": cell.key, "seed": seed, "cap": cap, "rel": rel, "level": level,
+            "min_runs": min_runs(cell.policy), "stamp": chunk_provenance(cell.policy)}
+
+
+def _read_memo(cell: Cell, out: Path, seed: int, cap: int, rel: float, level: float):
+    path = _memo_path(cell, out)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if data.get("key") != _memo_key(cell, seed, cap, rel, level):
+        return None
+    n, mean, lo, hi = data["checks"][-1]
+    est = MeanEstimate(int(n), float(mean), float(lo), float(hi), level)
+    return ConvergedEstimate(_base(cell), int(data["runs"]), est, bool(data["converged"]),
+                             tuple(tuple(c) for c in data["checks"]))
+
+
+def _write_memo(ce: ConvergedEstimate, out: Path, seed: int, cap: int, rel: float, level: float) -> None:
+    path = _memo_path(ce.cell, out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"key": _memo_key(ce.cell, seed, cap, rel, level), "runs": ce.runs, "converged": ce.converged,
+            "checks": [list(c) for c in ce.checks]}
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():  # only after a failure
+            tmp.unlink()
+
+
+def _targets(target) -> tuple:
+    """The distinct paper-scale cells of ``target``."""
+    seen: dict[Cell, None] = {}
+    for c in _as_cells(target):
+        seen.setdefault(_base(c), None)
+    return tuple(seen)
+
+
+def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None,
+                  scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
+                  level: float = LEVEL) -> RunReport:
+    """Compute the converged scale of ``target`` (an experiment, its name, cells or a list).
+
+    Round ``k`` computes, through :func:`dpb.experiments.run`, the next block of every cell whose
+    interval is not yet within ``+- rel`` of its mean (blocks already cached are reused), then
+    checks each such cell at its new edge.  A cell stops at the first edge that passes, or at
+    ``cap``; its decision is memoised.  The returned report adds up the rounds.
+    """
+    out = _out(out)
+    seed = as_int("seed", seed, minimum=0)
+    cap, rel, level = _check(cap, rel, level)
+    t0 = time.perf_counter()
+    report = RunReport()
+    pending: dict[Cell, tuple[int, list]] = {}
+    for c in _targets(target):
+        if _read_memo(c, out, seed, cap, rel, level) is None:
+            pending[c] = (min(max(min_runs(c.policy), PAPER_RUNS), cap), [])
+    while pending:
+        edge = min(n for n, _ in pending.values())
+        batch = [replace(c, runs=n) for c, (n, _) in pending.items()]
+        r = run_cells(batch, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress,
+                      desc=f"converged, blocks to {edge}+ runs")
+        report.total += r.total
+        report.computed += r.computed
+        report.reused += r.reused
+        report.cpu_seconds += r.cpu_seconds
+        for k, v in r.cpu_by_policy.items():
+            report.cpu_by_policy[k] = report.cpu_by_policy.get(k, 0.0) + v
+        for c in list(pending):
+            n, checks = pending[c]
+            x = _load_cell(replace(c, runs=n), out, seed).final_regret
+            est = mean_interval(x, level)
+            checks.append((n, est.mean, est.lo, est.hi))
+            if est.rel_half_width <= rel or n >= cap:
+                ce = ConvergedEstimate(c, n, est, est.rel_half_width <= rel, tuple(checks))
+                _write_memo(ce, out, seed, cap, rel, level)
+                del pending[c]
+            else:
+                pending[c] = (2 * n, checks)
+    report.wall_seconds = time.perf_counter() - t0
+    return report
+
+
+def converged_status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP,
+                     rel: float = REL_TARGET, level: float = LEVEL) -> dict:
+    """Counts ``{"decided": ..., "undecided": ...}`` of the cells of ``target`` at the converged
+    scale (a cell is decided when its memo matches the current code, seed and rule)."""
+    out = _out(out)
+    cap, rel, level = _check(cap, rel, level)
+    counts = {"decided": 0, "undecided": 0}
+    for c in _targets(target):
+        ok = _read_memo(c, out, seed, cap, rel, level) is not None
+        counts["decided" if ok else "undecided"] += 1
+    return counts
+
+
+def load_converged(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP,
+                   rel: float = REL_TARGET, level: float = LEVEL) -> ConvergedResults:
+    """Read an experiment at the converged scale (its runs and estimates).
+
+    Raises
+    ------
+    MissingResultsError
+        When a cell's decision or one of its blocks is missing or stale: call
+        :func:`run_converged` first.
+    """
+    exp = experiment(target) if isinstance(target, str) else target
+    if not isinstance(exp, Experiment):
+        raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
+    out = _out(out)
+    cap, rel, level = _check(cap, rel, level)
+    results, estimates = {}, {}
+    for cell in exp.cells:
+        ce = _read_memo(cell, out, seed, cap, rel, level)
+        if ce is None:
+            raise MissingResultsError(f"{cell.name} has no converged decision in {out}: run it first")
+        results[cell] = _load_cell(replace(cell, runs=ce.runs), out, seed)
+        estimates[cell] = ce
+    return ConvergedResults(exp, results, seed, estimates)
+
+
+def ensure_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None,
+                     scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
+                     level: float = LEVEL) -> ConvergedResults:
+    """:func:`run_converged` then :func:`load_converged`."""
+    exp = experiment(target) if isinstance(target, str) else target
+    run_converged(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel,
+                  level=level)
+    return load_converged(exp, out, seed=seed, cap=cap, rel=rel, level=level)
+
+
+# ----------------------------------------------------------------------------------------------
+# tables
+# ----------------------------------------------------------------------------------------------
+def expected_regret_table(paper: ExperimentResults, converged: ConvergedResults) -> list:
+    """One row per (setting, algorithm): the paper-scale mean (``paper``, 20 runs) and the expected
+    regret at ``T`` (``mean``, ``lo``, ``hi``: BCa 95 % interval, ``runs``: converged run count,
+    ``converged``: False at the cap), and ``shift`` = paper / mean."""
+    rows = []
+    for s in converged.settings:
+        p = paper.setting(paper.find(s.env, s.eps))
+        for c in s.cells:
+            ce = converged.estimates[c]
+            pm = final_regret_stats(p[c.policy])["mean"]
+            e = ce.estimate
+            rows.append({"env": s.env, "eps": s.eps, "algorithm": c.policy, "paper": pm, "mean": e.mean,
+                         "lo": e.lo, "hi": e.hi, "runs": ce.runs, "converged": ce.converged,
+                         "shift": pm / e.mean if e.mean > 0 else math.nan})
+    return rows
+
+
+def ordering_table(converged: ConvergedResults, first: str = "DP-IMED", second: str = "DP-KLUCB") -> list:
+    """Per setting, the expected regrets of ``first`` and ``second`` with intervals and the verdict
+    ``"<"`` (first's interval entirely below second's), ``">"`` (entirely above) or ``"overlap"``."""
+    rows = []
+    for s in converged.settings:
+        a, b = converged.estimate(s, first).estimate, converged.estimate(s, second).estimate
+        verdict = "<" if a.hi < b.lo else (">" if a.lo > b.hi else "overlap")
+        rows.append({"env": s.env, "eps": s.eps, first: a.mean, f"{first} lo": a.lo, f"{first} hi": a.hi,
+                     second: b.mean, f"{second} lo": b.lo, f"{second} hi": b.hi,
+                     "ratio": a.mean / b.mean, "verdict": verdict})
+    return rows
+
+
+def expected_dominance(converged: ConvergedResults, baselines: Sequence[str] = BASELINES,
+                       ours: Sequence[str] = OURS) -> list:
+    """Per setting and for each of ``ours``: ``"yes"`` when its interval lies entirely below the
+    interval of every private baseline, ``"no"`` when it lies entirely above some baseline's,
+    ``"unclear"`` otherwise; plus ``ratio``, the best baseline's expected regret over the best of
+    ours (as :func:`dpb.experiments.ratio_summary`, in expectation)."""
+    rows = []
+    for s in converged.settings:
+        est = {c.policy: converged.estimates[c].estimate for c in s.cells}
+        base = [est[b] for b in baselines if b in est]
+        mine = {a: est[a] for a in ours if a in est}
+        if not base or not mine:
+            continue
+        row = {"env": s.env, "eps": s.eps}
+        for a, e in mine.items():
+            if all(e.hi < b.lo for b in base):
+                row[a] = "yes"
+            elif any(e.lo > b.hi for b in base):
+                row[a] = "no"
+            else:
+                row[a] = "unclear"
+        row["ratio"] = min(b.mean for b in base) / min(e.mean for e in mine.values())
+        rows.append(row)
+    return rows
+
+
+def expected_sweep_table(paper: ExperimentResults, converged: ConvergedResults) -> list:
+    """Per budget of the eps-sweep: the lower bound ``C_eps(mu) log T`` (:prf:ref:`thm-lower-bound`),
+    the paper-scale ``paper_ratio`` (20-run mean over the bound), the expected regret over
+    the bound ``ratio`` with its interval ``lo``, ``hi``, and the converged run count."""
+    rows = []
+    for s in converged.settings:
+        (c,) = s.cells
+        ce = converged.estimates[c]
+        r = converged.results[c]
+        lb = float(lower_bound_constant(r.means, s.eps)) * math.log(r.T)
+        (p,) = paper.setting(paper.find(s.env, s.eps)).values()
+        e = ce.estimate
+        rows.append({"eps": s.eps, "lower_bound": lb, "paper_ratio": float(p.final_regret.mean()) / lb,
+                     "ratio": e.mean / lb, "lo": e.lo / lb, "hi": e.hi / lb, "runs": ce.runs,
+                     "converged": ce.converged})
+    return rows
+
+
+def tail_decomposition(result, factor: float = 10.0) -> dict:
+    """How much of a cell's mean regret its rare bad runs make: ``runs``, ``tail_runs`` (runs whose
+    regret at ``T`` exceeds ``factor`` times the median), ``tail_fraction``, ``mean``,
+    ``tail_share`` (their part of the mean) and ``body_mean`` (the mean of the other runs)."""
+    factor = float(factor)
+    if not factor > 1.0:
+        raise ValueError(f"factor must be > 1, got {factor!r}")
+    reg = result.final_regret
+    tail = reg > factor * float(np.median(reg))
+    total = float(reg.sum())
+    return {"runs": int(reg.size), "tail_runs": int(tail.sum()), "tail_fraction": float(tail.mean()),
+            "mean": float(reg.mean()), "tail_share": float(reg[tail].sum()) / total if total > 0 else 0.0,
+            "body_mean": float(reg[~tail].mean())}
+
+
+def sensitivity(results: Mapping, algorithms: Sequence[str] = ("DP-IMED", "DP-KLUCB"),
+                group: int = PAPER_RUNS) -> dict:
+    """For each algorithm, the means of disjoint groups of ``group`` consecutive runs of its
+    result (:func:`dpb.estimates.seed_sensitivity`): what ``group``-run experiments with other seeds
+    would have reported."""
+    return {a: seed_sensitivity(results[a].final_regret, group) for a in algorithms}
+

@@ -1,0 +1,207 @@
+"""The cell files of the experiments on disk: provenance, status (done, missing, stale) and loading.
+
+Files live under ``<out>/cells`` (``out`` defaults to :func:`dpb.cache.default_results_dir`), one
+per chunk of runs of a cell (:meth:`Cell.path <dpb.experiments.Cell.path>`).  What a file must
+record to count as done is :func:`chunk_provenance`; the rules of the cache (directory, code hash,
+atomic writes, staleness) are those of :mod:`dpb.cache`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import cache
+from ..policies.registry import policy_class, policy_source_hash
+from ..simulate import Result
+from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _as_cells, _policy_name, experiment
+
+__all__ = [
+    "MissingResultsError",
+    "ExperimentResults",
+    "policy_sources",
+    "chunk_provenance",
+    "chunk_status",
+    "claim",
+    "status",
+    "load",
+    "cpu_seconds",
+]
+
+
+class MissingResultsError(FileNotFoundError):
+    """Some cells of an experiment are missing from the cache or stale (see :func:`dpb.experiments.run`)."""
+
+
+def _out(out) -> Path:
+    return cache.default_results_dir() if out is None else Path(out)
+
+
+def _policy_file(policy: str) -> Path | None:
+    cls = policy_class(_policy_name(policy))
+    try:
+        path = Path(inspect.getfile(cls))
+    except (TypeError, OSError):
+        return None
+    return path if path.suffix == ".py" and path.is_file() else None
+
+
+def policy_sources(policy: str) -> tuple:
+    """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator and of
+    the file defining the policy's class (the class itself is resolved at run time).  For a reader's
+    policy that file is outside the package: its cells are keyed by its source."""
+    path = _policy_file(policy)
+    simulator = cache.PACKAGE_DIR / "simulate.py"
+    return cache.source_files(simulator) if path is None else cache.source_files(simulator, path)
+
+
+def chunk_provenance(policy: str) -> dict:
+    """What a chunk file of ``policy`` records about the code that made it: the cache ``format``
+    (``dpb.experiments.FORMAT``) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
+    ``numpy``, source hash of :func:`policy_sources`).  A policy class without a source file (defined
+    in a notebook cell) adds ``policy_source``, the hash of its class source
+    (:func:`dpb.policies.registry.policy_source_hash`)."""
+    out = {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
+    if _policy_file(policy) is None:
+        out["policy_source"] = policy_source_hash(_policy_name(policy))
+    return out
+
+
+def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str:
+    """``"done"``, ``"missing"``, ``"stale"`` or ``"damaged"`` for the file of runs ``[start, stop)``
+    of ``cell``.
+
+    A file is done when every array in it matches its checksum and it records this cell's key, this
+    seed, these runs and the current :func:`chunk_provenance` of the policy; damaged when it cannot
+    be read whole or an array differs from its checksum (see :func:`dpb.cache.file_state`).
+    """
+    expected = {"cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
+                **chunk_provenance(cell.policy)}
+    return cache.file_state(cell.path(_out(out), start, stop), expected)
+
+
+class Claim:
+    """An exclusive claim on one chunk of a cell, held while this process computes it.
+
+    The claim is an advisory lock (``flock``) on ``<out>/cells/.claims/<file>.lock``: two runs on
+    one results directory (two terminals, two machines on a shared local disk) each compute the
+    chunks the other has not claimed.  The kernel releases the lock when its holder exits, however
+    it exits (``kill -9`` included), so a claim is never stale; the lock files themselves stay.
+    """
+
+    def __init__(self, fd: int, path: Path) -> None:
+        self._fd, self.path = fd, path
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the lock
+            self._fd = None
+
+    def __enter__(self) -> Claim:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
+    """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
+    another call in this process) holds it."""
+    path = cell.path(_out(out), start, stop)
+    lock = path.parent / ".claims" / (path.name + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no sharing between runs
+        return Claim(fd, lock)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # BlockingIOError: held elsewhere
+        os.close(fd)
+        return None
+    return Claim(fd, lock)
+
+
+def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
+    """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
+    experiment (or a list of experiments or cells); see :func:`chunk_status`."""
+    counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
+    for cell in _as_cells(target):
+        for a, b in cell.chunks():
+            counts[chunk_status(cell, a, b, out, seed=seed)] += 1
+    return counts
+
+
+def _load_cell(cell: Cell, out: Path, seed: int) -> Result:
+    parts = []
+    for a, b in cell.chunks():
+        state = chunk_status(cell, a, b, out, seed=seed)
+        if state != "done":
+            raise MissingResultsError(f"{cell.name} runs {a}-{b} is {state} in {out}")
+        parts.append(Result.load(cell.path(out, a, b)))
+    res = parts[0] if len(parts) == 1 else Result.concat(parts)
+    total = sum(float(p.extra.get("cpu_seconds", 0.0)) for p in parts)
+    res.extra = {**res.extra, "runs": [0, cell.runs], "cpu_seconds": total}
+    return res
+
+
+@dataclass
+class ExperimentResults:
+    """The results of an :class:`~dpb.experiments.Experiment`: one :class:`~dpb.simulate.Result` per cell.
+
+    ``setting(s)`` maps algorithm name -> Result for a setting (a figure panel).
+    """
+
+    experiment: Experiment
+    results: dict
+    seed: int = DEFAULT_SEED
+
+    @property
+    def settings(self) -> tuple:
+        return self.experiment.settings
+
+    def setting(self, setting: Setting | int) -> dict:
+        s = self.settings[setting] if isinstance(setting, int) else setting
+        return {c.policy: self.results[c] for c in s.cells}
+
+    def find(self, env: str, eps: float) -> Setting:
+        for s in self.settings:
+            if s.env == env and math.isclose(s.eps, eps):
+                return s
+        raise KeyError(f"no setting env={env!r}, eps={eps!r} in {self.experiment.name}")
+
+    def cpu_seconds(self) -> float:
+        """CPU-seconds that computing every cell took (as recorded in the files)."""
+        return cpu_seconds(self.results.values())
+
+
+def cpu_seconds(results: Iterable[Result]) -> float:
+    """Sum of the CPU-seconds recorded in results loaded from the cache (chunks added up)."""
+    total = 0.0
+    for r in results:
+        total += float(r.extra.get("cpu_seconds", 0.0))
+    return total
+
+
+def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
+    """Read an experiment's cells from the cache (chunks joined by :meth:`dpb.simulate.Result.concat`).
+
+    Raises
+    ------
+    MissingResultsError
+        When a chunk file is missing or stale: call :func:`~dpb.experiments.run` (or
+        :func:`~dpb.experiments.ensure`) first.
+    """
+    exp = experiment(target) if isinstance(target, str) else target
+    if not isinstance(exp, Experiment):
+        raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
+    out = _out(out)
+    results = {}
+    for cell in exp.cells:
+        results[cell] = _load_cell(cell, out, seed)
+    return ExperimentResults(exp, results, seed)

@@ -1,0 +1,166 @@
+"""Summaries of experiment results: final-regret statistics, ratios, sweeps, plain-text tables."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .._validate import as_positive
+from ..bounds import lower_bound_constant
+from ..simulate import Result
+from .specs import BASELINES, OURS
+from .store import ExperimentResults
+
+__all__ = [
+    "final_regret_stats",
+    "final_regret_table",
+    "ratio_summary",
+    "reading_results",
+    "mean_regret_summary",
+    "sweep_table",
+    "outlier_runs",
+    "dominance",
+    "format_table",
+]
+
+
+def final_regret_stats(result: Result) -> dict:
+    """Mean, standard deviation (ddof = 1), median and 10%/90% quantiles of the regret at T."""
+    reg = np.asarray(result.final_regret, dtype=float)
+    return {
+        "runs": int(reg.size),
+        "mean": float(reg.mean()),
+        "std": float(reg.std(ddof=1)) if reg.size > 1 else 0.0,
+        "median": float(np.median(reg)),
+        "q10": float(np.quantile(reg, 0.1)),
+        "q90": float(np.quantile(reg, 0.9)),
+    }
+
+
+def final_regret_table(results: Mapping[str, Result], ours: Sequence[str] = OURS) -> list:
+    """One row per algorithm: :func:`final_regret_stats` plus ``ratio``, its mean regret divided by
+    the smaller mean regret of the paper's algorithms (DP-KLUCB, DP-IMED) present in ``results``
+    (NaN when none is present)."""
+    rows = []
+    best = [final_regret_stats(results[a])["mean"] for a in ours if a in results]
+    ref = min(best) if best else math.nan
+    for name, res in results.items():
+        stats = final_regret_stats(res)
+        ratio = stats["mean"] / ref if ref > 0 else math.nan
+        rows.append({"algorithm": name, **stats, "ratio": ratio})
+    return rows
+
+
+def ratio_summary(res: ExperimentResults, baselines: Sequence[str] = BASELINES,
+                  ours: Sequence[str] = OURS) -> list:
+    """Per setting: the best of ours, the best private baseline, and their ratio of mean regrets.
+
+    Each row has ``env, eps, best_ours, ours_mean, best_baseline, baseline_mean, ratio`` (best
+    baseline / best of ours: above 1 when ours wins) and ``max_ratio`` (worst baseline / best of
+    ours).
+    """
+    rows = []
+    for s in res.settings:
+        by = {a: final_regret_stats(r)["mean"] for a, r in res.setting(s).items()}
+        o = {a: by[a] for a in ours if a in by}
+        b = {a: by[a] for a in baselines if a in by}
+        if not o or not b:
+            continue
+        bo, bb = min(o, key=o.get), min(b, key=b.get)
+        rows.append({"env": s.env, "eps": s.eps, "best_ours": bo, "ours_mean": o[bo],
+                     "best_baseline": bb, "baseline_mean": b[bb], "ratio": b[bb] / o[bo],
+                     "max_ratio": max(b.values()) / o[bo]})
+    return rows
+
+
+def mean_regret_summary(res: ExperimentResults, baselines: Sequence[str] = BASELINES,
+                        ours: Sequence[str] = OURS) -> list:
+    """One row per setting: ``env``, ``eps``, the mean regret at T of every algorithm (one column
+    each) and ``ratio``, the best private baseline's mean over the best of ours (see
+    :func:`ratio_summary`; NaN when one side is absent)."""
+    ratios = {(r["env"], r["eps"]): r["ratio"] for r in ratio_summary(res, baselines, ours)}
+    rows = []
+    for s in res.settings:
+        row = {"env": s.env, "eps": s.eps}
+        row.update({a: final_regret_stats(r)["mean"] for a, r in res.setting(s).items()})
+        row["ratio"] = ratios.get((s.env, s.eps), math.nan)
+        rows.append(row)
+    return rows
+
+
+def sweep_table(res: ExperimentResults) -> list:
+    """Per budget of a sweep: :func:`final_regret_stats` of the regret at T, the lower bound
+    ``lower_bound_constant(mu, eps) * log T`` (:prf:ref:`thm-lower-bound`), ``ratio`` (mean over
+    the bound) and ``median_ratio`` (median over the bound)."""
+    rows = []
+    for s in res.settings:
+        (r,) = res.setting(s).values()
+        st = final_regret_stats(r)
+        lb = float(lower_bound_constant(r.means, s.eps)) * math.log(r.T)
+        rows.append({"eps": s.eps, **st, "lower_bound": lb, "ratio": st["mean"] / lb,
+                     "median_ratio": st["median"] / lb})
+    return rows
+
+
+def outlier_runs(result: Result, factor: float = 10.0) -> int:
+    """Number of runs whose regret at T exceeds ``factor`` times the median over runs."""
+    factor = float(as_positive("factor", factor, allow_inf=False))
+    reg = np.asarray(result.final_regret, dtype=float)
+    return int(np.count_nonzero(reg > factor * np.median(reg)))
+
+
+def dominance(res: ExperimentResults, stat: str = "mean", baselines: Sequence[str] = BASELINES,
+              ours: Sequence[str] = OURS) -> list:
+    """Per setting, whether each of ``ours`` has a lower ``stat`` (``"mean"`` or ``"median"`` regret
+    at T) than every private baseline: rows ``{"env", "eps", "DP-KLUCB": bool, "DP-IMED": bool}``."""
+    if stat not in ("mean", "median"):
+        raise ValueError(f"stat must be 'mean' or 'median', got {stat!r}")
+    rows = []
+    for s in res.settings:
+        data = res.setting(s)
+        v = {a: final_regret_stats(r)[stat] for a, r in data.items()}
+        base = [v[b] for b in baselines if b in v]
+        if not base:
+            continue
+        row = {"env": s.env, "eps": s.eps}
+        row.update({a: bool(v[a] < min(base)) for a in ours if a in v})
+        rows.append(row)
+    return rows
+
+
+def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, digits: int = 1,
+                 title: str | None = None, headers: Mapping[str, str] | None = None) -> str:
+    """Plain-text table of ``rows`` (numbers rounded to ``digits``; ``ratio`` columns to 2).
+
+    ``columns`` selects and orders the keys (default: all keys of the first row); ``headers`` maps
+    a key to a shorter column title.
+    """
+    if not rows:
+        return title or ""
+    columns = list(columns or rows[0].keys())
+    headers = dict(headers or {})
+
+    def fmt(k, v):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            return str(v)
+        if k == "eps":
+            return f"{v:g}"
+        return f"{v:.2f}" if "ratio" in k else f"{v:.{digits}f}"
+
+    names = [headers.get(k, k) for k in columns]
+    cells = [[fmt(k, r[k]) for k in columns] for r in rows]
+    widths = [max(len(n), *(len(c[i]) for c in cells)) for i, n in enumerate(names)]
+    lines = [] if title is None else [title]
+    lines.append("  ".join(n.rjust(w) for n, w in zip(names, widths, strict=True)))
+    lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in cells)
+    return "\n".join(lines)
+
+
+def reading_results(res: ExperimentResults, setting) -> dict:
+    """``"DP-SE (reading)"`` -> Result for one setting of :func:`dpb.experiments.dpse_readings`."""
+    s = res.settings[setting] if isinstance(setting, int) else setting
+    return {f"{c.policy} ({c.params.get('elimination', 'radius')})": res.results[c] for c in s.cells}

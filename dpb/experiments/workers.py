@@ -1,0 +1,220 @@
+"""Worker processes of the local pool that never outlive the process that started them.
+
+The pool is a handful of processes started by the ``forkserver`` method (``dpb`` preloaded once),
+each talking to the main process over its own pipe: the main process sends one chunk at a time and
+the worker answers with a short report (the file is written by the worker).  Pipes rather than
+queues: a worker killed at any moment cannot leave a lock held or a queue half written, so the main
+process can always stop the pool at once (:meth:`Pool.kill`).
+
+A worker dies with its main process, however that one ends (``kill -9`` included):
+
+* Linux ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the worker when its parent (the fork
+  server, which itself exits when the main process is gone) exits;
+* a watchdog thread compares the main process's start time in ``/proc`` (or, elsewhere, whether the
+  process id still exists) every :data:`WATCH_INTERVAL` seconds and exits the worker when it is gone.
+
+Workers ignore SIGINT: Ctrl-C in a terminal reaches the whole process group, and the main process
+alone decides what to do (stop the pool, keep the finished files).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from multiprocessing.connection import wait as wait_any
+
+__all__ = ["WATCH_INTERVAL", "Pool", "process_alive", "process_start_time"]
+
+#: Seconds between two checks of the watchdog thread of a worker.
+WATCH_INTERVAL = 0.5
+
+
+def process_start_time(pid: int) -> str | None:
+    """The start time of process ``pid`` (field 22 of ``/proc/<pid>/stat``, clock ticks since boot),
+    ``""`` when ``/proc`` is not available, None when the process does not exist or is a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read().decode(errors="replace")
+    except FileNotFoundError:
+        return None if os.path.isdir("/proc/self") else ""
+    except OSError:  # pragma: no cover - unreadable
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # after the command name, which may hold spaces
+    if fields[0] in ("Z", "X"):  # exited, not yet reaped by its parent
+        return None
+    return fields[19]
+
+
+def process_alive(pid: int, start_time: str | None = None) -> bool:
+    """Whether process ``pid`` runs and, when ``start_time`` is given, is the same process (a reused
+    process id has another start time)."""
+    now = process_start_time(pid)
+    if now is None:
+        return False
+    if now == "":  # no /proc: only whether the id exists
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # pragma: no cover - exists, owned by another user
+            return True
+        return True
+    return start_time is None or start_time == "" or now == start_time
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when its parent exits (Linux only; else nothing)."""
+    if not sys.platform.startswith("linux"):  # pragma: no cover
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # pragma: no cover - no prctl
+        pass
+
+
+def _watch(pid: int, start_time: str) -> None:
+    while process_alive(pid, start_time):
+        time.sleep(WATCH_INTERVAL)
+    os._exit(3)
+
+
+def _worker(conn, main_pid: int, main_start: str) -> None:
+    """Body of a worker: compute the chunks the main process sends until it says stop or is gone."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    if not process_alive(main_pid, main_start):  # gone before PDEATHSIG was armed
+        os._exit(3)
+    threading.Thread(target=_watch, args=(main_pid, main_start), daemon=True, name="dpb-watchdog").start()
+    from .execution import _compute_chunk
+
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            res = _compute_chunk(*task)
+            reply = ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))
+        except BaseException as exc:  # noqa: BLE001 - reported to the main process, which stops
+            reply = ("error", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):
+            return
+
+
+class Pool:
+    """``jobs`` worker processes, one pipe each; :meth:`submit` a task to an idle worker,
+    :meth:`poll` for answers, :meth:`close` (let them finish) or :meth:`kill` (at once).
+
+    A task is the argument tuple of :func:`dpb.experiments.execution._compute_chunk`.  ``poll``
+    returns ``(tag, reply)`` pairs: ``reply`` is ``("ok", policy, cpu_seconds)``,
+    ``("error", "Type: message", traceback)``, or ``("died", "worker process ... exited with ...",
+    "")`` when a worker vanished mid-task.
+    """
+
+    def __init__(self, jobs: int, context) -> None:
+        self._ctx = context
+        self._workers: list = []  # [process, connection, tag or None]
+        me = os.getpid()
+        start = process_start_time(me) or ""
+        for _ in range(jobs):
+            ours, theirs = context.Pipe(duplex=True)
+            proc = context.Process(target=_worker, args=(theirs, me, start), daemon=True, name="dpb-worker")
+            self._workers.append([proc, ours, None, theirs])
+        self._started = False
+
+    def start(self) -> None:
+        """Start the worker processes."""
+        for proc, _, _, theirs in self._workers:
+            proc.start()
+            theirs.close()
+        self._started = True
+
+    def free(self) -> int:
+        """Number of idle workers; raises ``RuntimeError`` when an idle worker has died (killed from
+        outside, e.g. by the out-of-memory killer): the pool would shrink silently."""
+        for proc, _, tag, _ in self._workers:
+            if tag is None and self._started and not proc.is_alive():
+                raise RuntimeError(f"worker process {proc.pid} of the local pool exited with code "
+                                   f"{proc.exitcode} while idle")
+        return sum(1 for w in self._workers if w[2] is None)
+
+    def busy(self) -> int:
+        """Number of workers computing a task."""
+        return sum(1 for w in self._workers if w[2] is not None)
+
+    def waiting(self) -> None:
+        """Nothing to wait for: the workers are here (the Dask backend may have none)."""
+        return None
+
+    def submit(self, tag, task: tuple) -> None:
+        for w in self._workers:
+            if w[2] is None and w[0].is_alive():
+                w[1].send(task)
+                w[2] = tag
+                return
+        raise RuntimeError("no idle worker")  # pragma: no cover - the caller checks free()
+
+    def poll(self, timeout: float) -> list:
+        """Answers that arrived within ``timeout`` seconds (an empty list if none)."""
+        waitables = {}
+        for w in self._workers:
+            if w[2] is not None:
+                waitables[w[1]] = w
+                waitables[w[0].sentinel] = w
+        if not waitables:
+            return []
+        ready = wait_any(list(waitables), timeout)
+        events = []
+        for w in {id(waitables[r]): waitables[r] for r in ready}.values():
+            proc, conn, tag = w[0], w[1], w[2]
+            reply = None
+            try:
+                if conn.poll():
+                    reply = conn.recv()
+            except (EOFError, OSError):
+                reply = None
+            if reply is None:
+                proc.join(timeout=1)
+                reply = ("died", f"worker process {proc.pid} exited with code {proc.exitcode} while "
+                                 f"computing it", "")
+            w[2] = None
+            events.append((tag, reply))
+        return events
+
+    def close(self) -> None:
+        """Tell idle workers to stop and wait for them (call when no task is pending)."""
+        for _, conn, _, _ in self._workers:
+            try:
+                conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        for proc, conn, _, _ in self._workers:
+            if self._started:
+                proc.join(timeout=5)
+                if proc.is_alive():  # pragma: no cover - should not happen
+                    proc.kill()
+                    proc.join(timeout=5)
+            conn.close()
+
+    def kill(self) -> None:
+        """Stop every worker at once (SIGKILL): a chunk in progress is lost, its file not written
+        (files are written atomically, a half-written temporary file is removed by the next run)."""
+        for proc, _, _, _ in self._workers:
+            if self._started and proc.is_alive():
+                proc.kill()
+        for proc, conn, _, _ in self._workers:
+            if self._started:
+                proc.join(timeout=5)
+            conn.close()
+

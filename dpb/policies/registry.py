@@ -1,0 +1,307 @@
+"""The registry of policies, and the one way to turn a name or an object into a policy.
+
+Subclassing :class:`~dpb.policies.base.Policy` with a ``name`` registers the class here (see
+:class:`~dpb.policies.base.Policy`); every list of policies in ``dpb`` is
+read from this registry: the exports of :mod:`dpb.policies`, the per-step references of
+:mod:`dpb.reference`, the private policies that :mod:`dpb.audit` checks, the paper's parameters
+of the experiments and the colours of the figures.  A policy written in a user's file or in a
+notebook cell therefore runs everywhere the package's own policies run, as soon as its class is
+defined (or loaded with :func:`load_policy`).
+
+:func:`as_policy` is the single coercer used by :func:`dpb.simulate.simulate`,
+:mod:`dpb.interaction`, :mod:`dpb.audit`, :mod:`dpb.regret` and the experiments.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from .base import Policy
+
+__all__ = [
+    "register",
+    "registered",
+    "policy_key",
+    "policy_class",
+    "as_policy",
+    "policy_style",
+    "reference_of",
+    "load_policy",
+    "policy_source",
+    "policy_source_hash",
+    "is_builtin",
+]
+
+#: Registered classes by name, in registration order.
+_REGISTRY: dict[str, type[Policy]] = {}
+#: Lookup by normalised name and normalised class name (see :func:`policy_key`).
+_BY_KEY: dict[str, type[Policy]] = {}
+
+# Colours for policies without a declared style: the tab10 colours the package's own policies do
+# not use first, then the rest of tab20.
+_PALETTE = ("#2ca02c", "#17becf", "#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896",
+            "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5")
+
+
+def policy_key(name: str) -> str:
+    """The lookup key of a name: lower case, letters and digits only (``"DP_imed"`` -> ``"dpimed"``)."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def is_builtin(cls: type[Policy]) -> bool:
+    """Whether ``cls`` is one of the package's own policies (defined in :mod:`dpb.policies`)."""
+    return cls.__module__.startswith("dpb.policies.")
+
+
+def register(cls: type[Policy]) -> type[Policy]:
+    """Register a policy class under ``cls.name`` (called by ``Policy.__init_subclass__``).
+
+    Raises
+    ------
+    TypeError
+        When ``cls`` is not a :class:`~dpb.policies.base.Policy` subclass.
+    ValueError
+        For an invalid ``name``, ``index_kind`` or ``style``, or a name (or class name) already
+        taken by a different class (the same module and qualified name replace the old class).
+    """
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise TypeError(f"only Policy subclasses can be registered, got {cls!r}")
+    name = cls.name
+    if not isinstance(name, str) or not policy_key(name):
+        raise ValueError(f"{cls.__qualname__}.name must be a non-empty string with a letter or digit, "
+                         f"got {name!r}")
+    if cls.index_kind not in ("max", "min"):
+        raise ValueError(f"{cls.__qualname__}.index_kind must be 'max' or 'min', got {cls.index_kind!r}")
+    if cls.style is not None and not (isinstance(cls.style, Mapping) and "color" in cls.style):
+        raise ValueError(f"{cls.__qualname__}.style must be None or a dict with a 'color', got {cls.style!r}")
+    if not isinstance(cls.paper_defaults, Mapping):
+        raise ValueError(f"{cls.__qualname__}.paper_defaults must be a dict, got {cls.paper_defaults!r}")
+    keys = {policy_key(name), policy_key(cls.__name__)}
+    for key in keys:
+        old = _BY_KEY.get(key)
+        if old is not None and not _same_definition(old, cls):
+            raise ValueError(
+                f"policy name {name!r} of {cls.__module__}.{cls.__qualname__} clashes with the "
+                f"registered {old.name!r} ({old.__module__}.{old.__qualname__}); choose another name"
+            )
+    old = _BY_KEY.get(policy_key(name))
+    if old is not None:  # a redefinition: drop the old class and its keys
+        _REGISTRY.pop(old.name, None)
+        for k in [k for k, v in _BY_KEY.items() if v is old]:
+            del _BY_KEY[k]
+    _REGISTRY[name] = cls
+    for key in keys:
+        _BY_KEY[key] = cls
+    return cls
+
+
+def _same_definition(a: type, b: type) -> bool:
+    return a is b or (a.__module__, a.__qualname__) == (b.__module__, b.__qualname__)
+
+
+def registered(*, private: bool | None = None, builtin: bool | None = None,
+               reference: bool | None = None) -> dict[str, type[Policy]]:
+    """The registered policy classes by name, in registration order, optionally filtered.
+
+    Parameters
+    ----------
+    private : bool, optional
+        Keep only the private (True) or non-private (False) policies.
+    builtin : bool, optional
+        Keep only the package's own policies (True) or only the others (False).
+    reference : bool, optional
+        Keep only the policies with (True) or without (False) a per-step reference implementation.
+    """
+    out = {}
+    for name, cls in _REGISTRY.items():
+        if private is not None and cls.private != private:
+            continue
+        if builtin is not None and is_builtin(cls) != builtin:
+            continue
+        if reference is not None and (cls.reference is not None) != reference:
+            continue
+        out[name] = cls
+    return out
+
+
+def policy_class(policy) -> type[Policy]:
+    """The registered class of ``policy``: a name (the paper's name or the class name, any case,
+    dashes or underscores), a ``"path/to/file.py:Class"`` reference (see :func:`load_policy`), a
+    policy class or a policy instance.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the registered names).
+    TypeError
+        For anything else.
+    """
+    if isinstance(policy, Policy):
+        return type(policy)
+    if isinstance(policy, type) and issubclass(policy, Policy):
+        return policy
+    if not isinstance(policy, str):
+        raise TypeError(
+            f"policy must be a policy name, a Policy class or a Policy, got {type(policy).__name__}"
+        )
+    if ".py:" in policy:
+        return load_policy(policy)
+    cls = _BY_KEY.get(policy_key(policy))
+    if cls is None:
+        raise ValueError(f"unknown policy {policy!r}; valid names are {', '.join(_REGISTRY)}")
+    return cls
+
+
+def as_policy(policy, params: Mapping | None = None) -> Policy:
+    """Turn ``policy`` into a :class:`~dpb.policies.base.Policy` object: the one coercer of ``dpb``.
+
+    Parameters
+    ----------
+    policy : Policy, str, (str, dict), Policy subclass or callable
+        A policy object (returned as is), a registered name or ``"file.py:Class"`` (built with
+        ``params``), a ``(name, params)`` pair, a policy class (built with ``params``), or a
+        factory called with ``params`` that returns a policy.
+    params : dict, optional
+        The parameters; not allowed with a policy object or a ``(name, params)`` pair.
+
+    Raises
+    ------
+    TypeError
+        For parameters given twice, bad parameters (the message names the policy), a factory that
+        does not return a policy, or an object that is none of the above.
+    ValueError
+        For an unknown name, or parameter values out of range.
+    """
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    if isinstance(policy, Policy):
+        if params:
+            raise TypeError("params cannot be given together with a Policy instance")
+        return policy
+    if isinstance(policy, tuple):
+        if len(policy) != 2 or not isinstance(policy[0], str) or not isinstance(policy[1], Mapping):
+            raise TypeError(f"a policy tuple must be (name, params), got {policy!r}")
+        if params:
+            raise TypeError("params cannot be given together with a (name, params) tuple")
+        policy, params = policy
+    if isinstance(policy, str) or (isinstance(policy, type) and issubclass(policy, Policy)):
+        cls = policy_class(policy)
+        try:
+            return cls(**dict(params or {}))
+        except TypeError as exc:
+            raise TypeError(f"bad parameters for {cls.name}: {exc}") from exc
+    if callable(policy):
+        made = policy(**dict(params or {}))
+        if not isinstance(made, Policy):
+            raise TypeError(f"the policy factory must return a Policy, got {type(made).__name__}")
+        return made
+    raise TypeError(
+        "policy must be a Policy, a name, a (name, params) tuple, a Policy class or a factory, "
+        f"got {policy!r}"
+    )
+
+
+def policy_style(policy) -> dict:
+    """Colour and line style of ``policy`` (name, class or object) in every figure.
+
+    The class's ``style`` when it declares one; otherwise a colour of a fixed palette that no
+    declared style uses, chosen by the policy's rank among the registered policies without a style,
+    with a solid line for private policies and a dashed one otherwise.
+    """
+    cls = policy_class(policy)
+    if cls.style is not None:
+        return {"ls": "-", **dict(cls.style)}
+    plain = [c for c in _REGISTRY.values() if c.style is None]
+    rank = plain.index(cls) if cls in plain else len(plain)
+    taken = {c.style["color"] for c in _REGISTRY.values() if c.style is not None}
+    free = [c for c in _PALETTE if c not in taken] or list(_PALETTE)
+    return {"color": free[rank % len(free)], "ls": "-" if cls.private else "--"}
+
+
+def reference_of(policy):
+    """The per-step reference implementation of ``policy`` (name, class or object), or None.
+
+    Resolves a ``"module:function"`` string declared by the class (the package's own policies
+    name their functions in :mod:`dpb.reference` that way, without importing it).
+    """
+    ref = policy_class(policy).reference
+    if isinstance(ref, str):
+        module, _, func = ref.partition(":")
+        ref = getattr(importlib.import_module(module), func)
+    if ref is not None and not callable(ref):
+        raise TypeError(f"{policy_class(policy).name}.reference must be callable, got {ref!r}")
+    return ref
+
+
+# ----------------------------------------------------------------------------------------------
+# policies from files
+# ----------------------------------------------------------------------------------------------
+def load_policy(spec: str) -> type[Policy]:
+    """Import the policy class ``Class`` from the file in ``"path/to/file.py:Class"``.
+
+    The file is executed as a module named after its path (once per process and content: a
+    changed file is loaded again), which registers every policy it defines.
+
+    Raises
+    ------
+    ValueError
+        For a spec not of the form ``file.py:Class``, a missing file, or a name that is not a
+        :class:`~dpb.policies.base.Policy` subclass defined by the file.
+    """
+    if not isinstance(spec, str) or ".py:" not in spec:
+        raise ValueError(f"policy file spec must look like 'path/to/file.py:ClassName', got {spec!r}")
+    path_text, cls_name = spec.rsplit(":", 1)
+    path = Path(path_text).expanduser().resolve()
+    if not path.is_file():
+        raise ValueError(f"policy file {path_text!r} does not exist")
+    if not cls_name.isidentifier():
+        raise ValueError(f"class name {cls_name!r} in {spec!r} is not a Python identifier")
+    source = path.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()[:16]
+    mod_name = f"dpb_user_policy_{policy_key(path.stem)}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
+    module = sys.modules.get(mod_name)
+    if module is None or getattr(module, "__dpb_source_digest__", None) != digest:
+        loader_spec = importlib.util.spec_from_file_location(mod_name, path)
+        if loader_spec is None or loader_spec.loader is None:  # pragma: no cover - a .py file loads
+            raise ValueError(f"cannot load {path_text!r} as a Python module")
+        module = importlib.util.module_from_spec(loader_spec)
+        module.__dpb_source_digest__ = digest
+        sys.modules[mod_name] = module
+        try:
+            loader_spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(mod_name, None)
+            raise
+    cls = getattr(module, cls_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise ValueError(f"{path_text!r} defines no Policy subclass named {cls_name!r}")
+    if "name" not in cls.__dict__:
+        raise ValueError(f"{cls_name} in {path_text!r} must set a class attribute 'name' to be registered")
+    return cls
+
+
+def policy_source(policy) -> str:
+    """The source code that defines ``policy`` (name, class or object): its whole module file.
+
+    For a class defined interactively (a notebook cell) whose file is not available, the source of
+    the class itself (``inspect.getsource``), or its qualified name when even that is unavailable.
+    """
+    cls = policy_class(policy)
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    if path and Path(path).is_file():
+        return Path(path).read_text(encoding="utf-8")
+    try:
+        return inspect.getsource(cls)
+    except (OSError, TypeError):
+        return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def policy_source_hash(policy) -> str:
+    """SHA-256 (hex) of :func:`policy_source`: what keys cached results of a user's policy."""
+    return hashlib.sha256(policy_source(policy).encode()).hexdigest()

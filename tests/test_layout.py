@@ -1,0 +1,218 @@
+"""The built site's layout on a phone (390 px) and on a laptop (1366 px), in headless Chromium.
+
+For every page of ``_toc.yml`` at 390 x 844 CSS pixels (an iPhone 12-14 viewport):
+
+- **no horizontal scroll of the page**: ``document.documentElement.scrollWidth`` does not exceed
+  the viewport width (long inline identifiers must wrap, wide tables, code and formulas must
+  scroll inside their own box);
+- **no clipped math**: every display formula either fits in the box that shows it or sits in a box
+  that scrolls sideways (``overflow-x: auto/scroll``); a formula wider than an ancestor that hides
+  its overflow (the theorem and admonition boxes do) and with no scrolling box in between fails.
+
+At 1366 x 768 the notation table must show its last column ("in dpb") completely.
+
+The rules under test live in ``book/_static/dpb.css``.  Needs ``_build/html`` (``make build-strict``)
+and Debian's ``chromium``; the server binds a free port on 127.0.0.1 and is stopped in a
+``finally``, also when a test fails.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SITE = Path(os.environ.get("DPB_SITE", ROOT / "_build" / "html"))  # DPB_SITE: check another build
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 768}
+
+pytestmark = pytest.mark.browser
+
+
+def toc_pages() -> list[str]:
+    """Every document of _toc.yml (root, parts, chapters, sections) as a site-relative .html path."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def walk(entries):
+        for entry in entries or []:
+            if "file" in entry:
+                files.append(entry["file"])
+            walk(entry.get("sections"))
+
+    walk(toc.get("chapters"))
+    for part in toc.get("parts", []) or []:
+        walk(part.get("chapters"))
+    return [f"{Path(f).with_suffix('')}.html" for f in files]
+
+
+PAGES = toc_pages()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    if not (SITE / "index.html").exists():
+        pytest.fail("_build/html is missing: build the book first (make build-strict)")
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                            functools.partial(_QuietHandler, directory=str(SITE)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                              args=["--no-sandbox", "--disable-gpu", "--no-first-run",
+                                    "--disable-background-networking", "--disable-sync"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _open(browser, server, page_path, viewport):
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    # offline: anything that is not localhost is refused
+    page.route("**/*", lambda route: route.continue_()
+               if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost")
+               else route.abort())
+    page.goto(f"{server}/{page_path}", wait_until="load")
+    if page.evaluate("document.querySelectorAll('.math').length") > 0:
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                               timeout=20000)
+        page.evaluate("MathJax.startup.promise")
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=20000)
+    return context, page
+
+
+# The widest elements of the page that stick out to the right of the viewport, for the message.
+_OVERFLOWING = """() => {
+  const W = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.right <= W + 1) continue;
+    // an element inside a box that scrolls sideways does not widen the page
+    let p = el.parentElement, contained = false;
+    while (p && p !== document.body) {
+      const ox = getComputedStyle(p).overflowX;
+      if (ox === 'auto' || ox === 'scroll' || ox === 'hidden' || ox === 'clip') { contained = true; break; }
+      p = p.parentElement;
+    }
+    const name = `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
+    if (!contained) out.push(`${name} right=${Math.round(r.right)}`);
+  }
+  return out.slice(0, 8);
+}"""
+
+# Display formulas cut off by an ancestor that hides its overflow, with no scrolling box between.
+_CLIPPED_MATH = """() => {
+  const bad = [];
+  for (const m of document.querySelectorAll('mjx-container[display="true"]')) {
+    const r = m.getBoundingClientRect();
+    if (r.width === 0) continue;  // inside a closed dropdown
+    let el = m, scrolls = false;
+    while (el && el !== document.body) {
+      const cs = getComputedStyle(el);
+      const ox = cs.overflowX;
+      if (ox === 'auto' || ox === 'scroll') { scrolls = true; break; }
+      if (ox === 'hidden' || ox === 'clip') {
+        const b = el.getBoundingClientRect();
+        if (r.right > b.right + 1 || r.left < b.left - 1) {
+          const what = (m.textContent || '').slice(0, 40);
+          bad.push(`${what} (width ${Math.round(r.width)} in ${Math.round(b.width)})`);
+        }
+        break;
+      }
+      el = el.parentElement;
+    }
+    if (!scrolls && r.right > document.documentElement.clientWidth + 1) {
+      bad.push(`${(m.textContent || '').slice(0, 40)} (past the viewport at ${Math.round(r.right)})`);
+    }
+  }
+  return bad.slice(0, 8);
+}"""
+
+
+def test_toc_pages_are_found():
+    assert "book/ch02_lower_bound.html" in PAGES and "book/api/divergences.html" in PAGES
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_phone_no_horizontal_scroll_and_no_clipped_math(server, browser, page_path):
+    context, page = _open(browser, server, page_path, PHONE)
+    try:
+        scroll_width, width = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+        assert scroll_width <= width, (
+            f"{page_path} scrolls sideways at {PHONE['width']} px (content {scroll_width} px wide); "
+            f"sticking out: {page.evaluate(_OVERFLOWING)}")
+        clipped = page.evaluate(_CLIPPED_MATH)
+        assert not clipped, f"{page_path}: display math cut off at {PHONE['width']} px: {clipped}"
+    finally:
+        context.close()
+
+
+def test_phone_figures_keep_a_readable_width(server, browser):
+    # a two-panel figure squeezed into 360 px is unreadable: on a phone figures keep >= 500 px and
+    # scroll inside their own box
+    context, page = _open(browser, server, "book/ch02_lower_bound.html", PHONE)
+    try:
+        widths = page.evaluate("Array.from(document.querySelectorAll('div.cell_output img'))"
+                               ".map(i => i.getBoundingClientRect().width)")
+        assert widths, "ch02 shows no figure"
+        assert min(widths) >= 500, widths
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    finally:
+        context.close()
+
+
+def test_notation_table_last_column_visible_on_a_laptop(server, browser):
+    context, page = _open(browser, server, "book/notation.html", LAPTOP)
+    try:
+        cut = page.evaluate("""() => {
+          const bad = [];
+          for (const td of document.querySelectorAll('table tr > *:last-child')) {
+            const r = td.getBoundingClientRect();
+            let p = td.parentElement;
+            while (p && p !== document.body) {
+              const ox = getComputedStyle(p).overflowX;
+              if (ox !== 'visible') {
+                const b = p.getBoundingClientRect();
+                if (r.right > b.right + 1) bad.push(td.textContent.trim().slice(0, 40));
+                break;
+              }
+              p = p.parentElement;
+            }
+            if (r.right > document.documentElement.clientWidth) bad.push(td.textContent.trim().slice(0, 40));
+          }
+          return bad;
+        }""")
+        assert not cut, f"notation table cut off at {LAPTOP['width']} px: {cut}"
+    finally:
+        context.close()

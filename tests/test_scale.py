@@ -1,0 +1,117 @@
+"""dpb.scale: the converged scale of experiment cells (blocks of the same cached sweep machinery).
+
+Small horizons keep these tests to a few seconds; the statistics of the rule itself are tested in
+tests/test_estimates.py."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from dpb import experiments as E
+from dpb.experiments import scale as S
+from dpb.estimates import converged_runs
+from dpb.experiments.store import _load_cell
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("scale")
+    exp = E.figure1(T=2000, algorithms=("DP-SE", "DP-KLUCB", "DP-IMED"))
+    paper = E.ensure(exp, out, progress=False, jobs=1)
+    report = S.run_converged(exp, out, progress=False, jobs=1, cap=1280)
+    return out, exp, paper, report
+
+
+def test_paper_scale_files_are_unchanged():
+    # twenty runs: one file per cell (five for Lazy-DP-TS), as before the converged scale existed
+    for pol, n in (("DP-IMED", 1), ("Lazy-DP-TS", 4), ("IMED", 1)):
+        cell = E.Cell.make(pol, "mu1", 10**6, 20, E.paper_params(pol, 0.25))
+        assert len(cell.chunks()) == n and cell.chunks()[-1][1] == 20
+    big = E.Cell.make("DP-IMED", "mu1", 10**6, 160, E.paper_params("DP-IMED", 0.25))
+    assert big.chunks() == [(0, 20), (20, 40), (40, 80), (80, 160)]
+
+
+def test_first_block_is_the_paper_runs(small):
+    out, exp, paper, _ = small
+    conv = S.load_converged(exp, out, cap=1280)
+    for cell in exp.cells:
+        p, c = paper.results[cell], conv.results[cell]
+        assert np.array_equal(c.run_ids[:20], np.arange(20))
+        assert np.array_equal(c.regret[:20], p.regret) and np.array_equal(c.pulls[:20], p.pulls)
+
+
+def test_decision_matches_the_rule_on_the_cached_runs(small):
+    out, exp, _, _ = small
+    conv = S.load_converged(exp, out, cap=1280)
+    for cell in exp.cells:
+        ce = conv.estimates[cell]
+        x = conv.results[cell].final_regret
+        assert x.size == ce.runs == ce.estimate.runs
+        n, est, ok = converged_runs(x, cap=1280, min_runs=S.min_runs(cell.policy))
+        assert ce.runs >= min(S.min_runs(cell.policy), 1280)
+        assert (n, ok) == (ce.runs, ce.converged)
+        assert est == ce.estimate
+        # the runs are those of an ordinary cell of that size
+        plain = _load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
+        assert np.array_equal(plain.final_regret, x)
+
+
+def test_rerun_computes_nothing_and_status(small):
+    out, exp, _, _ = small
+    again = S.run_converged(exp, out, progress=False, jobs=1, cap=1280)
+    assert again.computed == 0 and again.cpu_seconds == 0
+    assert S.converged_status(exp, out, cap=1280) == {"decided": len(exp.cells), "undecided": 0}
+    # another rule is another decision (not decided yet), never a silent reuse
+    assert S.converged_status(exp, out, cap=1280, rel=0.05)["decided"] == 0
+    with pytest.raises(E.MissingResultsError):
+        S.load_converged(exp, out, cap=1280, rel=0.05)
+
+
+def test_tables(small):
+    out, exp, paper, _ = small
+    conv = S.load_converged(exp, out, cap=1280)
+    rows = S.expected_regret_table(paper, conv)
+    assert len(rows) == len(exp.cells)
+    for r in rows:
+        assert r["lo"] <= r["mean"] <= r["hi"] and r["runs"] >= 20
+        assert r["runs"] >= S.min_runs(r["algorithm"])
+    order = S.ordering_table(conv)
+    assert {r["verdict"] for r in order} <= {"<", ">", "overlap"}
+    dom = S.expected_dominance(conv, baselines=("DP-SE",))
+    assert all(r["DP-IMED"] in ("yes", "no", "unclear") for r in dom)
+
+
+def test_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="cap"):
+        S.run_converged("fig1", tmp_path, cap=100)
+    with pytest.raises(ValueError, match="rel"):
+        S.converged_status("fig1", tmp_path, rel=2.0)
+    with pytest.raises(TypeError):
+        S.load_converged(42, tmp_path)
+
+
+def test_tail_decomposition():
+    class R:
+        final_regret = np.array([1.0] * 18 + [100.0, 200.0])
+
+    d = S.tail_decomposition(R())
+    assert d["tail_runs"] == 2 and d["tail_fraction"] == 0.1
+    assert np.isclose(d["tail_share"], 300 / 318) and d["body_mean"] == 1.0
+    with pytest.raises(ValueError, match="factor"):
+        S.tail_decomposition(R(), factor=1.0)
+
+
+def test_command_line_scale(tmp_path, capsys):
+    from dpb.__main__ import main
+
+    args = ["fig1", "--horizon", "1000", "--out", str(tmp_path), "--no-progress"]
+    assert main(["reproduce", *args, "--scale", "converged", "--jobs", "1", "--no-figures"]) == 0
+    out = capsys.readouterr().out
+    assert "converged scale" in out and "DP-IMED" in out and "CPU-s" in out
+    assert main(["status", *args[:-1], "--scale", "converged"]) == 0
+    assert "12 decided, 0 undecided" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["reproduce", *args, "--scale", "converged", "--runs", "3"])
