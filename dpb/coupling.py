@@ -719,8 +719,12 @@ def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horiz
     dpb.coupling.CoupledHistory
     """
     mu = {k: float(as_probability(k, v)) for k, v in (("mu1", mu1), ("mu2", mu2), ("mu2_prime", mu2_prime))}
+    try:
+        rule = pulling_rule(policy)
+    except ValueError as exc:
+        raise ValueError(f"policy: {exc}") from exc
     return simulate_coupled_environment(
-        [mu["mu1"], mu["mu2"]], [mu["mu1"], mu["mu2_prime"]], pulling_rule(policy), horizon=horizon,
+        [mu["mu1"], mu["mu2"]], [mu["mu1"], mu["mu2_prime"]], rule, horizon=horizon,
         n_runs=n_runs, seed=seed,
     )
 
