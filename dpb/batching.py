@@ -129,7 +129,7 @@ class BatchSchedule(ABC):
     def cumulative(self, count: int) -> np.ndarray:
         """The first ``count`` cumulative counts n_0, ..., n_{count-1} (int64 array).
 
-        ``count`` is at most :data:`MAX_BATCHES`, and n_{count-1} must stay below 2**62 pulls.
+        ``count`` is at most ``MAX_BATCHES``, and n_{count-1} must stay below 2**62 pulls.
         """
         count = as_int("count", count, minimum=0, maximum=MAX_BATCHES)
         try:

@@ -236,6 +236,13 @@ def session_processes(sid: int) -> list:
     return found
 
 
+def _sigint_default():
+    """In the child before exec: SIGINT back to its default action.  A shell starts background jobs
+    with SIGINT ignored, and Python then installs no KeyboardInterrupt handler; a command typed in
+    a terminal has the default, which is what the tests mimic."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Session:
     """``python -m dpb ARGS`` in a new session; stops every process of the session on exit."""
 
@@ -244,7 +251,7 @@ class Session:
         self.stdout_path = tmp_path / f"{name}.stdout"
         with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
             self.proc = subprocess.Popen([sys.executable, "-m", "dpb", *args], cwd=ROOT, stdout=out,
-                                         stderr=err, start_new_session=True,
+                                         stderr=err, start_new_session=True, preexec_fn=_sigint_default,
                                          env={**os.environ, "MPLBACKEND": "Agg", "PYTHONFAULTHANDLER": "1"})
         self.sid = self.proc.pid
 
@@ -430,3 +437,27 @@ def test_a_policy_file_that_fails_to_load_gets_one_line(tmp_path, capsys):
         assert code == 2 and "argument --policy: loading" in err and message in err, err
         assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "res" / "cells").exists()  # refused before any work
+
+
+def parent_of(pid: int) -> int:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rfind(")") + 2 :].split()[1])
+
+
+@needs_proc
+def test_a_worker_killed_from_outside_stops_the_run_with_one_line(tmp_path):
+    out = tmp_path / "res"
+    with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress") as run:
+        run.wait_for_files(out / "cells", 2)
+        main = run.proc.pid
+        # the workers are the children of the fork server, itself a child of the command
+        workers = [p for p in session_processes(run.sid) if p != main and parent_of(p) != main]
+        assert workers
+        os.kill(workers[0], signal.SIGKILL)
+        code = run.wait(30)
+        run.wait_gone(10)
+        err = run.stderr()
+    assert code == 1, err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"worker process {workers[0]}" in lines[0]
+    assert "exited with code -9" in lines[0]
