@@ -29,6 +29,9 @@ import live  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
+#: where a failing test leaves a screenshot of the page
+SHOTS = ROOT / "_build"
+
 # A widget view of an explorer, and the image in its output area.
 EXPLORER_IMAGES = ".widget-vbox .widget-output img"
 
@@ -126,8 +129,16 @@ def test_jupyterlab_runs_chapter_and_widgets_redraw(lab, browser):  # noqa: F811
         page.wait_for_function(
             "document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status === 'idle'",
             timeout=60_000)
-        page.locator(".jp-Notebook").first.click()  # make the notebook the current widget
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        started = ("Array.from(document.querySelectorAll('.jp-InputArea-prompt'))"
+                   ".some(p => /\\d|\\*/.test(p.textContent))")
+        for _attempt in range(6):  # a run-all sent while the kernel session is still settling is dropped
+            page.locator(".jp-Notebook").first.click()  # make the notebook the current widget
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            try:
+                page.wait_for_function(started, timeout=10_000)
+                break
+            except Exception:
+                continue
         page.wait_for_function(
             "document.querySelectorAll('.jp-Cell .jp-InputArea-prompt').length > 0 && "
             "!Array.from(document.querySelectorAll('.jp-InputArea-prompt'))"
@@ -145,6 +156,9 @@ def test_jupyterlab_runs_chapter_and_widgets_redraw(lab, browser):  # noqa: F811
             nudge_slider(page, explorer)
             wait_for_new_image(page, explorer, old, f"JupyterLab, explorer {k}")
         assert not seen["outside"], f"JupyterLab requested outside localhost: {seen['outside']}"
+    except Exception:
+        page.screenshot(path=str(SHOTS / "jupyterlab-failure.png"))
+        raise
     finally:
         page.close()
 
@@ -167,5 +181,8 @@ def test_live_button_runs_chapter_in_place_of_static_page(live_server, browser):
         page.wait_for_timeout(300)
         assert not seen["outside"], f"the live page requested outside localhost: {seen['outside']}"
         assert not seen["errors"], f"the live page logged errors: {seen['errors']}"
+    except Exception:
+        page.screenshot(path=str(SHOTS / "live-failure.png"))
+        raise
     finally:
         page.close()
