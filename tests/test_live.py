@@ -36,6 +36,20 @@ SHOTS = ROOT / "_build"
 EXPLORER_IMAGES = ".widget-vbox .widget-output img"
 
 
+@pytest.fixture(autouse=True)
+def _sigterm_stops_servers():
+    """A SIGTERM (``timeout``, a cancelled CI job) becomes KeyboardInterrupt, so fixtures still stop
+    their servers; pytest would otherwise die without running their ``finally``."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    old = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def _stop_group(proc: subprocess.Popen, timeout: float = 15.0) -> None:
     if proc.poll() is None:
         try:
