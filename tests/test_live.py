@@ -144,7 +144,7 @@ def test_jupyterlab_runs_chapter_and_widgets_redraw(lab, browser):  # noqa: F811
             "document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status === 'idle'",
             timeout=60_000)
         started = ("Array.from(document.querySelectorAll('.jp-InputArea-prompt'))"
-                   ".some(p => /\\d|\\*/.test(p.textContent))")
+                   ".some(p => /[0-9*]/.test(p.textContent))")
         for _attempt in range(6):  # a run-all sent while the kernel session is still settling is dropped
             page.locator(".jp-Notebook").first.click()  # make the notebook the current widget
             page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
