@@ -16,6 +16,7 @@ The tested package behind the dpb book.  One module a concept:
 - :mod:`dpb.audit`         an empirical privacy audit, and deliberately broken variants it catches
 - :mod:`dpb.regret`        the regret upper bound measured: normalised pulls, decomposition, alpha
 - :mod:`dpb.experiments`   the paper's experiments as specs, resumable sweeps (``python -m dpb``)
+- :mod:`dpb.tables`        the chapters' result tables: aligned text (what nbval compares) and HTML
 - :mod:`dpb.plotting`, :mod:`dpb.widgets`  the book's figures and interactive explorers
 """
 
@@ -46,6 +47,7 @@ _SUBMODULES = (
     "reference",
     "regret",
     "simulate",
+    "tables",
     "widgets",
 )
 #: re-exported names and the submodule defining each

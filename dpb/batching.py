@@ -129,7 +129,7 @@ class BatchSchedule(ABC):
     def cumulative(self, count: int) -> np.ndarray:
         """The first ``count`` cumulative counts n_0, ..., n_{count-1} (int64 array).
 
-        ``count`` is at most :data:`MAX_BATCHES`, and n_{count-1} must stay below 2**62 pulls.
+        ``count`` is at most ``MAX_BATCHES``, and n_{count-1} must stay below 2**62 pulls.
         """
         count = as_int("count", count, minimum=0, maximum=MAX_BATCHES)
         try:
@@ -444,7 +444,18 @@ def _as_counts(name: str, n, minimum: int) -> np.ndarray:
         raise ValueError(f"{name} must hold integers, got {flat[bad][0]!r}")
     if np.any(arr < minimum):
         raise ValueError(f"{name} must be >= {minimum}, got {arr[arr < minimum].ravel()[0]:g}")
+    if np.any(arr >= MAX_PULLS):  # no schedule goes past 2**62 pulls (and int64 holds the counts)
+        raise ValueError(f"{name} must be below 2**62 pulls, got {arr[arr >= MAX_PULLS].ravel()[0]:g}")
     return arr.astype(np.int64)
+
+
+def _check_eps(eps, floor: float = 1e-300) -> float:
+    """``eps > 0``, at least ``floor``: below, the noise scale 1/eps (or, for a Monte Carlo
+    estimate, ``floor = 1e-150``, the squares of the draws) overflows."""
+    eps = float(as_positive("eps", eps, allow_inf=False))
+    if eps < floor:
+        raise ValueError(f"eps must be >= {floor:g} (the noise scale 1/eps overflows below), got {eps!r}")
+    return eps
 
 
 def _check_design(design: str) -> str:
@@ -532,7 +543,7 @@ def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design:
     -------
     float or ndarray
     """
-    eps = float(as_positive("eps", eps, allow_inf=False))
+    eps = _check_eps(eps)
     rewards, noises = private_mean_composition(n, n0, alpha, design, schedule)
     std = np.sqrt(2.0 * np.asarray(noises, dtype=float)) / (eps * np.asarray(rewards, dtype=float))
     return float(std) if np.ndim(std) == 0 else std
@@ -566,7 +577,7 @@ def noise_monte_carlo(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "
         (runs x len(n)).
     """
     design = _check_design(design)
-    eps = float(as_positive("eps", eps, allow_inf=False))
+    eps = _check_eps(eps, floor=1e-150)
     runs = as_int("runs", runs, minimum=2)
     seed = as_int("seed", seed, minimum=0)
     sched = _schedule(schedule, n0, alpha)
@@ -632,7 +643,7 @@ def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0
     from .concentration import private_sum_logsf  # scipy-heavy: only when needed
 
     n0 = as_int("n0", n0, minimum=1)
-    eps = float(as_positive("eps", eps, allow_inf=False))
+    eps = _check_eps(eps, floor=1e-150)
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
     x = float(as_probability("x", x))
     if x < mu:
@@ -712,9 +723,9 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
         ``"doubling"``, ``"polynomial"``, a dict with ``"schedule"``, ``"phases"`` (at each n) and
         ``"sizes"`` (the batches B_0, ..., B_M up to n_max).
     """
-    n0 = as_int("n0", n0, minimum=1)
-    n_max = as_int("n_max", n_max, minimum=n0)
-    points = as_int("points", points, minimum=2)
+    n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
+    n_max = as_int("n_max", n_max, minimum=n0, maximum=MAX_PULLS)
+    points = as_int("points", points, minimum=2, maximum=10**5)
     ns = np.unique(np.rint(np.geomspace(n0, n_max, points)).astype(np.int64))
     scheds = {
         "geometric": GeometricSchedule(n0=n0, alpha=alpha),

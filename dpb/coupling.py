@@ -690,7 +690,7 @@ def pulling_rule(name: str):
         return _random_rate_rule()
     if name == "follow the leader":
         return follow_the_leader
-    raise ValueError(f"unknown pulling rule name {name!r}; choose one of {', '.join(PULLING_RULES)}")
+    raise ValueError(f"unknown policy (pulling rule) name {name!r}; choose one of {', '.join(PULLING_RULES)}")
 
 
 def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horizon=1000, n_runs=300,
@@ -719,8 +719,12 @@ def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horiz
     dpb.coupling.CoupledHistory
     """
     mu = {k: float(as_probability(k, v)) for k, v in (("mu1", mu1), ("mu2", mu2), ("mu2_prime", mu2_prime))}
+    try:
+        rule = pulling_rule(policy)
+    except ValueError as exc:
+        raise ValueError(f"policy: {exc}") from exc
     return simulate_coupled_environment(
-        [mu["mu1"], mu["mu2"]], [mu["mu1"], mu["mu2_prime"]], pulling_rule(policy), horizon=horizon,
+        [mu["mu1"], mu["mu2"]], [mu["mu1"], mu["mu2_prime"]], rule, horizon=horizon,
         n_runs=n_runs, seed=seed,
     )
 
@@ -746,7 +750,7 @@ def binned_means(x, y, n_bins: int = 8):
     y = as_float_array("y", y)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-d arrays of the same length, got shapes {x.shape} and {y.shape}")
-    n_bins = as_int("n_bins", n_bins, minimum=1, maximum=max(1, x.size))
+    n_bins = as_int("n_bins", n_bins, minimum=1, maximum=10**6)
     keep = ~np.isnan(y)
     x, y = x[keep], y[keep]
     if x.size == 0:

@@ -14,9 +14,9 @@ cell is formatted once, when the table is made, so both forms show exactly the s
     IMED       52.8  100000
 
 Numbers are right-aligned and text left-aligned (a column is numeric when every value in it is a
-number); a column's format is a format specification (``".4f"``, ``"+.2f"``, ``",d"``) or a
-function from the value to a string, and the default is ``str`` for integers and text and
-``".4g"`` (or the ``floats`` argument) for other numbers.
+number, numpy scalars and 0-d arrays included); a column's format is a format specification
+(``".4f"``, ``"+.2f"``, ``",d"``) or a function from the value to a string, and the default is
+``str`` for integers and text and ``".4g"`` (or the ``floats`` argument) for other numbers.
 """
 
 from __future__ import annotations
@@ -34,7 +34,8 @@ class Table:
     """A formatted table: a title, column headers and rows of cell strings.
 
     Build it with :func:`format_table`.  ``str(table)`` (and ``repr``) is the aligned text form,
-    ``table._repr_html_()`` the HTML form that Jupyter displays.
+    ``table._repr_html_()`` the HTML form that Jupyter displays (inside a box that
+    scrolls sideways when the table is wider than the page).
 
     Parameters
     ----------
@@ -99,7 +100,10 @@ class Table:
         esc = html.escape
         style = [' style="text-align: right"' if a == "right" else ' style="text-align: left"'
                  for a in self.align]
-        parts = ['<table class="dpb-table">']
+        # the wrapper scrolls sideways on its own, so a wide table never widens a phone's page
+        parts = ['<div class="dpb-table-wrap" style="overflow-x: auto; max-width: 100%">',
+                 '<table class="dpb-table" style="border-collapse: collapse; '
+                 'font-variant-numeric: tabular-nums">']
         if self.title is not None:
             parts.append(f"<caption>{esc(self.title)}</caption>")
         parts.append("<thead><tr>" + "".join(f"<th{s}>{esc(h)}</th>" for h, s in
@@ -109,12 +113,19 @@ class Table:
         for row in self.cells:
             parts.append("<tr>" + "".join(f"<td{s}>{esc(c)}</td>" for c, s in
                                           zip(row, style, strict=True)) + "</tr>")
-        parts.append("</tbody></table>")
+        parts.append("</tbody></table></div>")
         return "".join(parts)
 
 
 def _is_number(v) -> bool:
     return isinstance(v, numbers.Number) and not isinstance(v, bool)
+
+
+def _scalar(v):
+    """A 0-d numpy array (what numpy reductions often return) as its Python scalar."""
+    if getattr(v, "ndim", None) == 0 and hasattr(v, "item"):
+        return v.item()
+    return v
 
 
 def _formatter(spec, column, floats: str) -> Callable[[object], str]:
@@ -231,6 +242,7 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
         format(0.5, floats)
     except ValueError as exc:
         raise ValueError(f"floats={floats!r} is not a format specification for numbers: {exc}") from exc
+    values = [[_scalar(v) for v in row] for row in values]
     fmts = [_formatter(options["formats"].get(c), c, floats) for c in columns]
     cells = [[f(v) for f, v in zip(fmts, row, strict=True)] for row in values]
     aligns = []

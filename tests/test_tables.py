@@ -75,6 +75,11 @@ def test_defaults_numpy_scalars_and_specials():
     assert t.align == ("right", "right", "left", "right")
 
 
+def test_zero_dimensional_arrays_are_numbers():
+    t = format_table([(np.array(0.25), np.array(3))], ["p", "n"], {"p": ".2f"})
+    assert t.cells == (("0.25", "3"),) and t.align == ("right", "right")
+
+
 def test_floats_sets_the_default_of_the_columns_without_a_format():
     t = format_table([(0.123456, 2, 0.5)], ["a", "n", "b"], {"b": ".1%"}, floats=".2f")
     assert t.cells == (("0.12", "2", "50.0%"),)
@@ -96,6 +101,9 @@ def test_html_form_holds_the_same_cells_escaped():
     assert parser.tables == 1 and parser.caption == "x < y"
     assert parser.rows == [["name", "value"], ["a<b", "+1.25"], ["c&d", "-2.00"]]
     assert 'style="text-align: right">+1.25' in html and 'style="text-align: left">a&lt;b' in html
+    # a wide table scrolls inside its own box instead of widening the page (phone layout)
+    assert html.startswith('<div class="dpb-table-wrap" style="overflow-x: auto; max-width: 100%">')
+    assert html.endswith("</table></div>")
 
 
 def test_empty_rows_give_headers_only():

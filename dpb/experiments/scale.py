@@ -118,7 +118,7 @@ class ConvergedEstimate:
 
 @dataclass
 class ConvergedResults(ExperimentResults):
-    """An experiment at the converged scale: :attr:`results` maps each (paper-scale) cell to the
+    """An experiment at the converged scale: ``results`` maps each (paper-scale) cell to the
     :class:`~dpb.simulate.Result` of its converged runs, :attr:`estimates` to its
     :class:`ConvergedEstimate`."""
 

@@ -246,7 +246,7 @@ class Cell:
         Files break at the block edges ``20, 40, 80, ...`` of :data:`dpb.estimates.BLOCK_EDGES` (so
         a cell of ``n`` runs reuses the files of every cell of fewer runs at an edge, and the
         paper's twenty runs are the first block of a converged cell) and, for the policies of
-        :data:`CHUNK_RUNS`, every ``CHUNK_RUNS[policy]`` runs."""
+        ``CHUNK_RUNS``, every ``CHUNK_RUNS[policy]`` runs."""
         size = CHUNK_RUNS.get(self.policy, self.runs)
         edges = {0, self.runs, *range(0, self.runs, size), *(e for e in BLOCK_EDGES if e < self.runs)}
         edges = sorted(edges)

@@ -95,7 +95,7 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
         Shade the 10%-90% quantiles of the runs (default: robust to the rare runs with a very
         large regret), mean +- one standard deviation over runs (clipped at 0), the 95 % BCa
         confidence interval of the mean at every checkpoint (:func:`dpb.estimates.bca_columns`,
-        :data:`BAND_BOOT` resamples), or nothing.
+        ``BAND_BOOT`` resamples), or nothing.
     xscale, yscale : str
         Axis scales (``"linear"`` as in the paper, or ``"log"``).
     legend : bool
@@ -384,7 +384,7 @@ def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = 
     Parameters
     ----------
     rows : sequence of mappings
-        :func:`dpb.scale.expected_sweep_table` (keys ``eps``, ``ratio``, ``lo``, ``hi``,
+        :func:`dpb.experiments.expected_sweep_table` (keys ``eps``, ``ratio``, ``lo``, ``hi``,
         ``paper_ratio``).
     alpha : float
         The batch growth of the policy (the upper bound's factor).
@@ -419,7 +419,7 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
     Parameters
     ----------
     rows : sequence of mappings
-        :func:`dpb.scale.expected_regret_table`.
+        :func:`dpb.experiments.expected_regret_table`.
     algorithms : sequence of str
         Which algorithms to draw.
     """
