@@ -12,86 +12,21 @@ For every page of ``_toc.yml`` at 390 x 844 CSS pixels (an iPhone 12-14 viewport
 At 1366 x 768 the notation table must show its last column ("in dpb") completely.
 
 The rules under test live in ``book/_static/dpb.css``.  Needs ``_build/html`` (``make build-strict``)
-and Debian's ``chromium``; the server binds a free port on 127.0.0.1 and is stopped in a
-``finally``, also when a test fails.
+and Debian's ``chromium``; the server and browser fixtures are those of ``test_site.py`` (a free
+port on 127.0.0.1, stopped in a ``finally``, also when a test fails).
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
-import shutil
-import threading
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-import yaml
+from test_site import PAGES, browser, server  # noqa: F401 (fixtures shared with the site test)
 
-ROOT = Path(__file__).resolve().parents[1]
-SITE = Path(os.environ.get("DPB_SITE", ROOT / "_build" / "html"))  # DPB_SITE: check another build
-CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 768}
 
 pytestmark = pytest.mark.browser
-
-
-def toc_pages() -> list[str]:
-    """Every document of _toc.yml (root, parts, chapters, sections) as a site-relative .html path."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries or []:
-            if "file" in entry:
-                files.append(entry["file"])
-            walk(entry.get("sections"))
-
-    walk(toc.get("chapters"))
-    for part in toc.get("parts", []) or []:
-        walk(part.get("chapters"))
-    return [f"{Path(f).with_suffix('')}.html" for f in files]
-
-
-PAGES = toc_pages()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def server():
-    if not (SITE / "index.html").exists():
-        pytest.fail("_build/html is missing: build the book first (make build-strict)")
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                            functools.partial(_QuietHandler, directory=str(SITE)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                              args=["--no-sandbox", "--disable-gpu", "--no-first-run",
-                                    "--disable-background-networking", "--disable-sync"])
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def _open(browser, server, page_path, viewport):
