@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import betainc, betaincinv
+from scipy.special import betainc, betaincinv, betaln, psi, xlog1py, xlogy
 
 from .base import InitialRoundRobin, Policy, check_eps, check_real, pick_max
 
@@ -211,6 +211,9 @@ _RATE_MAX = 0.2
 # a rare side at least this likely is sampled by rejection (<= 20 Beta draws) rather than by
 # inverting the incomplete beta function (about 1-5 us a value)
 _REJECT_RATE = 0.05
+# the envelope sampler of the rare side is used when its mass M (the candidates' rate) is at most
+# _ENVELOPE_MAX and at most _ENVELOPE_SLACK times the rate bound (else thinning + inverse CDF)
+_ENVELOPE_MAX, _ENVELOPE_SLACK = 0.5, 3.0
 
 
 class _Window:
@@ -298,13 +301,11 @@ class _Window:
         theta = self.gen.beta(a, b)
         return self._ties(theta, np.argmax(theta, axis=1))
 
-    def _rare_events(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Offsets of the rounds where skipped arm ``j`` is on its rare side, and its samples."""
-        gen, L, r = self.gen, self.L, float(self.rmax[j])
-        if r <= 0.0:
-            return np.empty(0, dtype=np.int64), np.empty(0)
+    def _bernoulli_process(self, r: float) -> np.ndarray:
+        """Offsets in 0 .. L - 1 of a Bernoulli(``r``) process (Geometric(r) gaps, inverse CDF)."""
+        gen, L = self.gen, self.L
         parts, end, log_q = [], -1.0, np.log1p(-r)
-        while end < L - 1:  # candidates: a Bernoulli(r) process, by Geometric(r) gaps (inverse CDF)
+        while end < L - 1:
             n = int(min((L - 1 - end) * r + 4.0 * np.sqrt((L - 1 - end) * r) + 8, 1 << 20))
             with np.errstate(divide="ignore", over="ignore"):  # (gaps beyond L may be inf)
                 gaps = np.maximum(np.ceil(np.log(gen.random(n)) / log_q), 1.0)
@@ -313,7 +314,108 @@ class _Window:
             parts.append(pos)
             end = float(pos[-1])
         offs = np.concatenate(parts)
-        offs = offs[offs < L].astype(np.int64)
+        return offs[offs < L].astype(np.int64)
+
+    def _envelope(self, j: int):
+        """Exponential envelope of arm ``j``'s density on its rare side, valid at every round of
+        the window: (log height at tau, slope g, mass M), or None when M is not a useful rate.
+
+        The Beta density is log-concave (a, b >= 1), so log f_s(x) <= log f_s(tau) + g_s (x - tau)
+        with g_s = (a_s - 1) / tau - (b_s - 1) / (1 - tau).  g_s increases with a_s (that is, with
+        s): above tau (another arm) the end's slope bounds every g_s, below tau (the leader) the
+        start's.  The height h(a) = log f(tau) at a + b = O + 2 fixed is concave in a
+        (-log B(a, n - a) has second derivative -psi'(a) - psi'(n - a) < 0), so over [a_0, a_1] it
+        is at most its value at an end where it is monotone, and otherwise at most the smaller of
+        its two end tangents.  The envelope E(x) = exp(H + g (x - tau)) dominates every f_s on the
+        rare side, and M is its mass there.
+        """
+        tau = self.tau
+        (a0,), (b0,) = self.params([self.t], [j])
+        (a1,), (b1,) = self.params([self.t + self.L - 1], [j])
+        a0, b0, a1, b1 = float(a0[0]), float(b0[0]), float(a1[0]), float(b1[0])
+        n = float(self.obs[j]) + 2.0
+        lt, l1t = np.log(tau), np.log1p(-tau)
+
+        def h(a):
+            return (a - 1.0) * lt + (n - a - 1.0) * l1t - betaln(a, n - a)
+
+        def dh(a):
+            return lt - l1t - psi(a) + psi(n - a)
+
+        h0, h1 = h(a0), h(a1)
+        if a1 <= a0:
+            H = h0
+        else:
+            d0, d1 = dh(a0), dh(a1)
+            if d1 >= 0.0:
+                H = h1
+            elif d0 <= 0.0:
+                H = h0
+            else:
+                H = min(h0 + d0 * (a1 - a0), h1 - d1 * (a1 - a0))
+        # rounding of the terms above (each up to n |log tau| in size)
+        H += 1e-12 * (n * (abs(lt) + abs(l1t)) + abs(betaln(a0, b0)) + 1.0)
+        if j == self.A:  # below tau: the smallest slope (start); x - tau <= 0
+            g, w = (a0 - 1.0) / tau - (b0 - 1.0) / (1.0 - tau), tau
+            gw = -g * w  # mass: int_0^tau exp(g (x - tau)) dx = int_0^w exp(-g v) dv
+        else:  # above tau: the largest slope (end); x - tau >= 0
+            g, w = (a1 - 1.0) / tau - (b1 - 1.0) / (1.0 - tau), 1.0 - tau
+            gw = g * w
+        if gw > 50.0:  # a growing envelope: the side is not rare, no use
+            return H, g, gw, w, np.inf
+        if abs(gw) < 1e-12:
+            log_i = np.log(w)
+        elif gw > 0:
+            log_i = np.log(np.expm1(gw) / gw * w)
+        else:
+            log_i = np.log(-np.expm1(gw) / -gw * w)
+        M = float(np.exp(H + log_i)) if H + log_i < 0.0 else np.inf
+        return H, g, gw, w, M
+
+    def _rare_events(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        """Offsets of the rounds where skipped arm ``j`` is on its rare side, and its samples.
+
+        With a useful envelope (:meth:`_envelope`, mass M at most twice the rate bound): the
+        candidates are a Bernoulli(M) process, each proposes x from the envelope's exponential
+        density on the rare side and is kept with probability f_s(x) / E(x).  A round is then an
+        event with probability exactly P(rare side at s) and its x has the Beta law conditioned
+        on the rare side (rejection sampling): thinning and sampling in one step, with no
+        incomplete-beta value.  Otherwise: thinning with the exact rate and inverse-CDF samples.
+        """
+        r = float(self.rmax[j])
+        if r <= 0.0:
+            return np.empty(0, dtype=np.int64), np.empty(0)
+        env = self._envelope(j)
+        if env[-1] <= min(_ENVELOPE_MAX, _ENVELOPE_SLACK * r):
+            return self._rare_events_envelope(j, *env)
+        return self._rare_events_thinning(j)
+
+    def _rare_events_envelope(self, j, H, g, gw, w, M):
+        gen, tau = self.gen, self.tau
+        offs = self._bernoulli_process(M)
+        v = gen.random(offs.size)
+        # u ~ density prop. to exp(gw u / w) on [0, w) by inverse CDF
+        if abs(gw) < 1e-12:
+            u = v * w
+        else:
+            u = np.log1p(v * np.expm1(gw)) / gw * w
+        u = np.minimum(u, w)
+        x = tau + u if j != self.A else tau - u
+        a, b = self.params(self.t + offs, [j])
+        a, b = a[:, 0], b[:, 0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_f = xlogy(a - 1.0, x) + xlog1py(b - 1.0, -x) - betaln(a, b)
+        log_e = H + (g * (x - tau))
+        keep = np.log(gen.random(offs.size)) < log_f - log_e
+        if j == self.A:
+            keep &= x <= tau
+        else:
+            keep &= x >= tau
+        return offs[keep], x[keep]
+
+    def _rare_events_thinning(self, j: int) -> tuple[np.ndarray, np.ndarray]:
+        gen, r = self.gen, float(self.rmax[j])
+        offs = self._bernoulli_process(r)  # candidates at the bounding rate r
         a, b = self.params(self.t + offs, [j])
         a, b = a[:, 0], b[:, 0]
         if j == self.A:  # rare side: theta_A <= tau
