@@ -46,6 +46,7 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="T = 1e5, 5 runs, 20 budgets")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: usable cores)")
+    parser.add_argument("--top", type=int, default=15, help="list the TOP most expensive cells")
     parser.add_argument("--out", type=Path, default=None,
                         help="results directory (default: a fresh temporary directory)")
     args = parser.parse_args()
@@ -82,6 +83,16 @@ def main() -> None:
     print("\n| policy | CPU-s | share |\n|---|---|---|")
     for name, sec in sorted(by_policy.items(), key=lambda kv: -kv[1]):
         print(f"| {name} | {sec:.1f} | {100 * sec / total:.0f}% |")
+    print("\n| policy | setting | T | runs | CPU-s |\n|---|---|---|---|---|")
+    heavy = sorted(((float(r.extra["cpu_seconds"]), cell) for exp in exps
+                    for cell, r in E.load(exp, out).results.items()), key=lambda x: -x[0])
+    shown = set()
+    for sec, cell in heavy:
+        if cell in shown or len(shown) >= args.top:
+            continue
+        shown.add(cell)
+        eps = "" if cell.eps is None else f", eps={cell.eps:g}"
+        print(f"| {cell.policy} | {cell.env}{eps} | {cell.T:.0e} | {cell.runs} | {sec:.2f} |")
     print("\n| experiment | cells | CPU-s (shared IMED cells counted in both) |\n|---|---|---|")
     for exp in exps:
         print(f"| {exp.name} | {len(exp)} | {by_exp[exp.name]:.1f} |")

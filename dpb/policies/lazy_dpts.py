@@ -196,11 +196,12 @@ def simulate_lazy_dpts_fast(
             rate = counts / used
             with np.errstate(divide="ignore", invalid="ignore"):
                 eta = np.min(np.where(rate > 0, (cap - fill) / rate, np.inf))
-            horizon = int(np.clip(1.5 * eta if np.isfinite(eta) else 4 * horizon, 64, _SPARSE_MAX))
+            horizon = int(np.clip(_HORIZON_FACTOR * eta if np.isfinite(eta) else 4 * horizon, 64, _SPARSE_MAX))
 
 
 # window sizes: plain (dense) windows hold (L, K) arrays; skipping windows only their events
 _DENSE_MAX, _SPARSE_MAX = 1 << 14, 1 << 22
+_HORIZON_FACTOR = 1.0  # (1.5 drew ~40% more rounds than used at t ~ 1e4; 1.0 measured ~10% faster)
 # relative costs for choosing a window's plan: one Beta draw = 1; one skipped-arm event (exact
 # rate, inverse-CDF draw) ~ 30; a plain window costs about K + 1 per round
 _EVENT_COST = 30.0
