@@ -223,3 +223,78 @@ def test_same_numbers_however_runs_are_split():
     shuffled = simulate("Lazy-DP-TS", env, T, seed=99, run_ids=[2, 0], params=params)
     assert np.array_equal(shuffled.regret, together.regret[[2, 0]])
     assert np.array_equal(shuffled.pulls, together.pulls[[2, 0]])
+
+
+# ------------------------------------------------------------------------------------------------
+# arms clipped at 1 as one virtual arm
+# ------------------------------------------------------------------------------------------------
+class _Tape:
+    """A recorder keeping the pulls of one window, round by round."""
+
+    def __init__(self) -> None:
+        self.arms = []
+
+    def record_steps(self, run, t0, arms):
+        self.arms.append(np.asarray(arms))
+
+    def record_runs(self, run, t0, arms, lengths):
+        self.arms.append(np.repeat(arms, lengths))
+
+
+def _window_outcomes(grouped: bool, state, reps: int, seed: int):
+    mu_tilde, obs, eps, t, L, room = (np.asarray(x, dtype=float) if isinstance(x, tuple) else x
+                                      for x in state)
+    bonus = (3.0 / eps) / obs
+    room = np.asarray(room, dtype=np.int64)
+    gen = np.random.default_rng(seed)
+    clipped = np.flatnonzero(np.log(float(t)) * bonus + mu_tilde >= 1.0)
+    out = []
+    for _ in range(reps):
+        tape = _Tape()
+        if grouped:
+            j, used, counts = lazy._ClippedGroup(gen, clipped, mu_tilde, bonus, obs).run(t, L, room, tape, 0)
+        else:
+            j, used, counts = lazy._Window(gen, mu_tilde, bonus, obs, t, L).run(room, tape, 0)
+        arms = np.concatenate(tape.arms)
+        assert arms.size == used and np.array_equal(np.bincount(arms, minlength=mu_tilde.size), counts)
+        assert j == -1 or counts[j] == room[j]  # a release is the pull that fills the buffer
+        half = arms[: used // 2]
+        out.append((j, used, counts[0], np.count_nonzero(half == 1)))
+    return np.array(out)
+
+
+GROUP_STATES = {
+    # (mu~, O, eps, t, L, buffer room): arms 1..3 clipped at 1 (arm 3 with a larger O), arm 0 not
+    "three-clipped-and-a-leader": ((0.7, 0.6, 0.62, 0.5), (4096, 16, 16, 32), 0.5, 1000, 4000,
+                                   (5000, 30, 25, 60)),
+    # every arm clipped: the rounds are the labels
+    "all-clipped": ((0.9, 0.8, 0.85), (64, 16, 32), 0.05, 500, 3000, (100, 20, 40)),
+}
+
+
+@pytest.mark.parametrize("key", GROUP_STATES)
+def test_clipped_group_window_has_the_plain_window_law(key):
+    # the same window simulated with the group (virtual arm + labels) and without it (every arm
+    # its own Beta): released arm, rounds used, pulls of arm 0, pulls of arm 1 in the first half
+    a = _window_outcomes(True, GROUP_STATES[key], 1500, seed=1)
+    b = _window_outcomes(False, GROUP_STATES[key], 1500, seed=2)
+    for col, name in enumerate(("released arm", "rounds used", "pulls of arm 0", "arm 1 early")):
+        p = ks_2samp(a[:, col], b[:, col]).pvalue
+        assert p > ALPHA, (key, name, p)
+
+
+def test_a_wrong_group_law_is_detected(monkeypatch):
+    # labels drawn uniformly instead of proportionally to a_j = O_j + 1: the test above fails
+    state = GROUP_STATES["three-clipped-and-a-leader"]
+    orig = lazy._ClippedGroup.__init__
+
+    def uniform_labels(self, *args):
+        orig(self, *args)
+        self.cum = np.arange(1, self.C.size + 1) / self.C.size
+
+    monkeypatch.setattr(lazy._ClippedGroup, "__init__", uniform_labels)
+    a = _window_outcomes(True, state, 1500, seed=1)
+    monkeypatch.undo()
+    b = _window_outcomes(False, state, 1500, seed=2)
+    p = min(ks_2samp(a[:, col], b[:, col]).pvalue for col in range(4))
+    assert p < ALPHA, p

@@ -178,10 +178,16 @@ def simulate_lazy_dpts_fast(
         t = K + 1
         horizon = 256  # expected rounds to the next release (the window's size)
         while t <= T:
-            w = _Window(gpol, mu_tilde, bonus, obs, t, min(horizon, _SPARSE_MAX, T - t + 1))
-            if w.L > _DENSE_MAX and (w.plan is None or w.plain.any()):  # (L, K) arrays: shorter
-                w = _Window(gpol, mu_tilde, bonus, obs, t, _DENSE_MAX)
-            j, used, counts = w.run(cap - fill, recorder, run)
+            L = min(horizon, _SPARSE_MAX, T - t + 1)
+            clipped = np.flatnonzero(np.log(float(t)) * bonus + mu_tilde >= 1.0)
+            if clipped.size >= 2:  # arms clipped at 1: one virtual arm (see _ClippedGroup)
+                j, used, counts = _ClippedGroup(gpol, clipped, mu_tilde, bonus, obs).run(
+                    t, L, cap - fill, recorder, run)
+            else:
+                w = _Window(gpol, mu_tilde, bonus, obs, t, L)
+                if w.L > _DENSE_MAX and (w.plan is None or w.plain.any()):  # (L, K) arrays: shorter
+                    w = _Window(gpol, mu_tilde, bonus, obs, t, _DENSE_MAX)
+                j, used, counts = w.run(cap - fill, recorder, run)
             fill += counts
             if j >= 0:  # release: the buffer's sum is one Binomial draw, plus one Laplace draw
                 nb = int(cap[j])
@@ -196,7 +202,8 @@ def simulate_lazy_dpts_fast(
             rate = counts / used
             with np.errstate(divide="ignore", invalid="ignore"):
                 eta = np.min(np.where(rate > 0, (cap - fill) / rate, np.inf))
-            horizon = int(np.clip(_HORIZON_FACTOR * eta if np.isfinite(eta) else 4 * horizon, 64, _SPARSE_MAX))
+            eta = _HORIZON_FACTOR * eta if np.isfinite(eta) else 4 * horizon
+            horizon = int(np.clip(eta, 64, _SPARSE_MAX))
 
 
 # window sizes: plain (dense) windows hold (L, K) arrays; skipping windows only their events
@@ -590,6 +597,104 @@ class _Window:
             counts = np.bincount(q, minlength=K)
             counts[A] += used - p.size
         return j, used, counts
+
+
+class _ClippedGroup:
+    """The arms C whose optimistic mean is clipped at 1 in a window, as one virtual arm.
+
+    Clipped at 1, arm j samples theta_j ~ Beta(O_j + 1, 1), whose CDF is x^{a_j}, a_j = O_j + 1,
+    and stays clipped for the rest of the window (m_j(s) is nondecreasing).  For independent such
+    samples, P(argmax_C = j, max_C <= x) = int_0^x a_j y^{a_j - 1} prod_{i != j} y^{a_i} dy
+    = (a_j / S) x^S with S = sum_C a_i: the group's maximum is Beta(S, 1) and *which* arm attains
+    it is independent of the maximum and of everything else, arm j with probability a_j / S.
+
+    So the window is simulated with the group replaced by one virtual arm whose Beta is (S, 1)
+    (private mean 2, no offset: clipped at 1 with O = S - 1), and the virtual arm's successive wins
+    are given i.i.d. labels drawn in advance.  The labels alone decide at which virtual win the
+    first member's buffer fills; that win count is the virtual arm's buffer room, so the window is
+    cut exactly where the first buffer fills.  When every arm is clipped, the rounds are just the
+    labels.
+    """
+
+    def __init__(self, gen, clipped, mu_tilde, bonus, obs) -> None:
+        self.gen, self.C = gen, clipped
+        K = mu_tilde.size
+        self.rest = np.setdiff1d(np.arange(K), clipped)
+        a = obs[clipped] + 1.0
+        self.S = float(a.sum())
+        self.cum = np.cumsum(a / self.S)
+        self.cum[-1] = 1.0
+        self.v = self.rest.size  # index of the virtual arm in the reduced problem
+        self.mu = np.append(mu_tilde[self.rest], 2.0)
+        self.bonus = np.append(bonus[self.rest], 0.0)
+        self.obs = np.append(obs[self.rest], self.S - 1.0)
+        self.to_real = np.append(self.rest, -1)
+        self.K = K
+
+    def _labels(self, room: np.ndarray) -> tuple[np.ndarray, int]:
+        """Labels (indices into C) of the virtual wins, and the win at which a buffer fills."""
+        p = np.diff(np.concatenate(([0.0], self.cum)))
+        n = int(np.min(room / np.maximum(p, 1e-300)) * 1.2) + 32
+        labels = np.empty(0, dtype=np.int64)
+        while True:
+            new = np.searchsorted(self.cum, self.gen.random(n), side="right")
+            labels = np.concatenate((labels, np.minimum(new, self.C.size - 1)))
+            counts = np.cumsum(labels[:, None] == np.arange(self.C.size)[None, :], axis=0)
+            full = counts >= room[None, :]
+            hit = full.any(axis=1)
+            if hit.any():
+                k = int(np.argmax(hit)) + 1
+                return labels, k
+            n = max(n, 64)
+
+    def run(self, t: int, L: int, need: np.ndarray, recorder, run: int):
+        """Simulate the window from round ``t`` (at most ``L`` rounds) until the first release;
+        returns (arm released or -1, rounds used, pulls per arm), like :meth:`_Window.run`."""
+        labels, k = self._labels(need[self.C])
+        counts = np.zeros(self.K, dtype=np.int64)
+        if self.rest.size == 0:  # every arm clipped: each round is one label
+            used = min(k, L)
+            arms = self.C[labels[:used]]
+            recorder.record_steps(run, t, arms)
+            counts += np.bincount(arms, minlength=self.K)
+            return (int(arms[-1]) if used == k else -1), used, counts
+        w = _Window(self.gen, self.mu, self.bonus, self.obs, t, L)
+        if w.L > _DENSE_MAX and (w.plan is None or w.plain.any()):
+            w = _Window(self.gen, self.mu, self.bonus, self.obs, t, _DENSE_MAX)
+        rec = _GroupRecorder(recorder, self, labels)
+        j, used, counts_r = w.run(np.append(need[self.rest], k), rec, run)
+        counts[self.rest] = counts_r[:-1]
+        nv = int(counts_r[-1])
+        assert rec.used == nv
+        counts[self.C] += np.bincount(labels[:nv], minlength=self.C.size)
+        if j == self.v:
+            return int(self.C[labels[k - 1]]), used, counts
+        return (int(self.rest[j]) if j >= 0 else -1), used, counts
+
+
+class _GroupRecorder:
+    """Records a reduced window's pulls under the real arms: the virtual arm's wins, in order,
+    take the group's labels."""
+
+    def __init__(self, recorder, group: _ClippedGroup, labels: np.ndarray) -> None:
+        self.rec, self.g, self.labels, self.used = recorder, group, labels, 0
+
+    def _real(self, arms: np.ndarray) -> np.ndarray:
+        real = self.g.to_real[arms]
+        virt = np.flatnonzero(arms == self.g.v)
+        real[virt] = self.g.C[self.labels[self.used: self.used + virt.size]]
+        self.used += virt.size
+        return real
+
+    def record_steps(self, run: int, t0: int, arms: np.ndarray) -> None:
+        self.rec.record_steps(run, t0, self._real(np.asarray(arms)))
+
+    def record_runs(self, run: int, t0: int, arms: np.ndarray, lengths: np.ndarray) -> None:
+        arms, lengths = np.asarray(arms), np.asarray(lengths)
+        virt = arms == self.g.v
+        reps = np.where(virt, lengths, 1)  # a virtual stretch becomes single rounds
+        self.rec.record_runs(run, t0, self._real(np.repeat(arms, reps)),
+                             np.repeat(np.where(virt, 1, lengths), reps))
 
 
 class _LaplaceBuffer:
