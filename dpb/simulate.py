@@ -598,9 +598,12 @@ def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dic
     return _call_cost(pol, bandit.K, T, runs, engine)
 
 
-def _check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int) -> None:
+_ADVICE = "use a smaller T or fewer runs, or pass max_seconds=None (or a larger limit) to run it anyway"
+
+
+def _check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
     """Refuse ``cost`` above ``max_seconds`` (None: no limit) with a ``ValueError`` naming ``T``,
-    ``runs``, the estimate, the limit and how to lift it."""
+    ``runs``, the estimate, the limit and how to lift it (``advice``)."""
     if max_seconds is None:
         return
     limit = as_real("max_seconds", max_seconds, low=0.0, low_open=True)
@@ -608,7 +611,7 @@ def _check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int) -> None:
         raise ValueError(
             f"{what} for T={T} and runs={runs} is estimated at {cost.seconds:.3g} CPU-seconds "
             f"({cost.phases} decisions per run, {cost.engine} engine), more than max_seconds={limit:g}; "
-            f"use a smaller T or fewer runs, or pass max_seconds=None (or a larger limit) to run it anyway"
+            f"{advice}"
         )
 
 
