@@ -23,7 +23,7 @@ from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
-__all__ = ["RunReport", "ChunkError", "run", "ensure"]
+__all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "MAX_JOBS"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
