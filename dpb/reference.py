@@ -20,7 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from . import divergences as dv
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int, check_elements
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_elements
 from .simulate import MAX_SECONDS
 from .environments import as_bandit
 
@@ -365,7 +365,7 @@ def reference_simulate(
     any work, a call estimated above that many CPU-seconds (:func:`dpb.simulate.estimate_cost`
     with ``engine="reference"``; None lifts the limit).
     """
-    from .simulate import Result, _call_cost, _check_cost, _resolve_checkpoints, _root_seed, child_seeds
+    from .simulate import Result, _call_cost, _check_cost, _resolve_checkpoints, child_seeds
 
     t0 = time.perf_counter()
     bandit = as_bandit(env)
@@ -377,7 +377,7 @@ def reference_simulate(
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     _check_cost(_call_cost(pol, bandit.K, T, runs, "reference"), max_seconds,
                 f"reference_simulate({pol.name!r})", T, runs)
-    root = _root_seed(seed)
+    root = as_seed_sequence("seed", seed)
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     regret = np.empty((runs, ck.size))
     pulls = np.empty((runs, bandit.K), dtype=np.int64)

@@ -56,7 +56,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_real
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_real, as_seed_sequence
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
@@ -79,27 +79,13 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 # seeds and grids
 # ----------------------------------------------------------------------------------------------
-def _root_seed(seed) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if seed is None:
-        return np.random.SeedSequence()
-    if isinstance(seed, (bool, np.bool_)):
-        raise TypeError("seed must be an integer, a SeedSequence or None, got a bool")
-    if isinstance(seed, (int, np.integer)):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
-        return np.random.SeedSequence(int(seed))
-    raise TypeError(f"seed must be an integer, a SeedSequence or None, got {type(seed).__name__}")
-
-
 def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
     """The children ``SeedSequence(seed).spawn(n)[i]`` for ``i`` in ``run_ids``, without spawning.
 
     A fresh ``SeedSequence(seed).spawn(n)`` returns children with spawn keys ``(0,), ..., (n-1,)``;
     building child ``i`` directly lets any subset of runs be simulated anywhere.
     """
-    root = _root_seed(seed)
+    root = as_seed_sequence("seed", seed)
     if isinstance(run_ids, (str, bytes)) or not hasattr(run_ids, "__iter__"):
         raise TypeError(f"run_ids must be a sequence of non-negative integers, got {type(run_ids).__name__}")
     run_ids = [as_int("run_ids", i, minimum=0) for i in run_ids]
@@ -570,7 +556,7 @@ def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dic
     policy, env, T, params, fast
         As in :func:`simulate`.
     runs : int
-        Number of runs, 1 to :data:`dpb._validate.MAX_RUNS`.
+        Number of runs, 1 to 10^6.
     engine : {None, "reference"}
         None: the engine :func:`simulate` would use; ``"reference"``: the literal per-step
         simulator :func:`dpb.reference.reference_simulate`.
@@ -816,7 +802,7 @@ def simulate(
     >>> res.pulls.sum(axis=1).tolist()
     [10000, 10000, 10000, 10000]
     """
-    root = _root_seed(seed)
+    root = as_seed_sequence("seed", seed)
     if run_ids is None:
         runs = 1 if runs is None else as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
         run_ids = np.arange(runs)
