@@ -117,7 +117,12 @@ def main() -> None:
     parser.add_argument("--envs", nargs="+", default=["mu1", "mu2"], help="environments of the cells")
     parser.add_argument("--seeds-T", type=float, default=1e5, help="horizon of the seeds table")
     parser.add_argument("--only", choices=["cells", "growth", "seeds"], help="print one table only")
+    parser.add_argument("--growth-env", default="mu2", help="environment of the growth table")
+    parser.add_argument("--policies", nargs="+", choices=[p[0] for p in POLICIES],
+                        help="only these policies (e.g. --policies Lazy-DP-TS)")
     args = parser.parse_args()
+    if args.policies:
+        POLICIES[:] = [p for p in POLICIES if p[0] in args.policies]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(
         f"# bench_simulate  ({platform.python_version()}, numpy {np.__version__}, "
@@ -127,7 +132,7 @@ def main() -> None:
         cells(10**5 if args.quick else 10**6, 10**4 if not args.quick else 2000, args.envs)
     if args.only in (None, "growth"):
         top = 6 if args.quick else (8 if args.full else 7)
-        growth([10**k for k in range(4, top + 1)], "mu2", args.full)
+        growth([10**k for k in range(4, top + 1)], args.growth_env, args.full)
     if args.only in (None, "seeds"):
         seeds(int(args.seeds_T), "mu1", 5 if args.quick else 20)
 
