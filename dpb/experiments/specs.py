@@ -75,15 +75,19 @@ FIG1_EPS = 0.25
 APPENDIX_EPS = (0.01, 0.1, 0.5, 1.0)
 APPENDIX_INSTANCES = ("mu1", "mu2", "mu3", "mu4")
 
-#: Runs per chunk file for the per-step policies worth splitting (one run at a time inside).
-CHUNK_RUNS = {"Lazy-DP-TS": 5}
+#: Runs per chunk file for the per-step policies worth splitting (one run at a time inside): about
+#: 1 CPU-s a chunk at T = 1e6 (Lazy-DP-TS: 0.05-0.16 CPU-s a run, benchmarks/README.md), so that
+#: the converged scale's large blocks split into resumable, parallel tasks.
+CHUNK_RUNS = {"Lazy-DP-TS": 10}
 #: Resource limits of a cell (checked before anything is allocated or computed): the horizon (the
 #: per-step Lazy-DP-TS takes about 9 CPU-minutes a run at 1e9), the runs of a cell (a cell keeps
 #: every run's regret and pulls at ~150 checkpoints in memory), the budgets of an eps-sweep (one
 #: cell each), and the experiment seed (a 63-bit integer).
 MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
-#: Rough CPU-seconds per run at T = 1e6 (benchmarks/README.md), to start the longest tasks first.
-_COST_PER_RUN = {"Lazy-DP-TS": 0.53, "KL-UCB": 0.5, "IMED": 0.25}
+#: Rough CPU-seconds per run at T = 1e6 (benchmarks/README.md), to start the longest tasks first:
+#: measured in ``reproduce all`` cold (mean over its cells; Lazy-DP-TS 0.05-0.16 by setting, IMED
+#: 0.05-0.15; KL-UCB is not in it, 0.1-0.35 in the cells of bench_simulate).
+_COST_PER_RUN = {"Lazy-DP-TS": 0.1, "KL-UCB": 0.3, "IMED": 0.1}
 
 
 # ----------------------------------------------------------------------------------------------
