@@ -193,18 +193,18 @@ def test_tied_arms_are_exchangeable():
 def test_envelope_path_is_used_on_mu1():
     # the new sampler does the work on the paper's instance (not only the fallback)
     used = {"envelope": 0, "thinning": 0}
-    env_fn, thin_fn = lazy._Window._rare_events_envelope, lazy._Window._rare_events_thinning
+    env_fn, thin_fn = lazy._Window._rare_events_many, lazy._Window._rare_events_thinning
 
-    def env_counted(self, *args):
-        used["envelope"] += 1
-        return env_fn(self, *args)
+    def env_counted(self, arms, envs):
+        used["envelope"] += len(arms)
+        return env_fn(self, arms, envs)
 
     def thin_counted(self, *args):
         used["thinning"] += 1
         return thin_fn(self, *args)
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(lazy._Window, "_rare_events_envelope", env_counted)
+    mp.setattr(lazy._Window, "_rare_events_many", env_counted)
     mp.setattr(lazy._Window, "_rare_events_thinning", thin_counted)
     try:
         simulate("Lazy-DP-TS", "mu1", 50_000, runs=2, seed=1, params={"eps": 0.25})
@@ -298,3 +298,29 @@ def test_a_wrong_group_law_is_detected(monkeypatch):
     b = _window_outcomes(False, state, 1500, seed=2)
     p = min(ks_2samp(a[:, col], b[:, col]).pvalue for col in range(4))
     assert p < ALPHA, p
+
+
+def test_several_arms_at_once_have_each_their_exact_rates():
+    # _rare_events_many with three skipped arms (the leader's lower tail and two upper tails) in
+    # one pass: each arm's events and samples pass the same checks as one arm alone
+    mu_tilde, obs, eps, t, L, tau = (0.74, 0.62, 0.55), (256, 512, 128), 2.0, 1000, 20000, 0.7
+    w = _window(mu_tilde, obs, eps, t, L, 0, tau, seed=7)
+    arms = [0, 1, 2]
+    envs = [w._envelope(j) for j in arms]
+    got = {j: ([], []) for j in arms}
+    reps = 60
+    for _ in range(reps):
+        for j, (o, x) in w._rare_events_many(arms, envs).items():
+            assert np.all(np.diff(o) > 0)
+            got[j][0].append(o)
+            got[j][1].append(x)
+    for j in arms:
+        offs, x = np.concatenate(got[j][0]), np.concatenate(got[j][1])
+        r, a, b = _rates(w, j, w.t + np.arange(L))
+        var = reps * np.sum(r * (1 - r))
+        assert offs.size > 200, (j, offs.size)
+        assert abs(offs.size - reps * r.sum()) < 4.5 * np.sqrt(var), (j, offs.size, reps * r.sum())
+        _, a, b = _rates(w, j, w.t + offs)
+        F, Ftau = betainc(a, b, x), betainc(a, b, tau)
+        u = F / Ftau if j == 0 else (F - Ftau) / (1.0 - Ftau)
+        assert kstest(u, "uniform").pvalue > ALPHA, j

@@ -326,10 +326,11 @@ class _Window:
         theta = self.gen.beta(a, b)
         return self._ties(theta, np.argmax(theta, axis=1))
 
-    def _bernoulli_process(self, r: float) -> np.ndarray:
-        """Offsets in 0 .. L - 1 of a Bernoulli(``r``) process (Geometric(r) gaps, inverse CDF)."""
+    def _bernoulli_process(self, r: float, end: float = -1.0) -> np.ndarray:
+        """Offsets in end + 1 .. L - 1 of a Bernoulli(``r``) process (Geometric(r) gaps, inverse
+        CDF)."""
         gen, L = self.gen, self.L
-        parts, end, log_q = [], -1.0, np.log1p(-r)
+        parts, log_q = [np.empty(0)], np.log1p(-r)
         while end < L - 1:
             n = int(min((L - 1 - end) * r + 4.0 * np.sqrt((L - 1 - end) * r) + 8, 1 << 20))
             with np.errstate(divide="ignore", over="ignore"):  # (gaps beyond L may be inf)
@@ -413,28 +414,85 @@ class _Window:
             return self._rare_events_envelope(j, *env)
         return self._rare_events_thinning(j)
 
+    def _rare_events_all(self, skipped) -> dict:
+        """:meth:`_rare_events` of every skipped arm; those with a useful envelope in one pass."""
+        events, env_arms, envs = {}, [], []
+        for j in skipped:
+            r = float(self.rmax[j])
+            if r <= 0.0:
+                events[int(j)] = (np.empty(0, dtype=np.int64), np.empty(0))
+                continue
+            env = self._envelope(j)
+            if env[-1] <= min(_ENVELOPE_MAX, _ENVELOPE_SLACK * r):
+                env_arms.append(j)
+                envs.append(env)
+            else:
+                events[int(j)] = self._rare_events_thinning(j)
+        if env_arms:
+            events.update(self._rare_events_many(env_arms, envs))
+        return events
+
     def _rare_events_envelope(self, j, H, g, gw, w, M):
-        gen, tau = self.gen, self.tau
-        offs = self._bernoulli_process(M)
+        """:meth:`_rare_events_many` for one arm ``j`` with the envelope (H, g, gw, w, M)."""
+        return self._rare_events_many([j], [(H, g, gw, w, M)])[j]
+
+    def _rare_events_many(self, arms, envs) -> dict:
+        """Rare-side events and samples of several skipped ``arms`` at once, each with its envelope
+        from :meth:`_envelope` (the same law as one arm at a time, one vectorised pass).
+
+        Arm j's candidates are a Bernoulli(M_j) process: Geometric(M_j) gaps (inverse CDF), enough
+        of them to pass the window's end with overwhelming probability (else the process goes on
+        from its last candidate); gaps are capped at L + 1, which changes no candidate inside the
+        window and keeps the sums exact integers.  Each candidate proposes u from the density
+        prop. to exp(g_j u) on the rare side (inverse CDF) and is kept with probability
+        f_s(x) / E_j(x).
+        """
+        gen, tau, L = self.gen, self.tau, self.L
+        arms = np.asarray(arms, dtype=np.int64)
+        H, g, gw, w, M = (np.array(x, dtype=float) for x in zip(*envs, strict=True))
+        mean = L * M
+        n = np.ceil(mean + 6.0 * np.sqrt(mean) + 16.0).astype(np.int64)
+        seg = np.repeat(np.arange(arms.size), n)
+        with np.errstate(divide="ignore", over="ignore"):
+            gaps = np.ceil(np.log(gen.random(int(n.sum()))) / np.log1p(-M)[seg])
+        np.clip(gaps, 1.0, L + 1.0, out=gaps)
+        pos = np.cumsum(gaps)
+        stop = np.cumsum(n)
+        pos -= np.repeat(pos[stop - n] - gaps[stop - n], n)  # cumulative sums within each arm
+        pos -= 1.0  # offsets: the first candidate at gap - 1
+        offs_parts, seg_parts = [pos], [seg]
+        for i in np.flatnonzero(pos[stop - 1] < L - 1):  # (rare) the process has not passed L - 1
+            more = self._bernoulli_process(float(M[i]), float(pos[stop[i] - 1]))
+            offs_parts.append(more.astype(float))
+            seg_parts.append(np.full(more.size, i))
+        pos, seg = np.concatenate(offs_parts), np.concatenate(seg_parts)
+        inside = pos < L
+        offs, seg = pos[inside].astype(np.int64), seg[inside]
+        # proposals from the envelopes' exponential laws on the rare side
         v = gen.random(offs.size)
-        # u ~ density prop. to exp(gw u / w) on [0, w) by inverse CDF
-        if abs(gw) < 1e-12:
-            u = v * w
-        else:
-            u = np.log1p(v * np.expm1(gw)) / gw * w
-        u = np.minimum(u, w)
-        x = tau + u if j != self.A else tau - u
-        a, b = self.params(self.t + offs, [j])
-        a, b = a[:, 0], b[:, 0]
+        gws, ws = gw[seg], w[seg]
+        flat = np.abs(gws) < 1e-12
+        with np.errstate(divide="ignore", invalid="ignore"):
+            u = np.where(flat, v * ws, np.log1p(v * np.expm1(gws)) / np.where(flat, 1.0, gws) * ws)
+        u = np.minimum(u, ws)
+        lower = arms[seg] == self.A  # the leader's rare side is below tau
+        x = np.where(lower, tau - u, tau + u)
+        j = arms[seg]
+        m = np.log((self.t + offs).astype(float)) * self.bonus[j] + self.mu[j]
+        np.minimum(np.maximum(m, 0.0, out=m), 1.0, out=m)
+        a = m * self.obs[j] + 1.0
+        b = self.obs[j] + 2.0 - a
         with np.errstate(divide="ignore", invalid="ignore"):
             log_f = xlogy(a - 1.0, x) + xlog1py(b - 1.0, -x) - betaln(a, b)
-        log_e = H + (g * (x - tau))
-        keep = np.log(gen.random(offs.size)) < log_f - log_e
-        if j == self.A:
-            keep &= x <= tau
-        else:
-            keep &= x >= tau
-        return offs[keep], x[keep]
+        keep = np.log(gen.random(offs.size)) < log_f - (H[seg] + g[seg] * (x - tau))
+        keep &= np.where(lower, x <= tau, x >= tau)
+        out = {}
+        for i, arm in enumerate(arms):
+            sel = keep & (seg == i)
+            o = offs[sel]
+            order = np.argsort(o, kind="stable")  # (already sorted unless the process went on)
+            out[int(arm)] = (o[order], x[sel][order])
+        return out
 
     def _rare_events_thinning(self, j: int) -> tuple[np.ndarray, np.ndarray]:
         gen, r = self.gen, float(self.rmax[j])
@@ -494,7 +552,7 @@ class _Window:
 
     def _skipping_rounds(self) -> tuple[np.ndarray, np.ndarray]:
         skipped = np.flatnonzero(~self.plain)
-        events = {j: self._rare_events(j) for j in skipped}
+        events = self._rare_events_all(skipped)
         ev = np.unique(np.concatenate([e[0] for e in events.values()]))
         if not self.plain.any():  # sparse: only the rounds with a rare-side sample
             return ev, self._decide(ev, None, events)
