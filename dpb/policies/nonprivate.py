@@ -416,11 +416,226 @@ def _in_chunks(engine, means, T, env_generators, policy_generators, recorder, **
         engine(means, T, env_generators[lo:hi], policy_generators[lo:hi], recorder, offset=lo, **kwargs).run()
 
 
-def simulate_imed_fast(means, T, env_generators, policy_generators, recorder) -> None:
-    """Exact fast IMED simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _in_chunks(_IMEDEngine, means, T, env_generators, policy_generators, recorder)
-
-
 def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0) -> None:
     """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``."""
     _in_chunks(_KLUCBEngine, means, T, env_generators, policy_generators, recorder, c=c)
+
+
+# ----------------------------------------------------------------------------------------------
+# fast exact paths: reward tapes refined by hypergeometric bisection
+# ----------------------------------------------------------------------------------------------
+_BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
+_STREAM_CAP = 256  # uniforms pre-drawn per refill (single-pull peels and tie-breaks)
+_SPLIT_SAFETY = 0.7  # split length = this fraction of the linearised all-zeros safe length
+_ONE_MINUS = float(np.nextafter(1.0, 0.0))
+
+
+def _kl_ucb(x: float, c: float) -> float:
+    """max{q in [x, 1] : kl(x, q) <= c} for two floats, as :func:`~dpb.policies._numerics.kl_ucb_fast`
+    computes it (Newton's iteration from above; 1 when x >= 1 or c is infinite, x when c <= 0)."""
+    if x >= 1.0 or c == math.inf:
+        return 1.0
+    if not c > 0.0:
+        return x
+    one_m_x = 1.0 - x
+    neg_ent = (x * math.log(x) if x > 0.0 else 0.0) + one_m_x * math.log(one_m_x)
+    upper = min(x + math.sqrt(0.5 * c), -math.expm1(-(c - neg_ent) / one_m_x), _ONE_MINUS)
+    guess = x + math.sqrt(2.0 * c * x * one_m_x)
+    q = min(guess, upper) if guess > x else upper
+    x_safe = x if x > 0.0 else 1.0
+    for _ in range(60):
+        d = q - x
+        g = -(x * math.log1p(min(d / x_safe, 1e300)) + one_m_x * math.log1p(-d / one_m_x)) - c
+        q_new = min(max(q - g * q * (1.0 - q) / max(d, 1e-300), x), upper)
+        delta = abs(q_new - q)
+        q = q_new
+        if delta <= 1e-9:
+            break
+    return q
+
+
+class _Tapes:
+    """The future rewards of every arm of one run, as stacks of segments (length, sum).
+
+    Arm ``a``'s k-th pull pays the k-th entry of an i.i.d. Bernoulli(mu_a) sequence, whichever
+    rounds it is pulled in.  A segment of ``L`` entries with sum ``s`` is drawn as one
+    Binomial(L, mu_a); given ``s``, its entries are a uniformly random arrangement of ``s`` ones,
+    so its first ``L1`` entries sum to a Hypergeometric(s, L - s, L1) variate and the two parts
+    are again uniformly arranged given their sums.  Splitting the top segment therefore refines
+    the sequence exactly, as far as the policy needs to look, and unread segments stay on the
+    tape for the arm's later pulls.
+    """
+
+    def __init__(self, means, T: int, gen: np.random.Generator) -> None:
+        self.means = [float(m) for m in means]
+        self.T = T
+        self.gen = gen
+        self.lens = [[] for _ in self.means]
+        self.sums = [[] for _ in self.means]
+        self._u: list[float] = []
+
+    def top(self, a: int, t: int) -> tuple[int, int]:
+        """The next segment of arm ``a`` at round ``t`` (a new Binomial segment of at most the
+        T - t + 1 remaining rounds when the tape is empty)."""
+        la, sa = self.lens[a], self.sums[a]
+        if not la:
+            L = min(self.T - t + 1, _BLOCK_CAP)
+            la.append(L)
+            sa.append(int(self.gen.binomial(L, self.means[a])))
+        return la[-1], sa[-1]
+
+    def split(self, a: int, L1: int) -> tuple[int, int]:
+        """Split arm ``a``'s top segment after its first ``L1`` entries; return the first part."""
+        la, sa = self.lens[a], self.sums[a]
+        L, s = la[-1], sa[-1]
+        if s == 0 or s == L:
+            s1 = s and L1
+        else:
+            s1 = int(self.gen.hypergeometric(s, L - s, L1))
+        la[-1], sa[-1] = L - L1, s - s1
+        la.append(L1)
+        sa.append(s1)
+        return L1, s1
+
+    def pop(self, a: int) -> None:
+        self.lens[a].pop()
+        self.sums[a].pop()
+
+    def pull(self, a: int, t: int) -> int:
+        """The reward of one pull of arm ``a`` at round ``t``: the first entry of its tape."""
+        L, s = self.top(a, t)
+        if L == 1:
+            self.pop(a)
+            return s
+        if not self._u:
+            self._u = self.gen.random(_STREAM_CAP).tolist()
+        x = 1 if self._u.pop() * L < s else 0  # P(first entry = 1 | L, s) = s / L
+        self.lens[a][-1], self.sums[a][-1] = L - 1, s - x
+        return x
+
+
+def _pick(idx: list[float], best: float, rand: list, gen: np.random.Generator) -> int:
+    """The arm whose index equals ``best``, ties broken uniformly at random (one uniform)."""
+    tied = [a for a, v in enumerate(idx) if v == best]
+    if len(tied) == 1:
+        return tied[0]
+    if not rand:
+        rand.extend(gen.random(64).tolist())
+    return tied[min(int(rand.pop() * len(tied)), len(tied) - 1)]
+
+
+class _Stretches:
+    """Consecutive pulls of one run, merged into stretches (arm, length) for the recorder."""
+
+    def __init__(self) -> None:
+        self.arms: list[int] = []
+        self.lengths: list[int] = []
+
+    def add(self, a: int, n: int) -> None:
+        if self.arms and self.arms[-1] == a:
+            self.lengths[-1] += n
+        else:
+            self.arms.append(a)
+            self.lengths.append(n)
+
+
+def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
+    """One exact IMED run (see the module docstring), written into row ``run`` of ``rec``."""
+    K = len(means)
+    log, kl = math.log, _kl
+    tape, out, rand = _Tapes(means, T, env_gen), _Stretches(), []
+    N = [1] * K
+    S = [tape.pull(a, a + 1) for a in range(K)]  # initialisation: each arm once, in arm order
+    for a in range(K):
+        out.add(a, 1)
+    t = K + 1
+    while t <= T:
+        mu = [S[a] / N[a] for a in range(K)]
+        top = max(mu)
+        A = mu.index(top)
+        if mu.count(top) == 1:
+            # Leader block.  While A is the unique empirical best, its index is log N_A and arm
+            # j's index N_j kl(mu_j, m) + log N_j increases with A's mean m > mu_j; the other
+            # arms do not move.  A is the exact rule's unique choice at a state (n, m) when
+            # G(m) = min_j [N_j kl(mu_j, m) + log N_j] > log n (with a margin for rounding).
+            oth = [j for j in range(K) if j != A]
+            Nj = [N[j] for j in oth]
+            mj = [mu[j] for j in oth]
+            cj = [log(N[j]) - 1e-9 - 1e-13 * N[j] for j in oth]
+            mmax = max(mj) + 1e-12
+            nA, sA, acc = N[A], S[A], 0
+            while t <= T:
+                L, s = tape.top(A, t)
+                if L > T - t + 1:
+                    L, s = tape.split(A, T - t + 1)
+                # along a segment of L pulls with sum s the lowest mean is reached after its
+                # zeros come first: S_A / (N_A + min(L - s, L - 1)); G increases with the mean
+                # and log n with n, so one check at the segment's end covers every step in it
+                w = sA / (nA + (L - s if s else L - 1))
+                if w > mmax:
+                    ln = log(nA + L - 1)
+                    for i in range(K - 1):
+                        if cj[i] + Nj[i] * kl(mj[i], w) <= ln:
+                            break
+                    else:
+                        tape.pop(A)
+                        nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+                        continue
+                if L == 1:
+                    break
+                # not certified: split the segment.  The split point only changes the cost:
+                # aim at the length that is safe whatever the rewards (linearised margin).
+                w0 = sA / nA
+                if w0 <= mmax:
+                    break
+                if w0 >= 1.0:  # (only zeros so far: no linearisation, halve)
+                    tape.split(A, L >> 1)
+                    continue
+                ln0, g0, dg = log(nA), math.inf, 0.0
+                for i in range(K - 1):
+                    v = cj[i] + Nj[i] * kl(mj[i], w0) - ln0
+                    if v < g0:
+                        g0, dg = v, Nj[i] * (w0 - mj[i]) / (w0 * (1.0 - w0))
+                if g0 <= 0.0:
+                    break  # the next step is uncertain: the exact rule decides it
+                # d/dj [G(S_A / (N_A + j)) - log(N_A + j)] = -(G'(m) m + 1) / N_A after j zeros
+                guess = _SPLIT_SAFETY * g0 * nA / ((dg * w0 + 1.0) * (1.0 - w0))
+                tape.split(A, max(int(guess), 1) if guess < L else L >> 1)
+            N[A], S[A] = nA, sA
+            if acc:
+                out.add(A, acc)
+            if t > T:
+                break
+            mu[A] = sA / nA
+            top = max(mu)
+        # one exact step of the rule (random ties), as in the per-step reference
+        idx = [N[a] * kl(mu[a], top) + log(N[a]) for a in range(K)]
+        b = _pick(idx, min(idx), rand, pol_gen)
+        S[b] += tape.pull(b, t)
+        N[b] += 1
+        out.add(b, 1)
+        t += 1
+    rec.record_runs(run, 1, np.array(out.arms, dtype=np.int64), np.array(out.lengths, dtype=np.int64))
+
+
+def simulate_imed_fast(means, T, env_generators, policy_generators, recorder) -> None:
+    """Exact fast IMED simulation of ``len(env_generators)`` runs into ``recorder``."""
+    env_generators, policy_generators = _check_generators(env_generators, policy_generators)
+    means = [float(m) for m in np.asarray(means, dtype=float)]
+    T = _check_horizon(T, len(means))
+    for r, (ge, gp) in enumerate(zip(env_generators, policy_generators)):
+        _imed_run(means, T, ge, gp, recorder, r)
+
+
+def _check_generators(env_generators, policy_generators):
+    env_generators, policy_generators = list(env_generators), list(policy_generators)
+    if len(env_generators) != len(policy_generators):
+        raise ValueError("env_generators and policy_generators must have the same length")
+    return env_generators, policy_generators
+
+
+def _check_horizon(T, K: int) -> int:
+    T = int(T)
+    if T < K:
+        raise ValueError(f"T must be >= K={K} (every arm is pulled once first), got T={T}")
+    return T
