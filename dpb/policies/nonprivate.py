@@ -11,14 +11,39 @@ Ties are broken uniformly at random.
 
 Two simulators are provided.  The classes follow the generic phase protocol of
 :class:`~dpb.policies.base.Policy` with phases of one pull (exact and simple, but a numpy call per
-step).  :func:`simulate_imed_fast` / :func:`simulate_klucb_fast` are exact fast paths: most of the
-time these policies keep pulling the same *leader* arm, and while they do only the leader's
-statistics move.  The fast path therefore looks ahead at a window of the leader's next rewards
-(read from the run's own uniform stream), computes in one vectorised pass the first step at which
-the decision could differ from the leader (a stopping time), accepts the steps before it, and hands
-that step to the exact per-step rule (ties included).  Unread rewards are not consumed, so each run
-reads its generator's stream in order and the law of the trajectory is exactly the policy's.  See
-``benchmarks/README.md`` for the reasoning and the speed.
+step).  :func:`simulate_imed_fast` and :func:`simulate_klucb_fast` are exact fast paths built on
+one observation: most of the time these policies keep pulling the same *leader* arm, and while
+they do only the leader's statistics move.
+
+**IMED: reward tapes and certified segments** (:func:`simulate_imed_fast`, one run at a time).
+The k-th pull of arm a pays the k-th entry of an i.i.d. Bernoulli(mu_a) sequence, whatever the
+round, so each arm's future rewards can be drawn ahead as a *tape* of segments (L, s): L entries
+summing to s, one Binomial(L, mu_a) draw for the T - t + 1 entries that can still be read.  Given
+s, the entries are a uniformly random arrangement of s ones, so the first L_1 of them sum to a
+Hypergeometric(s, L - s, L_1) variate and both parts are again uniform given their sums: a
+segment is split exactly, at any point, and the unread part stays on the tape.
+
+While A is the unique empirical best, its index is log N_A and arm j's index
+N_j kl(mu_j, m) + log N_j increases with A's mean m > mu_j, so A is the rule's unique choice at
+(N_A = n, mean m) iff m > theta(n) = max_j max(mu_j, kl_ucb(mu_j, (log n - log N_j) / N_j)), which
+increases with n.  Along a segment (L, s) read from state (N_A, S_A), the lowest mean any
+arrangement can reach is S_A / (N_A + min(L - s, L - 1)) (zeros first), so the segment is accepted
+at once when that value exceeds theta(N_A + L - 1): every step in it is then a leader pull,
+whatever the arrangement.  theta_j is concave in log n, so its tangent at an anchor n_0 bounds it
+above for n >= n_0 (one inversion per arm and anchor).  A segment that fails is split (at a
+fraction of the length that is safe whatever the rewards, from the linearised margin) and the
+first part is examined; when even the next step is not certain, the exact rule decides it (ties
+uniformly at random, as in the reference) and the chosen arm's reward is the first entry of its
+tape.  The cost follows the segments examined, about sqrt(T) per run on the paper's instances
+instead of T.  A margin of 1e-9 (plus 1e-13 N_j) on the indexes covers rounding.
+
+**KL-UCB: look-ahead window** (:func:`simulate_klucb_fast`, runs vectorised in chunks).  The
+leader's next rewards are read from the run's uniform stream through a window; one vectorised
+pass finds the first step at which the decision could differ from the leader (a stopping time),
+accepts the steps before it and hands that step to the exact rule.  Unread uniforms are not
+consumed, so the trajectory is exactly the rule applied to the run's reward stream.
+
+See ``benchmarks/README.md`` for the speed.
 """
 
 from __future__ import annotations
@@ -163,7 +188,6 @@ class _LeaderEngine:
     """
 
     kind = "min"
-    scalar = False  # whether _scalar_steps is a fast scalar loop (else lock-step exact steps)
 
     def __init__(
         self,
@@ -209,12 +233,6 @@ class _LeaderEngine:
             # makes a few exact steps before the next attempt; this changes the cost, not the
             # trajectory (both paths follow the exact rule on the same stream)
             waiting = active[self.wait[active] > 0]
-            if self.scalar and waiting.size:  # all the waiting steps now, one run at a time
-                for r in waiting.tolist():
-                    self._scalar_steps(r, int(self.wait[r]))
-                self.wait[waiting] = 0
-                active = active[self.t[active] <= self.T]
-                waiting = waiting[:0]
             trying = active[self.wait[active] == 0]
             step = waiting
             if trying.size:
@@ -267,8 +285,7 @@ class _LeaderEngine:
         cut = acc < Lr
         self.L[rows] = np.where(cut, np.clip(2 * acc, _L_MIN, _L_MAX), np.minimum(2 * self.L[rows], _L_MAX))
         failed = acc == 0
-        top = 255 if self.scalar else 16
-        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, top), 0)
+        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, 16), 0)
         self.wait[rows] = np.where(failed, self.backoff[rows], 0)
         return cut
 
@@ -293,81 +310,6 @@ class _LeaderEngine:
         self.N[g, arm] += 1
         self.rec.record(g + self.off, self.t[g], self._eye[arm])
         self.t[g] += 1
-
-
-class _IMEDEngine(_LeaderEngine):
-    kind = "min"
-    scalar = True
-
-    def _scalar_steps(self, r: int, n: int) -> None:
-        """Up to ``n`` exact IMED steps of run ``r`` in plain Python, on the run's stream.
-
-        The same rule as :meth:`_exact_step` (argmin of N_a kl(mu_a, mu*) + log N_a, random ties
-        from the run's policy stream, reward = next uniform < mu_a), at a few microseconds a step
-        instead of a lock-step numpy iteration: a run whose lead keeps changing (near-ties) no
-        longer keeps the loop of all the runs going one step at a time.
-        """
-        n = min(n, self.T - int(self.t[r]) + 1)
-        if n <= 0:
-            return
-        row = np.array([r])
-        self.stream.ensure(row, n)
-        buf, p0 = self.stream.buf[r], int(self.stream.ptr[r])
-        means = self.means.tolist()
-        N, S = self.N[r].tolist(), self.S[r].tolist()
-        K, log, arms = self.K, math.log, []
-        mu = [S[a] / N[a] for a in range(K)]
-        top = max(mu)
-        idx = [N[a] * _kl(mu[a], top) + log(N[a]) for a in range(K)]
-        for i in range(n):
-            if i:  # only the pulled arm's statistics moved: recompute its index, or all if mu* moved
-                a = arms[-1]
-                mu[a] = S[a] / N[a]
-                new_top = max(mu)
-                if new_top != top:
-                    top = new_top
-                    idx = [N[b] * _kl(mu[b], top) + log(N[b]) for b in range(K)]
-                else:
-                    idx[a] = N[a] * _kl(mu[a], top) + log(N[a])
-            best = min(idx)
-            tied = [a for a in range(K) if idx[a] == best]
-            if len(tied) == 1:
-                arm = tied[0]
-            else:
-                u = float(self.rand.uniform(row)[0])
-                arm = tied[min(int(u * len(tied)), len(tied) - 1)]
-            N[arm] += 1
-            S[arm] += 1 if buf[p0 + i] < means[arm] else 0
-            arms.append(arm)
-        self.stream.advance(row, n)
-        self.N[r], self.S[r] = N, S
-        self.rec.record_steps(r + self.off, int(self.t[r]), np.array(arms, dtype=np.int64))
-        self.t[r] += n
-
-    def _index(self, rows):
-        n = self.N[rows]
-        mu = self.S[rows] / n
-        return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + np.log(n)
-
-    def _candidate(self, rows, mu):
-        return np.argmax(mu, axis=1)  # the empirical leader, whose IMED index is log N
-
-    def _prepare(self, rows, mu, Nr, A, Lr):
-        # The leader A (unique largest mean) has IMED index log N_A; arm j != A has index
-        # N_j kl(mu_j, m) + log N_j, increasing in the leader's mean m >= mu_j.  Over the window
-        # log N_A <= c = log(N_A + L - 1), so A stays the unique argmin while m exceeds
-        #     thr = max( max_j mu_j, max_j kl_ucb(mu_j, (c - log N_j) / N_j) ),
-        # a sufficient condition (exact up to the 1e-9 margin covering the inversion's error).
-        i = np.arange(rows.size)
-        c = np.log(Nr[i, A] + Lr - 1.0)
-        level = (c[:, None] - np.log(Nr)) / Nr
-        thr = np.where(level > 0.0, kl_ucb_fast(mu, np.maximum(level, 0.0)) + 1e-9, -np.inf)
-        thr = np.maximum(thr, mu + 1e-12)
-        thr[i, A] = -np.inf
-        self._thr = thr.max(axis=1)
-
-    def _continue(self, rows, Lr, k, m, NA):
-        return m > np.repeat(self._thr, Lr)
 
 
 class _KLUCBEngine(_LeaderEngine):
@@ -425,8 +367,10 @@ def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c
 # fast exact paths: reward tapes refined by hypergeometric bisection
 # ----------------------------------------------------------------------------------------------
 _BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
-_STREAM_CAP = 256  # uniforms pre-drawn per refill (single-pull peels and tie-breaks)
-_SPLIT_SAFETY = 0.7  # split length = this fraction of the linearised all-zeros safe length
+_UNIFORM_BLOCK = 256  # uniforms pre-drawn per refill (single-pull peels)
+_REANCHOR = 0.01  # re-anchor a threshold tangent when log N_A has grown by this much
+_CHECK_AT_END = True  # False: check a segment at its first step only (wrong; the tests' power check)
+_SPLIT_SAFETY = 0.8  # split length = this fraction of the linearised all-zeros safe length
 _ONE_MINUS = float(np.nextafter(1.0, 0.0))
 
 
@@ -508,7 +452,7 @@ class _Tapes:
             self.pop(a)
             return s
         if not self._u:
-            self._u = self.gen.random(_STREAM_CAP).tolist()
+            self._u = self.gen.random(_UNIFORM_BLOCK).tolist()
         x = 1 if self._u.pop() * L < s else 0  # P(first entry = 1 | L, s) = s / L
         self.lens[a][-1], self.sums[a][-1] = L - 1, s - x
         return x
@@ -548,66 +492,83 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
     S = [tape.pull(a, a + 1) for a in range(K)]  # initialisation: each arm once, in arm order
     for a in range(K):
         out.add(a, 1)
+    # tangent of each arm's threshold, valid while the arm is not pulled: (N_j, log n_0, A_j, b_j)
+    anchor: list = [None] * K
     t = K + 1
     while t <= T:
         mu = [S[a] / N[a] for a in range(K)]
         top = max(mu)
         A = mu.index(top)
         if mu.count(top) == 1:
-            # Leader block.  While A is the unique empirical best, its index is log N_A and arm
-            # j's index N_j kl(mu_j, m) + log N_j increases with A's mean m > mu_j; the other
-            # arms do not move.  A is the exact rule's unique choice at a state (n, m) when
-            # G(m) = min_j [N_j kl(mu_j, m) + log N_j] > log n (with a margin for rounding).
-            oth = [j for j in range(K) if j != A]
-            Nj = [N[j] for j in oth]
-            mj = [mu[j] for j in oth]
-            cj = [log(N[j]) - 1e-9 - 1e-13 * N[j] for j in oth]
-            mmax = max(mj) + 1e-12
+            # Leader block.  While A is the unique empirical best, its index is log N_A, and arm
+            # j's index N_j kl(mu_j, m) + log N_j grows with A's mean m > mu_j: A is the exact
+            # rule's unique choice at (N_A = n, mean m) iff m > theta_j(n) for every j, where
+            # theta_j(n) = max(mu_j, kl_ucb(mu_j, (log n - log N_j) / N_j)).  theta_j is concave
+            # in log n where it exceeds mu_j, so its tangent at log n_0 bounds it above for
+            # n >= n_0: one inversion per arm and re-anchoring, then a product per check.
             nA, sA, acc = N[A], S[A], 0
-            while t <= T:
-                L, s = tape.top(A, t)
-                if L > T - t + 1:
-                    L, s = tape.split(A, T - t + 1)
-                # along a segment of L pulls with sum s the lowest mean is reached after its
-                # zeros come first: S_A / (N_A + min(L - s, L - 1)); G increases with the mean
-                # and log n with n, so one check at the segment's end covers every step in it
-                w = sA / (nA + (L - s if s else L - 1))
-                if w > mmax:
-                    ln = log(nA + L - 1)
-                    for i in range(K - 1):
-                        if cj[i] + Nj[i] * kl(mj[i], w) <= ln:
-                            break
+            ln0 = log(nA)
+            mmax = max(mu[j] for j in range(K) if j != A) + 1e-12
+            coef = []
+            for j in range(K):
+                if j == A:
+                    continue
+                an = anchor[j]
+                if an is None or an[0] != N[j] or not 0.0 <= ln0 - an[1] <= _REANCHOR:
+                    c = (ln0 + 1e-9 + 1e-13 * N[j] - log(N[j])) / N[j]
+                    if c > 0.0:
+                        q = _kl_ucb(mu[j], c) + 1e-9  # (above the root: Newton's error is ~1e-10)
+                        b = q * (1.0 - q) / ((q - mu[j]) * N[j])  # d theta_j / d log n
+                        an = anchor[j] = (N[j], ln0, q - b * ln0, b)
                     else:
+                        an = anchor[j] = None
+                if an is None:
+                    break
+                coef.append((an[2], an[3]))
+            else:
+                while t <= T:
+                    L, s = tape.top(A, t)
+                    if L > T - t + 1:
+                        L, s = tape.split(A, T - t + 1)
+                    # along a segment of L pulls with sum s the lowest mean comes after its zeros
+                    # come first: S_A / (N_A + min(L - s, L - 1)); theta grows with n, so one
+                    # check at the segment's end covers every step in it
+                    w = sA / (nA + (L - s if s else L - 1))
+                    ln = log(nA + L - 1) if _CHECK_AT_END else log(nA)
+                    thr = mmax
+                    for a0, b in coef:
+                        v = a0 + b * ln
+                        if v > thr:
+                            thr = v
+                    if w > thr:
                         tape.pop(A)
                         nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
                         continue
-                if L == 1:
+                    if L == 1:
+                        break
+                    # not certified: split the segment.  The split point only changes the cost:
+                    # aim at a fraction of the length that is safe whatever the rewards.
+                    w0 = sA / nA
+                    if w0 >= 1.0:  # (only ones so far: no linearisation, halve)
+                        tape.split(A, L >> 1)
+                        continue
+                    ln, thr, slope = log(nA), mmax, 0.0
+                    for a0, b in coef:
+                        v = a0 + b * ln
+                        if v > thr:
+                            thr, slope = v, b
+                    if w0 <= thr:
+                        break  # the next step is uncertain: the exact rule decides it
+                    # after j zeros the mean is ~ w0 (1 - j / N_A), the threshold ~ thr + slope j / N_A
+                    guess = _SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0))
+                    tape.split(A, max(int(guess), 1) if guess < L else L >> 1)
+                N[A], S[A] = nA, sA
+                if acc:
+                    out.add(A, acc)
+                if t > T:
                     break
-                # not certified: split the segment.  The split point only changes the cost:
-                # aim at the length that is safe whatever the rewards (linearised margin).
-                w0 = sA / nA
-                if w0 <= mmax:
-                    break
-                if w0 >= 1.0:  # (only zeros so far: no linearisation, halve)
-                    tape.split(A, L >> 1)
-                    continue
-                ln0, g0, dg = log(nA), math.inf, 0.0
-                for i in range(K - 1):
-                    v = cj[i] + Nj[i] * kl(mj[i], w0) - ln0
-                    if v < g0:
-                        g0, dg = v, Nj[i] * (w0 - mj[i]) / (w0 * (1.0 - w0))
-                if g0 <= 0.0:
-                    break  # the next step is uncertain: the exact rule decides it
-                # d/dj [G(S_A / (N_A + j)) - log(N_A + j)] = -(G'(m) m + 1) / N_A after j zeros
-                guess = _SPLIT_SAFETY * g0 * nA / ((dg * w0 + 1.0) * (1.0 - w0))
-                tape.split(A, max(int(guess), 1) if guess < L else L >> 1)
-            N[A], S[A] = nA, sA
-            if acc:
-                out.add(A, acc)
-            if t > T:
-                break
-            mu[A] = sA / nA
-            top = max(mu)
+                mu[A] = sA / nA
+                top = max(mu)
         # one exact step of the rule (random ties), as in the per-step reference
         idx = [N[a] * kl(mu[a], top) + log(N[a]) for a in range(K)]
         b = _pick(idx, min(idx), rand, pol_gen)
@@ -623,7 +584,7 @@ def simulate_imed_fast(means, T, env_generators, policy_generators, recorder) ->
     env_generators, policy_generators = _check_generators(env_generators, policy_generators)
     means = [float(m) for m in np.asarray(means, dtype=float)]
     T = _check_horizon(T, len(means))
-    for r, (ge, gp) in enumerate(zip(env_generators, policy_generators)):
+    for r, (ge, gp) in enumerate(zip(env_generators, policy_generators, strict=True)):
         _imed_run(means, T, ge, gp, recorder, r)
 
 
