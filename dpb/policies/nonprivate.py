@@ -488,60 +488,86 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
     K = len(means)
     log, kl = math.log, _kl
     tape, out, rand = _Tapes(means, T, env_gen), _Stretches(), []
+    hyper = env_gen.hypergeometric
     N = [1] * K
     S = [tape.pull(a, a + 1) for a in range(K)]  # initialisation: each arm once, in arm order
     for a in range(K):
         out.add(a, 1)
     # tangent of each arm's threshold, valid while the arm is not pulled: (N_j, log n_0, A_j, b_j)
     anchor: list = [None] * K
+    idx: list = [0.0] * K  # exact-step indexes, valid for (idx_top, idx_key)
+    idx_top, idx_key = -1.0, None
     t = K + 1
     while t <= T:
         mu = [S[a] / N[a] for a in range(K)]
         top = max(mu)
         A = mu.index(top)
-        if mu.count(top) == 1:
+        # the exact rule's indexes N_a kl(mu_a, mu*) + log N_a; an index changes only when its
+        # arm moved or mu* changed, so after an exact step only the pulled arm's is recomputed
+        if top == idx_top and idx_key is not None and all(
+            N[a] == idx_key[a] or a == idx_key[K] for a in range(K)
+        ):
+            a = idx_key[K]
+            idx[a] = N[a] * kl(mu[a], top) + log(N[a])
+        else:
+            idx = [N[a] * kl(mu[a], top) + log(N[a]) for a in range(K)]
+        idx_top, idx_key = top, None
+        lead = mu.count(top) == 1
+        if lead:  # the next step is surely the leader's (margins as below)?
+            ln0 = log(N[A])
+            lead = all(idx[j] - 1e-9 - 1e-13 * N[j] > ln0 for j in range(K) if j != A)
+        if lead:
             # Leader block.  While A is the unique empirical best, its index is log N_A, and arm
             # j's index N_j kl(mu_j, m) + log N_j grows with A's mean m > mu_j: A is the exact
             # rule's unique choice at (N_A = n, mean m) iff m > theta_j(n) for every j, where
             # theta_j(n) = max(mu_j, kl_ucb(mu_j, (log n - log N_j) / N_j)).  theta_j is concave
             # in log n where it exceeds mu_j, so its tangent at log n_0 bounds it above for
-            # n >= n_0: one inversion per arm and re-anchoring, then a product per check.
+            # n >= n_0: one inversion per arm and re-anchoring, then one line per check.
             nA, sA, acc = N[A], S[A], 0
-            ln0 = log(nA)
-            mmax = max(mu[j] for j in range(K) if j != A) + 1e-12
-            coef = []
+            mmax, t0, slope = -1.0, -1.0, 0.0
             for j in range(K):
                 if j == A:
                     continue
+                if mu[j] > mmax:
+                    mmax = mu[j]
                 an = anchor[j]
                 if an is None or an[0] != N[j] or not 0.0 <= ln0 - an[1] <= _REANCHOR:
+                    an = None
                     c = (ln0 + 1e-9 + 1e-13 * N[j] - log(N[j])) / N[j]
                     if c > 0.0:
-                        q = _kl_ucb(mu[j], c) + 1e-9  # (above the root: Newton's error is ~1e-10)
-                        b = q * (1.0 - q) / ((q - mu[j]) * N[j])  # d theta_j / d log n
-                        an = anchor[j] = (N[j], ln0, q - b * ln0, b)
-                    else:
-                        an = anchor[j] = None
-                if an is None:
-                    break
-                coef.append((an[2], an[3]))
+                        q = _kl_ucb(mu[j], c)  # (Newton from above: q >= the root)
+                        if q - mu[j] > 1e-8 and q < 1.0:
+                            # d theta_j / d log n = q (1 - q) / ((q - mu_j) N_j) at the root; the
+                            # denominator is shrunk by 1e-9 so that the slope is not underestimated
+                            b = q * (1.0 - q) / ((q - mu[j] - 1e-9) * N[j])
+                            an = (N[j], ln0, q + 1e-9 - b * ln0, b)
+                    anchor[j] = an
+                    if an is None:
+                        break
+                # the upper envelope of the tangents for log n >= ln0: one line, through the
+                # highest tangent at ln0, with the largest slope
+                v = an[2] + an[3] * ln0
+                if v > t0:
+                    t0 = v
+                if an[3] > slope:
+                    slope = an[3]
             else:
+                mmax += 1e-12
+                la, sa = tape.lens[A], tape.sums[A]
                 while t <= T:
-                    L, s = tape.top(A, t)
+                    if not la:
+                        tape.top(A, t)
+                    L, s = la[-1], sa[-1]
                     if L > T - t + 1:
                         L, s = tape.split(A, T - t + 1)
                     # along a segment of L pulls with sum s the lowest mean comes after its zeros
                     # come first: S_A / (N_A + min(L - s, L - 1)); theta grows with n, so one
                     # check at the segment's end covers every step in it
                     w = sA / (nA + (L - s if s else L - 1))
-                    ln = log(nA + L - 1) if _CHECK_AT_END else log(nA)
-                    thr = mmax
-                    for a0, b in coef:
-                        v = a0 + b * ln
-                        if v > thr:
-                            thr = v
-                    if w > thr:
-                        tape.pop(A)
+                    thr = t0 + slope * (log(nA + L - 1) if _CHECK_AT_END else log(nA)) - slope * ln0
+                    if w > thr and w > mmax:
+                        la.pop()
+                        sa.pop()
                         nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
                         continue
                     if L == 1:
@@ -549,19 +575,21 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
                     # not certified: split the segment.  The split point only changes the cost:
                     # aim at a fraction of the length that is safe whatever the rewards.
                     w0 = sA / nA
-                    if w0 >= 1.0:  # (only ones so far: no linearisation, halve)
-                        tape.split(A, L >> 1)
-                        continue
-                    ln, thr, slope = log(nA), mmax, 0.0
-                    for a0, b in coef:
-                        v = a0 + b * ln
-                        if v > thr:
-                            thr, slope = v, b
+                    thr = t0 + slope * (log(nA) - ln0)
+                    if thr < mmax:
+                        thr = mmax
                     if w0 <= thr:
                         break  # the next step is uncertain: the exact rule decides it
-                    # after j zeros the mean is ~ w0 (1 - j / N_A), the threshold ~ thr + slope j / N_A
-                    guess = _SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0))
-                    tape.split(A, max(int(guess), 1) if guess < L else L >> 1)
+                    if w0 >= 1.0:  # (only ones so far: no linearisation, halve)
+                        L1 = L >> 1
+                    else:
+                        # after j zeros the mean is ~ w0 (1 - j / N_A), theta ~ thr + slope j / N_A
+                        guess = _SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0))
+                        L1 = max(int(guess), 1) if guess < L else L >> 1
+                    s1 = s and L1 if s == 0 or s == L else int(hyper(s, L - s, L1))
+                    la[-1], sa[-1] = L - L1, s - s1
+                    la.append(L1)
+                    sa.append(s1)
                 N[A], S[A] = nA, sA
                 if acc:
                     out.add(A, acc)
@@ -569,13 +597,15 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
                     break
                 mu[A] = sA / nA
                 top = max(mu)
+                if acc:  # the leader moved: mu* and the indexes change
+                    continue
         # one exact step of the rule (random ties), as in the per-step reference
-        idx = [N[a] * kl(mu[a], top) + log(N[a]) for a in range(K)]
         b = _pick(idx, min(idx), rand, pol_gen)
         S[b] += tape.pull(b, t)
         N[b] += 1
         out.add(b, 1)
         t += 1
+        idx_top, idx_key = top, (*N, b)
     rec.record_runs(run, 1, np.array(out.arms, dtype=np.int64), np.array(out.lengths, dtype=np.int64))
 
 
