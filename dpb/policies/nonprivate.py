@@ -495,27 +495,27 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
         out.add(a, 1)
     # tangent of each arm's threshold, valid while the arm is not pulled: (N_j, log n_0, A_j, b_j)
     anchor: list = [None] * K
-    idx: list = [0.0] * K  # exact-step indexes, valid for (idx_top, idx_key)
-    idx_top, idx_key = -1.0, None
+    mu = [S[a] / N[a] for a in range(K)]
+    top = -1.0
+    dirty = -1  # arm whose index is stale (-1: all of them)
     t = K + 1
     while t <= T:
-        mu = [S[a] / N[a] for a in range(K)]
-        top = max(mu)
-        A = mu.index(top)
         # the exact rule's indexes N_a kl(mu_a, mu*) + log N_a; an index changes only when its
         # arm moved or mu* changed, so after an exact step only the pulled arm's is recomputed
-        if top == idx_top and idx_key is not None and all(
-            N[a] == idx_key[a] or a == idx_key[K] for a in range(K)
-        ):
-            a = idx_key[K]
-            idx[a] = N[a] * kl(mu[a], top) + log(N[a])
-        else:
+        new_top = max(mu)
+        if new_top != top or dirty < 0:
+            top = new_top
             idx = [N[a] * kl(mu[a], top) + log(N[a]) for a in range(K)]
-        idx_top, idx_key = top, None
+        else:
+            idx[dirty] = N[dirty] * kl(mu[dirty], top) + log(N[dirty])
+        A = mu.index(top)
         lead = mu.count(top) == 1
-        if lead:  # the next step is surely the leader's (margins as below)?
+        if lead:  # is the next step surely the leader's (margins as below)?
             ln0 = log(N[A])
-            lead = all(idx[j] - 1e-9 - 1e-13 * N[j] > ln0 for j in range(K) if j != A)
+            for j in range(K):
+                if j != A and idx[j] - 1e-9 - 1e-13 * N[j] <= ln0:
+                    lead = False
+                    break
         if lead:
             # Leader block.  While A is the unique empirical best, its index is log N_A, and arm
             # j's index N_j kl(mu_j, m) + log N_j grows with A's mean m > mu_j: A is the exact
@@ -553,6 +553,8 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
                     slope = an[3]
             else:
                 mmax += 1e-12
+                # log n - log n_0 <= (n - n_0) / n_0: the envelope at n is below t0 + k (n - n_0)
+                n0, k = nA, slope / nA
                 la, sa = tape.lens[A], tape.sums[A]
                 while t <= T:
                     if not la:
@@ -564,7 +566,7 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
                     # come first: S_A / (N_A + min(L - s, L - 1)); theta grows with n, so one
                     # check at the segment's end covers every step in it
                     w = sA / (nA + (L - s if s else L - 1))
-                    thr = t0 + slope * (log(nA + L - 1) if _CHECK_AT_END else log(nA)) - slope * ln0
+                    thr = t0 + k * ((nA + L - 1 if _CHECK_AT_END else nA) - n0)
                     if w > thr and w > mmax:
                         la.pop()
                         sa.pop()
@@ -575,7 +577,7 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
                     # not certified: split the segment.  The split point only changes the cost:
                     # aim at a fraction of the length that is safe whatever the rewards.
                     w0 = sA / nA
-                    thr = t0 + slope * (log(nA) - ln0)
+                    thr = t0 + k * (nA - n0)
                     if thr < mmax:
                         thr = mmax
                     if w0 <= thr:
@@ -591,21 +593,23 @@ def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
                     la.append(L1)
                     sa.append(s1)
                 N[A], S[A] = nA, sA
-                if acc:
+                if acc:  # the leader moved: mu* and every index change
                     out.add(A, acc)
-                if t > T:
-                    break
-                mu[A] = sA / nA
-                top = max(mu)
-                if acc:  # the leader moved: mu* and the indexes change
+                    mu[A] = sA / nA
+                    dirty = -1
                     continue
         # one exact step of the rule (random ties), as in the per-step reference
-        b = _pick(idx, min(idx), rand, pol_gen)
+        best = min(idx)
+        if idx.count(best) == 1:
+            b = idx.index(best)
+        else:
+            b = _pick(idx, best, rand, pol_gen)
         S[b] += tape.pull(b, t)
         N[b] += 1
+        mu[b] = S[b] / N[b]
         out.add(b, 1)
         t += 1
-        idx_top, idx_key = top, (*N, b)
+        dirty = b
     rec.record_runs(run, 1, np.array(out.arms, dtype=np.int64), np.array(out.lengths, dtype=np.int64))
 
 
