@@ -1,16 +1,20 @@
-"""The IMED fast path's reward tapes and leader-block certification, against exact laws.
+"""The IMED and KL-UCB fast paths (reward tapes, certified leader segments) against exact laws.
 
 :mod:`dpb.policies.nonprivate` draws a leader's rewards over a segment as one Binomial sum and
-refines the segment by hypergeometric splits only where the IMED decision could change.  These
-tests check (1) that the refinement produces exactly an i.i.d. Bernoulli sequence, whatever the
-order of splits and single pulls (chi-square over all 2^8 patterns of 8 rewards, with a wrong
-splitting rule rejected by the same test), (2) the fast path against the literal per-step
-reference in distribution on horizons where long segments are certified and split (two-sample
-KS on the final regret and the optimal arm's pulls; the tests of
-``tests/test_reference_agreement.py`` cover the paper's instances, ties and near-ties), and (3)
-that the same sample sizes reject a deliberately wrong certification (the segment's end point
-instead of its worst path).  Seeds are fixed; each KS test has a false-alarm rate below
-ALPHA = 1e-3 (discrete statistics make KS conservative).
+refines the segment by hypergeometric splits only where the decision could change.  These tests
+check (1) that the refinement produces exactly an i.i.d. Bernoulli sequence, whatever the order
+of splits and single pulls (chi-square over all 2^8 patterns of 8 rewards; a wrong splitting
+rule is rejected by the same test), (2) the exact law of the optimal arm's pull count of a
+two-armed IMED and KL-UCB at T = 24, computed by dynamic programming over the states
+(N_0, S_0, N_1, S_1) with the reference's rule and index functions (chi-square against
+10,000-20,000 fast runs), (3) that this test rejects deliberately wrong certifications (IMED: a
+segment's threshold checked at its first step instead of its last; KL-UCB: a segment certified
+by its end point's mean instead of its worst path), and (4) IMED against the literal per-step
+reference on horizons where segments of thousands of pulls are certified and split (two-sample
+KS on the final and mid-horizon regret and the optimal arm's pulls; the tests of
+``tests/test_reference_agreement.py`` cover the paper's instances, ties and near-ties for both
+policies).  Seeds are fixed; each test has a false-alarm rate below ALPHA = 1e-3 (discrete
+statistics make KS conservative).
 """
 
 import math
@@ -21,7 +25,7 @@ from scipy.stats import chi2, ks_2samp
 
 import dpb.policies.nonprivate as nonprivate
 from dpb.policies.nonprivate import _Tapes
-from dpb.reference import _kl_scalar, reference_simulate
+from dpb.reference import _kl_scalar, _kl_ucb_scalar, reference_simulate
 from dpb.simulate import Result, simulate
 
 ALPHA = 1e-3
@@ -131,21 +135,30 @@ def test_imed_runs_are_independent_of_grouping():
     assert together.same_as(alone)
 
 
-def _exact_pulls_law(means, T):
-    """Exact law of N_0(T) for two-armed IMED (the reference's rule, ties at random), by dynamic
-    programming over (N_0, S_0, N_1, S_1) from the initial round robin."""
+def _imed_index(n, s, top, t, c):
+    return n * _kl_scalar(s / n, top) + math.log(n)
+
+
+def _klucb_index(n, s, top, t, c):
+    budget = max(math.log(t) + (c * math.log(math.log(t)) if c else 0.0), 0.0)
+    return -_kl_ucb_scalar(s / n, budget / n)  # (minimised, like IMED's)
+
+
+def _exact_pulls_law(name, means, T, c=0.0):
+    """Exact law of N_0(T) for a two-armed IMED or KL-UCB (the reference's rule and index
+    functions, ties at random), by dynamic programming over (N_0, S_0, N_1, S_1)."""
+    index = _imed_index if name == "IMED" else _klucb_index
     p = means
     dist = {}
     for x0 in (0, 1):
         for x1 in (0, 1):
             pr = (p[0] if x0 else 1 - p[0]) * (p[1] if x1 else 1 - p[1])
             dist[(1, x0, 1, x1)] = pr
-    for _ in range(3, T + 1):
+    for t in range(3, T + 1):
         new = {}
         for (n0, s0, n1, s1), pr in dist.items():
             top = max(s0 / n0, s1 / n1)
-            i0 = n0 * _kl_scalar(s0 / n0, top) + math.log(n0)
-            i1 = n1 * _kl_scalar(s1 / n1, top) + math.log(n1)
+            i0, i1 = index(n0, s0, top, t, c), index(n1, s1, top, t, c)
             choices = [0] if i0 < i1 else [1] if i1 < i0 else [0, 1]
             for a in choices:
                 for x, px in ((1, p[a]), (0, 1 - p[a])):
@@ -158,12 +171,12 @@ def _exact_pulls_law(means, T):
     return law
 
 
-def _law_pvalue(means, T, runs, seed):
+def _law_pvalue(name, means, T, runs, seed, c=0.0):
     """Chi-square p-value of the fast path's N_0(T) against the exact law (cells with expected
     count < 5 pooled into one)."""
-    law = _exact_pulls_law(means, T)
+    law = _exact_pulls_law(name, means, T, c)
     assert abs(law.sum() - 1.0) < 1e-12
-    res = simulate("IMED", means, T, runs=runs, seed=seed)
+    res = simulate(name, means, T, runs=runs, seed=seed, params={"c": c} if name == "KL-UCB" else {})
     counts = np.bincount(res.pulls[:, 0], minlength=T + 1)
     exp = runs * law
     keep = exp >= 5
@@ -175,13 +188,24 @@ def _law_pvalue(means, T, runs, seed):
     return chi2.sf(stat, df)
 
 
-@pytest.mark.parametrize("means, runs", [((0.6, 0.4), 20000), ((0.3, 0.25), 10000)])
-def test_imed_fast_matches_the_exact_law(means, runs):
-    assert _law_pvalue(means, 24, runs, seed=5) > ALPHA
+@pytest.mark.parametrize(
+    "name, means, c, runs",
+    [
+        ("IMED", (0.6, 0.4), 0.0, 20000),
+        ("IMED", (0.3, 0.25), 0.0, 10000),
+        ("KL-UCB", (0.6, 0.4), 0.0, 20000),
+        ("KL-UCB", (0.8, 0.3), 1.0, 10000),
+    ],
+)
+def test_fast_path_matches_the_exact_law(name, means, c, runs):
+    assert _law_pvalue(name, means, 24, runs, seed=5, c=c) > ALPHA
 
 
-def test_wrong_certification_is_rejected(monkeypatch):
-    # checking a segment's threshold at its first step instead of its last accepts leader pulls
-    # the rule would not make; the exact-law test sees it (p ~ 0 where the correct code gives 0.17)
-    monkeypatch.setattr(nonprivate, "_CHECK_AT_END", False)
-    assert _law_pvalue((0.6, 0.4), 24, 20000, seed=5) < ALPHA
+@pytest.mark.parametrize("name, flag", [("IMED", "_CHECK_AT_END"), ("KL-UCB", "_WORST_PATH")])
+def test_wrong_certification_is_rejected(name, flag, monkeypatch):
+    # two deliberately wrong certifications, each rejected by the exact-law test that the correct
+    # code passes above: IMED checking a segment's threshold at its first step instead of its
+    # last (p ~ 1e-160 in development), KL-UCB certifying a segment by its end point's mean
+    # instead of its worst path (p ~ 1e-47)
+    monkeypatch.setattr(nonprivate, flag, False)
+    assert _law_pvalue(name, (0.6, 0.4), 24, 20000, seed=5) < ALPHA

@@ -358,18 +358,16 @@ def _in_chunks(engine, means, T, env_generators, policy_generators, recorder, **
         engine(means, T, env_generators[lo:hi], policy_generators[lo:hi], recorder, offset=lo, **kwargs).run()
 
 
-def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0) -> None:
-    """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _in_chunks(_KLUCBEngine, means, T, env_generators, policy_generators, recorder, c=c)
-
-
 # ----------------------------------------------------------------------------------------------
 # fast exact paths: reward tapes refined by hypergeometric bisection
 # ----------------------------------------------------------------------------------------------
 _BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
 _UNIFORM_BLOCK = 256  # uniforms pre-drawn per refill (single-pull peels)
 _REANCHOR = 0.01  # re-anchor a threshold tangent when log N_A has grown by this much
-_CHECK_AT_END = True  # False: check a segment at its first step only (wrong; the tests' power check)
+# wrong variants, for the tests' power checks only: check a segment at its first step only
+# (_CHECK_AT_END = False), or at its end point's mean instead of its worst path (_WORST_PATH = False)
+_CHECK_AT_END = True
+_WORST_PATH = True
 _SPLIT_SAFETY = 0.8  # split length = this fraction of the linearised all-zeros safe length
 _ONE_MINUS = float(np.nextafter(1.0, 0.0))
 
@@ -634,3 +632,151 @@ def _check_horizon(T, K: int) -> int:
     if T < K:
         raise ValueError(f"T must be >= K={K} (every arm is pulled once first), got T={T}")
     return T
+
+
+def _budget_scalar(t: int, c: float) -> float:
+    """KL-UCB exploration budget log t + c log log t (floored at 0), for one round."""
+    lt = math.log(t)
+    if c == 0.0:
+        return lt
+    return max(lt + c * math.log(lt), 0.0) if lt > 0.0 else 0.0
+
+
+def _klucb_run(means, T: int, c: float, env_gen, pol_gen, rec, run: int) -> None:
+    """One exact KL-UCB run (see the module docstring), written into row ``run`` of ``rec``."""
+    K = len(means)
+    kl = _kl
+    tape, out, rand = _Tapes(means, T, env_gen), _Stretches(), []
+    hyper = env_gen.hypergeometric
+    N = [1] * K
+    S = [tape.pull(a, a + 1) for a in range(K)]  # initialisation: each arm once, in arm order
+    for a in range(K):
+        out.add(a, 1)
+    mu = [S[a] / N[a] for a in range(K)]
+    # U_a(f) = kl_ucb(mu_a, f / N_a) is concave and increasing in the budget f, so its tangent at
+    # an anchor f_a bounds it above for f >= f_a: (N_a, f_a, value + 1e-9, slope), valid while
+    # the arm is not pulled (and after a zero reward: the index can only go down)
+    anchor: list = [None] * K
+
+    def exact(a: int, f: float) -> float:
+        v = _kl_ucb(mu[a], f / N[a])
+        if mu[a] >= 1.0:
+            anchor[a] = (N[a], f, 1.0 + 1e-9, 0.0)
+        elif v - mu[a] > 1e-8 and v < 1.0:
+            slope = v * (1.0 - v) / ((v - mu[a] - 1e-9) * N[a]) * (1.0 + 1e-6)
+            anchor[a] = (N[a], f, v + 1e-9, slope)
+        else:
+            anchor[a] = None
+        return v
+
+    def bound(a: int, f: float) -> float:
+        an = anchor[a]
+        if an is None or an[0] != N[a] or f < an[1]:
+            return 2.0
+        return an[2] + an[3] * (f - an[1])
+
+    t = K + 1
+    while t <= T:
+        # Leader block: the most pulled arm A.  The others do not move while A is pulled, and
+        # their indexes grow with t only: below U0 + ku (t - t0) by their tangents and
+        # f(t) - f(t0) <= (t - t0) (1 + c / log t0) / t0.  A's index kl_ucb(m, f / n) grows with
+        # its mean m and the budget and falls with n: along a segment it is at least
+        # kl_ucb(w, f(t0) / n_end) with w the segment's lowest possible mean.
+        A = N.index(max(N))
+        t0 = t
+        f0 = _budget_scalar(t0, c)
+        U0, smax = -1.0, 0.0
+        for k in range(K):
+            if k == A:
+                continue
+            v = bound(k, f0)
+            if v > 1.0:
+                exact(k, f0)
+                v = bound(k, f0)
+            if v > U0:
+                U0 = v
+            an = anchor[k]
+            if an is None or an[3] > smax:
+                smax = math.inf if an is None else an[3]
+        lt0 = math.log(t0)
+        ku = smax * (1.0 + c / lt0) / t0 if U0 <= 1.0 and smax < math.inf else math.inf
+        fmarg = f0 - 1e-9 * (1.0 + f0)
+        nA, sA, acc = N[A], S[A], 0
+        la, sa = tape.lens[A], tape.sums[A]
+        t_stop = min(T, t0 + (t0 >> 6))  # then a new block: fresh budget and bounds
+        while t <= t_stop and ku < math.inf:
+            if not la:
+                tape.top(A, t)
+            L, s = la[-1], sa[-1]
+            if L > T - t + 1:
+                L, s = tape.split(A, T - t + 1)
+            w = sA / (nA + (L - s if s else L - 1)) if _WORST_PATH else (sA + s) / (nA + L)
+            u = U0 + ku * ((t + L - 1 if _CHECK_AT_END else t) - t0)
+            if u < 1.0 and (w > u or (nA + L - 1) * kl(w, u) < fmarg - 1e-13 * (nA + L)):
+                la.pop()
+                sa.pop()
+                nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+                continue
+            if L == 1:
+                break
+            w0 = sA / nA
+            u0 = U0 + ku * (t - t0)
+            if u0 >= 1.0:
+                break
+            if w0 > u0 or w0 <= 0.0:
+                L1 = L >> 1
+            else:
+                g0 = fmarg - 1e-13 * nA - nA * kl(w0, u0)
+                if g0 <= 0.0:
+                    break  # the next step is uncertain: the exact rule decides it
+                # per zero, n kl(S / n, u) grows by ~ log((1 - w0) / (1 - u0)); per step, u by ku
+                dz = math.log((1.0 - w0) / (1.0 - u0))
+                du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
+                guess = _SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du)
+                L1 = max(int(guess), 1) if guess < L else L >> 1
+            s1 = s and L1 if s == 0 or s == L else int(hyper(s, L - s, L1))
+            la[-1], sa[-1] = L - L1, s - s1
+            la.append(L1)
+            sa.append(s1)
+        if acc:
+            N[A], S[A] = nA, sA
+            mu[A] = sA / nA
+            out.add(A, acc)
+            continue
+        if t > T:
+            break
+        # one exact step: argmax of the indexes (random ties), as in the per-step reference.
+        # Indexes are computed in decreasing order of their upper bounds until the best value
+        # found exceeds every remaining bound; an arm below the best cannot tie with it.
+        f = _budget_scalar(t, c)
+        ubs = [bound(a, f) for a in range(K)]
+        best, vals = -1.0, {}
+        for a in sorted(range(K), key=ubs.__getitem__, reverse=True):
+            if ubs[a] < best:
+                break
+            v = vals[a] = exact(a, f)
+            if v > best:
+                best = v
+        tied = sorted(a for a, v in vals.items() if v == best)
+        b = tied[0] if len(tied) == 1 else _pick([vals[a] for a in tied], best, rand, pol_gen)
+        if len(tied) > 1:
+            b = tied[b]
+        x = tape.pull(b, t)
+        an = anchor[b]
+        S[b] += x
+        N[b] += 1
+        mu[b] = S[b] / N[b]
+        if an is not None and x == 0 and an[0] == N[b] - 1:
+            anchor[b] = (N[b], *an[1:])  # a zero lowers the mean and the level: still a bound
+        out.add(b, 1)
+        t += 1
+    rec.record_runs(run, 1, np.array(out.arms, dtype=np.int64), np.array(out.lengths, dtype=np.int64))
+
+
+def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0) -> None:
+    """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``."""
+    env_generators, policy_generators = _check_generators(env_generators, policy_generators)
+    means = [float(m) for m in np.asarray(means, dtype=float)]
+    T = _check_horizon(T, len(means))
+    for r, (ge, gp) in enumerate(zip(env_generators, policy_generators, strict=True)):
+        _klucb_run(means, T, float(c), ge, gp, recorder, r)
