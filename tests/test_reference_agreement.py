@@ -123,17 +123,6 @@ def test_tied_arms_share_the_pulls_symmetrically():
     assert res.pulls[:, :3].mean(axis=0).min() > 500
 
 
-@pytest.mark.parametrize("name", ["IMED", "KL-UCB"])
-def test_chunked_runs_equal_one_chunk(name, monkeypatch):
-    # the fast paths simulate runs in chunks to bound memory; the chunking changes nothing
-    import dpb.policies.nonprivate as nonprivate
-
-    one = simulate(name, (0.3, 0.25, 0.25, 0.25, 0.25), 1500, runs=5, seed=77)
-    monkeypatch.setattr(nonprivate, "_CHUNK_RUNS", 2)
-    chunked = simulate(name, (0.3, 0.25, 0.25, 0.25, 0.25), 1500, runs=5, seed=77)
-    assert one.same_as(chunked)
-
-
 def test_mean_regret_within_clt_band():
     # a second look at the same data: mean final regret of fast vs reference within 5 standard
     # errors of the difference (false alarm < 1e-6 per config under the CLT)

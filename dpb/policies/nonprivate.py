@@ -34,14 +34,21 @@ above for n >= n_0 (one inversion per arm and anchor).  A segment that fails is 
 fraction of the length that is safe whatever the rewards, from the linearised margin) and the
 first part is examined; when even the next step is not certain, the exact rule decides it (ties
 uniformly at random, as in the reference) and the chosen arm's reward is the first entry of its
-tape.  The cost follows the segments examined, about sqrt(T) per run on the paper's instances
-instead of T.  A margin of 1e-9 (plus 1e-13 N_j) on the indexes covers rounding.
+tape.  The cost follows the segments examined and the decisions, not T (on the paper's
+instances it grew like T^0.3 in the benchmark).  A margin of 1e-9 (plus 1e-13 N_j) on the
+indexes covers rounding.
 
-**KL-UCB: look-ahead window** (:func:`simulate_klucb_fast`, runs vectorised in chunks).  The
-leader's next rewards are read from the run's uniform stream through a window; one vectorised
-pass finds the first step at which the decision could differ from the leader (a stopping time),
-accepts the steps before it and hands that step to the exact rule.  Unread uniforms are not
-consumed, so the trajectory is exactly the rule applied to the run's reward stream.
+**KL-UCB** (:func:`simulate_klucb_fast`) uses the same tapes.  The index
+U_a = kl_ucb(mu_a, f(t) / N_a), f(t) = log t + c log log t, is concave and increasing in the
+budget f, so its tangent at an anchor bounds it above for later rounds while the arm is not
+pulled (a zero reward keeps the bound valid: the index can only drop).  In a leader block of the
+most pulled arm A the other indexes are below U0 + k (t - t0) (the tangents, and
+f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0), and A's index is at least
+kl_ucb(w, f(t0) / n_end) along a segment whose lowest possible mean is w and last count n_end: the
+segment is accepted when that exceeds the others' bound (a kl comparison).  An exact step
+computes the indexes in decreasing order of their upper bounds until the best value found
+exceeds every remaining bound (an arm below it cannot tie), usually one or two inversions
+instead of K.
 
 See ``benchmarks/README.md`` for the speed.
 """
@@ -49,19 +56,13 @@ See ``benchmarks/README.md`` for the speed.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import xlogy
 
 from ._numerics import kl_fast, kl_ucb_fast
-from .base import InitialRoundRobin, Policy, RunRandom, UniformStream, check_real, pick_max, pick_min
+from .base import InitialRoundRobin, Policy, check_real
 
 __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
-
-_L_MIN, _L_MAX = 4, 1 << 15  # look-ahead window lengths
-_STREAM_CAP = 4096  # initial per-run buffer of uniforms (it grows as needed)
-_CHUNK_RUNS = 64  # runs simulated together: memory is O(_CHUNK_RUNS * _L_MAX), whatever the runs
 
 
 def _kl(p: float, q: float) -> float:
@@ -176,193 +177,10 @@ class KLUCB(_PerStep):
 
 
 # ----------------------------------------------------------------------------------------------
-# fast exact paths
-# ----------------------------------------------------------------------------------------------
-class _LeaderEngine:
-    """Lock-step engine for per-step empirical-mean policies, vectorised over runs.
-
-    Each iteration runs, for every active run, one *leader block* (a window of consecutive pulls
-    of a candidate arm, cut at the first step where the exact rule might choose otherwise), then
-    one exact step of the policy for the runs whose block was cut.  Subclasses define the block's
-    continuation test and the exact rule.
-    """
-
-    kind = "min"
-
-    def __init__(
-        self,
-        means,
-        T: int,
-        env_generators: Sequence,
-        policy_generators: Sequence,
-        recorder,
-        offset: int = 0,
-    ) -> None:
-        self.means = np.asarray(means, dtype=float)
-        self.K = self.means.size
-        self.T = int(T)
-        if self.T < self.K:
-            raise ValueError(f"T must be >= K={self.K} (every arm is pulled once first), got T={self.T}")
-        self.R = len(env_generators)
-        self.stream = UniformStream(env_generators, cap=_STREAM_CAP)
-        self.rand = RunRandom(policy_generators)
-        self.rec = recorder
-        self.off = int(offset)  # row of run 0 in the recorder
-        self.N = np.zeros((self.R, self.K), dtype=np.int64)
-        self.S = np.zeros((self.R, self.K), dtype=np.int64)
-        self.t = np.ones(self.R, dtype=np.int64)
-        self.L = np.full(self.R, _L_MIN, dtype=np.int64)
-        self.wait = np.zeros(self.R, dtype=np.int64)  # exact steps before the next look-ahead
-        self.backoff = np.zeros(self.R, dtype=np.int64)
-        self._eye = np.eye(self.K, dtype=np.int64)
-
-    def run(self) -> None:
-        R, K = self.R, self.K
-        rows = np.arange(R)
-        self.stream.ensure(rows, K)
-        u = self.stream.peek(rows[:, None], np.arange(K)[None, :])
-        self.stream.advance(rows, K)
-        self.S[:] = u < self.means  # initialisation: each arm once, in arm order
-        self.N[:] = 1
-        for k in range(K):
-            self.rec.record(rows + self.off, np.full(R, k + 1), np.broadcast_to(self._eye[k], (R, K)))
-        self.t[:] = K + 1
-        active = rows[self.t <= self.T]
-        while active.size:
-            # a run whose look-ahead just failed at once (early rounds, near-ties) backs off and
-            # makes a few exact steps before the next attempt; this changes the cost, not the
-            # trajectory (both paths follow the exact rule on the same stream)
-            waiting = active[self.wait[active] > 0]
-            trying = active[self.wait[active] == 0]
-            step = waiting
-            if trying.size:
-                cut = self._block(trying)
-                step = np.concatenate([waiting, trying[cut]])
-            step = step[self.t[step] <= self.T]
-            if step.size:
-                self._exact_step(step)
-            self.wait[waiting] -= 1
-            active = active[self.t[active] <= self.T]
-
-    # -- the block -------------------------------------------------------------------------
-    def _candidate(self, rows: np.ndarray, mu: np.ndarray) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
-
-    def _continue(self, rows, Lr, k, m, NA) -> np.ndarray:  # pragma: no cover - abstract
-        """Whether the candidate is surely the exact rule's unique choice at each window step."""
-        raise NotImplementedError
-
-    def _block(self, rows: np.ndarray) -> np.ndarray:
-        n = rows.size
-        i = np.arange(n)
-        Nr, Sr = self.N[rows], self.S[rows]
-        mu = Sr / Nr
-        A = self._candidate(rows, mu)
-        Lr = np.minimum(self.L[rows], self.T - self.t[rows] + 1)
-        self._prepare(rows, mu, Nr, A, Lr)
-        self.stream.ensure(rows, Lr)
-        starts = np.cumsum(Lr) - Lr
-        k = np.arange(int(Lr.sum())) - np.repeat(starts, Lr)
-        X = self.buf_read(rows, Lr, k) < np.repeat(self.means[A], Lr)
-        c0 = np.zeros(X.size + 1, dtype=np.int64)
-        np.cumsum(X, out=c0[1:])
-        NA = np.repeat(Nr[i, A], Lr) + k
-        # leader mean before step k of the block: (S_A + rewards of steps 0..k-1) / (N_A + k)
-        m = (c0[:-1] + np.repeat(Sr[i, A] - c0[starts], Lr)) / NA
-        ok = self._continue(rows, Lr, k, m, NA)
-        acc = np.minimum.reduceat(np.where(ok, np.repeat(Lr, Lr), k), starts)
-        got = c0[starts + acc] - c0[starts]
-        self.N[rows, A] += acc
-        self.S[rows, A] += got
-        self.stream.advance(rows, acc)
-        has = acc > 0
-        if has.any():
-            h = np.flatnonzero(has)
-            self.rec.record(
-                rows[h] + self.off, self.t[rows[h]], self._eye[A[h]] * acc[h, None], decisions=acc[h]
-            )
-        self.t[rows] += acc
-        cut = acc < Lr
-        self.L[rows] = np.where(cut, np.clip(2 * acc, _L_MIN, _L_MAX), np.minimum(2 * self.L[rows], _L_MAX))
-        failed = acc == 0
-        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, 16), 0)
-        self.wait[rows] = np.where(failed, self.backoff[rows], 0)
-        return cut
-
-    def buf_read(self, rows: np.ndarray, Lr: np.ndarray, k: np.ndarray) -> np.ndarray:
-        """The next ``Lr[i]`` unread uniforms of each run, concatenated."""
-        return self.stream.buf[np.repeat(rows, Lr), np.repeat(self.stream.ptr[rows], Lr) + k]
-
-    def _prepare(self, rows, mu, Nr, A, Lr) -> None:
-        pass
-
-    # -- the exact step ----------------------------------------------------------------------
-    def _index(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _exact_step(self, g: np.ndarray) -> None:
-        idx = self._index(g)
-        arm = pick_min(idx, g, self.rand) if self.kind == "min" else pick_max(idx, g, self.rand)
-        self.stream.ensure(g, 1)
-        x = self.stream.peek(g, 0) < self.means[arm]
-        self.stream.advance(g, 1)
-        self.S[g, arm] += x
-        self.N[g, arm] += 1
-        self.rec.record(g + self.off, self.t[g], self._eye[arm])
-        self.t[g] += 1
-
-
-class _KLUCBEngine(_LeaderEngine):
-    kind = "max"
-
-    def __init__(self, *args, c: float = 0.0, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.c = float(c)
-
-    def _index(self, rows):
-        n = self.N[rows]
-        mu = self.S[rows] / n
-        return kl_ucb_fast(mu, _budget(self.t[rows], self.c)[:, None] / n)
-
-    def _candidate(self, rows, mu):
-        return np.argmax(self.N[rows], axis=1)  # the most pulled arm
-
-    def _prepare(self, rows, mu, Nr, A, Lr):
-        # the other arms' indexes only grow with t inside the block: bound them at its last round
-        i = np.arange(rows.size)
-        t_end = self.t[rows] + Lr - 1
-        u_end = kl_ucb_fast(mu, _budget(t_end, self.c)[:, None] / Nr)
-        u_end[i, A] = -np.inf
-        u = u_end.max(axis=1) + 1e-9  # margin >> the 1e-11 accuracy of the inversion
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self._coef = (u, np.log(u), np.log1p(-u))
-
-    def _continue(self, rows, Lr, k, m, NA):
-        u, lu, l1u = (np.repeat(v, Lr) for v in self._coef)
-        f = _budget(np.repeat(self.t[rows], Lr) + k, self.c)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            klv = xlogy(m, m) + xlogy(1.0 - m, 1.0 - m) - m * lu - (1.0 - m) * l1u
-            inside = (u < 1.0) & (NA * klv < f - 1e-12 * (1.0 + f))
-        # leader index > u: either its mean already exceeds u, or kl(m, u) is within budget
-        return (m > u) | inside
-
-
-def _in_chunks(engine, means, T, env_generators, policy_generators, recorder, **kwargs) -> None:
-    """Run the engine on chunks of ``_CHUNK_RUNS`` runs: the memory does not grow with the runs,
-    and since every run owns its generators the results do not depend on the chunking."""
-    env_generators, policy_generators = list(env_generators), list(policy_generators)
-    if len(env_generators) != len(policy_generators):
-        raise ValueError("env_generators and policy_generators must have the same length")
-    for lo in range(0, len(env_generators), _CHUNK_RUNS):
-        hi = lo + _CHUNK_RUNS
-        engine(means, T, env_generators[lo:hi], policy_generators[lo:hi], recorder, offset=lo, **kwargs).run()
-
-
-# ----------------------------------------------------------------------------------------------
 # fast exact paths: reward tapes refined by hypergeometric bisection
 # ----------------------------------------------------------------------------------------------
 _BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
-_UNIFORM_BLOCK = 256  # uniforms pre-drawn per refill (single-pull peels)
+_STREAM_CAP = 256  # uniforms pre-drawn per refill of a run's single-pull reads
 _REANCHOR = 0.01  # re-anchor a threshold tangent when log N_A has grown by this much
 # wrong variants, for the tests' power checks only: check a segment at its first step only
 # (_CHECK_AT_END = False), or at its end point's mean instead of its worst path (_WORST_PATH = False)
@@ -450,7 +268,7 @@ class _Tapes:
             self.pop(a)
             return s
         if not self._u:
-            self._u = self.gen.random(_UNIFORM_BLOCK).tolist()
+            self._u = self.gen.random(_STREAM_CAP).tolist()
         x = 1 if self._u.pop() * L < s else 0  # P(first entry = 1 | L, s) = s / L
         self.lens[a][-1], self.sums[a][-1] = L - 1, s - x
         return x
