@@ -209,3 +209,15 @@ def test_wrong_certification_is_rejected(name, flag, monkeypatch):
     # instead of its worst path (p ~ 1e-47)
     monkeypatch.setattr(nonprivate, flag, False)
     assert _law_pvalue(name, (0.6, 0.4), 24, 20000, seed=5) < ALPHA
+
+
+def test_scalar_kl_ucb_matches_the_bisection():
+    # the scalar Newton inversion of the fast paths against the reference's 60 halvings
+    from dpb.policies.nonprivate import _kl_ucb
+    from dpb.reference import _kl_ucb_scalar
+
+    rng = np.random.default_rng(0)
+    xs = np.concatenate([[0.0, 1.0, 1e-12, 1 - 1e-12], rng.random(400)])
+    cs = np.concatenate([[0.0, 1e-12, 50.0, 0.3], rng.exponential(0.05, 200), rng.exponential(2.0, 200)])
+    for x, c in zip(xs, cs, strict=True):
+        assert abs(_kl_ucb(float(x), float(c)) - _kl_ucb_scalar(float(x), float(c))) < 1e-10, (x, c)

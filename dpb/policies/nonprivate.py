@@ -203,13 +203,19 @@ def _kl_ucb(x: float, c: float) -> float:
     guess = x + math.sqrt(2.0 * c * x * one_m_x)
     q = min(guess, upper) if guess > x else upper
     x_safe = x if x > 0.0 else 1.0
-    for _ in range(60):
+    log1p = math.log1p
+    for _ in range(60):  # (the same arithmetic as kl_ucb_fast, with scalar comparisons)
         d = q - x
-        g = -(x * math.log1p(min(d / x_safe, 1e300)) + one_m_x * math.log1p(-d / one_m_x)) - c
-        q_new = min(max(q - g * q * (1.0 - q) / max(d, 1e-300), x), upper)
-        delta = abs(q_new - q)
+        r = d / x_safe
+        g = -(x * log1p(r if r < 1e300 else 1e300) + one_m_x * log1p(-d / one_m_x)) - c
+        q_new = q - g * q * (1.0 - q) / (d if d > 1e-300 else 1e-300)
+        if q_new < x:
+            q_new = x
+        if q_new > upper:
+            q_new = upper
+        delta = q_new - q
         q = q_new
-        if delta <= 1e-9:
+        if -1e-9 <= delta <= 1e-9:
             break
     return q
 
