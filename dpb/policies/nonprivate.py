@@ -478,17 +478,18 @@ def _klucb_run(means, T: int, c: float, env_gen, pol_gen, rec, run: int) -> None
         out.add(a, 1)
     mu = [S[a] / N[a] for a in range(K)]
     # U_a(f) = kl_ucb(mu_a, f / N_a) is concave and increasing in the budget f, so its tangent at
-    # an anchor f_a bounds it above for f >= f_a: (N_a, f_a, value + 1e-9, slope), valid while
-    # the arm is not pulled (and after a zero reward: the index can only go down)
+    # an anchor f_a bounds it above for f >= f_a, and its value there bounds it below:
+    # (N_a, f_a, value + 1e-9, slope, value - 1e-9), valid while the arm is not pulled (after a
+    # zero reward the index can only go down: the upper bound stays, the lower one goes)
     anchor: list = [None] * K
 
     def exact(a: int, f: float) -> float:
         v = _kl_ucb(mu[a], f / N[a])
         if mu[a] >= 1.0:
-            anchor[a] = (N[a], f, 1.0 + 1e-9, 0.0)
+            anchor[a] = (N[a], f, 1.0 + 1e-9, 0.0, v - 1e-9)
         elif v - mu[a] > 1e-8 and v < 1.0:
             slope = v * (1.0 - v) / ((v - mu[a] - 1e-9) * N[a]) * (1.0 + 1e-6)
-            anchor[a] = (N[a], f, v + 1e-9, slope)
+            anchor[a] = (N[a], f, v + 1e-9, slope, v - 1e-9)
         else:
             anchor[a] = None
         return v
@@ -574,24 +575,26 @@ def _klucb_run(means, T: int, c: float, env_gen, pol_gen, rec, run: int) -> None
         # found exceeds every remaining bound; an arm below the best cannot tie with it.
         f = _budget_scalar(t, c)
         ubs = [bound(a, f) for a in range(K)]
-        best, vals = -1.0, {}
-        for a in sorted(range(K), key=ubs.__getitem__, reverse=True):
-            if ubs[a] < best:
-                break
-            v = vals[a] = exact(a, f)
-            if v > best:
-                best = v
-        tied = sorted(a for a, v in vals.items() if v == best)
-        b = tied[0] if len(tied) == 1 else _pick([vals[a] for a in tied], best, rand, pol_gen)
-        if len(tied) > 1:
-            b = tied[b]
+        lbs = [-1.0 if ubs[a] > 1.0 else anchor[a][4] for a in range(K)]
+        b = lbs.index(max(lbs))
+        if any(ubs[a] >= lbs[b] for a in range(K) if a != b):
+            best, vals = -1.0, {}
+            for a in sorted(range(K), key=ubs.__getitem__, reverse=True):
+                if ubs[a] < best:
+                    break
+                v = vals[a] = exact(a, f)
+                if v > best:
+                    best = v
+            tied = sorted(a for a, v in vals.items() if v == best)
+            b = tied[0] if len(tied) == 1 else tied[_pick([best] * len(tied), best, rand, pol_gen)]
+        # (else arm b's index is above every other arm's bound: b is the argmax, with no inversion)
         x = tape.pull(b, t)
         an = anchor[b]
         S[b] += x
         N[b] += 1
         mu[b] = S[b] / N[b]
         if an is not None and x == 0 and an[0] == N[b] - 1:
-            anchor[b] = (N[b], *an[1:])  # a zero lowers the mean and the level: still a bound
+            anchor[b] = (N[b], an[1], an[2], an[3], -1.0)  # a zero lowers the index
         out.add(b, 1)
         t += 1
     rec.record_runs(run, 1, np.array(out.arms, dtype=np.int64), np.array(out.lengths, dtype=np.int64))
