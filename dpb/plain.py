@@ -26,8 +26,8 @@ def _checked(**values) -> None:
     for name, v in values.items():
         if name in ("p", "q", "x", "y"):
             as_real(name, v, low=0.0, high=1.0)
-        elif name == "eps":
-            as_real(name, v, low=0.0, high=math.inf, low_open=True, high_open=True)
+        elif name == "eps":  # exp(eps) must be a float: eps <= 700 (no budget of interest is larger)
+            as_real(name, v, low=0.0, high=700.0, low_open=True)
         elif name == "budget":
             as_real(name, v, low=0.0, high=math.inf, high_open=True)
         elif name == "means":

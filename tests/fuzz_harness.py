@@ -193,6 +193,8 @@ def worker_main(memory_cap: int) -> None:  # pragma: no cover - runs in the subp
                 result = fn(*args, **kwargs)
                 if hasattr(result, "__next__"):  # a generator: run it a little
                     result = [x for _, x in zip(range(50), result, strict=False)]
+            if target == "dpb.__main__:main" and result == 2:  # the CLI's usage error, as an exit code
+                raise SystemExit(2)
             nan, inf = _nonfinite(result)
             reply = ("ok", nan, inf, type(result).__name__)
         except SystemExit as exc:  # the CLI: exit code 2 with one line on stderr is its clean error

@@ -1284,6 +1284,10 @@ def small_result_map(*policies):
     return {p: res[p] for p in (policies or res)}
 
 
+def small_result_list():
+    return list(small_result_map().values())
+
+
 def small_rows(kind: str = "sweep"):
     from dpb import experiments
 
@@ -1810,7 +1814,7 @@ def tail_specs() -> list[Spec]:
         ),
         S(
             ex + "cpu_seconds",
-            dict(results=Kind(st.just(B("small_result_map")) | st.just(()), bad=(3, None, ["x"]))),
+            dict(results=Kind(st.just(B("small_result_list")) | st.just(()), bad=(3, None, ["x"]))),
         ),
         S(ex + "min_runs", dict(policy=POLICY_NAME)),
         S(
@@ -2470,10 +2474,11 @@ def tail_specs() -> list[Spec]:
             dict(
                 env=Kind(st.sampled_from(["mu2", "custom"]), bad=(None, 3)),
                 means=Kind(st.just("0.9, 0.8"), edge=("x", "0.5"), bad=(None, 3)),
-                eps=Kind(st.sampled_from([0.25, 1.0]), bad=(NAN, "x", None)),
-                T=Kind(st.sampled_from([100, 500]), edge=(2**62,), bad=(NAN, "x", None)),
+                eps=Kind(st.sampled_from([0.25, 1.0]), edge=(NAN, "x", None)),
+                T=Kind(st.sampled_from([100, 500]), edge=(2**62, NAN, "x", None)),
                 runs=size(1, 3),
-                algorithms=Kind(st.sampled_from([("DP-IMED",)]), bad=("x", None, 3)),
+                # a bad value is drawn as a figure with the message: live_figure never raises for it
+                algorithms=Kind(st.sampled_from([("DP-IMED",)]), edge=("x", None, 3)),
             ),
             **W,
         ),
@@ -2739,6 +2744,11 @@ def tail_specs() -> list[Spec]:
             spec.nan_ok = True
         if "target" in spec.params:
             spec.aliases.setdefault("target", ("experiment",))
+        if "instances" in spec.params:
+            spec.aliases.setdefault("instances", ("instance",))
+        if spec.target == "dpb.widgets.experiments:live_figure":
+            # the explorer's callback draws the message of a refused value instead of raising it
+            spec.params = {p: k.but(edge=k.edge + k.bad, bad=()) for p, k in spec.params.items()}
     return specs
 
 

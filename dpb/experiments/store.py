@@ -199,8 +199,11 @@ class ExperimentResults:
 
 def cpu_seconds(results: Iterable[Result]) -> float:
     """Sum of the CPU-seconds recorded in results loaded from the cache (chunks added up)."""
+    if isinstance(results, (str, bytes)) or not isinstance(results, Iterable):
+        raise TypeError(f"results must be an iterable of dpb.simulate.Result, got {type(results).__name__}")
     total = 0.0
     for r in results:
+        as_instance("results", r, Result, "iterable of dpb.simulate.Result")
         total += float(r.extra.get("cpu_seconds", 0.0))
     return total
 
