@@ -1383,8 +1383,10 @@ _FAST = (
     "a policy's fast path: it needs the Recorder object simulate builds for one call and "
     "trusts simulate's checked arguments; fuzzed through simulate with this policy"
 )
-_STEP = ("a per-step primitive of the policies' fast paths: its arrays and generators come from the "
-         "policy itself, checking them would slow every step; fuzzed through simulate")
+_STEP = (
+    "a per-step primitive of the policies' fast paths: its arrays and generators come from the "
+    "policy itself, checking them would slow every step; fuzzed through simulate"
+)
 #: Public callables of the API pages without a spec, each with the reason it cannot be called in
 #: isolation (``tests/test_fuzz.py`` fails on a public callable that has neither).
 NOT_FUZZED = {
@@ -2638,6 +2640,37 @@ def tail_specs() -> list[Spec]:
                     optional=True,
                 ),
             ),
+        ),
+        S(
+            w + "core:control",
+            dict(
+                name=Kind(st.just("eps"), bad=()),
+                factory=Kind(
+                    st.sampled_from(["FloatSlider", "FloatLogSlider", "IntSlider"]).map(
+                        lambda c: B("obj", "ipywidgets:" + c)
+                    )
+                ),
+                value=Kind(
+                    st.sampled_from([1, 2]), edge=(0.5, 1e300, -1.0, 0.0), bad=(NAN, INF, "x", None, True)
+                ),
+                min=Kind(st.just(0)),
+                max=Kind(st.just(3)),
+            ),
+            label="dpb.widgets.core.control (sliders)",
+            aliases={"value": ("eps",)},
+        ),
+        S(
+            w + "core:control",
+            dict(
+                name=Kind(st.just("policy"), bad=()),
+                factory=Kind(
+                    st.sampled_from(["Dropdown", "ToggleButtons"]).map(lambda c: B("obj", "ipywidgets:" + c))
+                ),
+                value=Kind(st.sampled_from(["DP-IMED", "IMED"]), bad=("x", None, 3, True)),
+                options=Kind(st.just(("DP-IMED", "IMED"))),
+            ),
+            label="dpb.widgets.core.control (options)",
+            aliases={"value": ("policy",)},
         ),
         S(w + "core:figure_output", dict(fig=Kind(st.just(B("a_figure")), bad=("x", None, 3))), **W),
     ]
