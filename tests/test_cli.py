@@ -40,6 +40,7 @@ def test_help_explains_every_option(capsys):
     assert exc.value.code == 0
     text = capsys.readouterr().out
     for option in ("--runs", "--horizon", "--n-eps", "--seed", "--out", "--jobs", "--scheduler", "--force",
+                   "--max-seconds",
                    "--no-figures", "fig1", "appendix", "eps-sweep", "all"):
         assert option in text
     with pytest.raises(SystemExit):
