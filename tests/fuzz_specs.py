@@ -841,6 +841,21 @@ def module_specs() -> list[Spec]:
             timeout=60,
         ),
         S(
+            sim + "estimate_cost",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "DP-KLUCB", "DP-SE", "AdaP-KLUCB", "Lazy-DP-TS"]),
+                    bad=("DP-NOPE", 3, None),
+                ),
+                env=ENV,
+                T=size(1, 10**12, edge_extra=(2**62,)),
+                runs=size(1, 10**6, optional=True),
+                params=private_params,
+                fast=FLAG,
+                engine=Kind(st.sampled_from([None, "reference"]), bad=("x", 1, True), optional=True),
+            ),
+        ),
+        S(
             sim + "simulate_trace",
             dict(
                 policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", 3, None)),
@@ -1392,6 +1407,7 @@ _STEP = (
 NOT_FUZZED = {
     "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",
     "dpb.simulate.Result": "a record of simulate's output",
+    "dpb.simulate.Cost": "a record of estimate_cost's output",
     "dpb.simulate.Trace": "a record of simulate_trace's output",
     "dpb.simulate.simulate_seeds": "the seed-level engine behind simulate (fuzzed through simulate)",
     "dpb.simulate.run_generators": "takes a SeedSequence from child_seeds (internal plumbing)",
