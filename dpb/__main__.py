@@ -12,10 +12,14 @@ import os
 import sys
 import time
 import uuid
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from . import experiments as E
+from .experiments.execution import check_chunk_costs
+from .experiments.scale import min_runs
+from .simulate import MAX_SECONDS
 
 EPILOG = """\
 examples:
@@ -71,6 +75,39 @@ def _integer(lo: int, hi: int, what: str = "an integer"):
 
     parse.__name__ = what  # argparse names the type in some messages
     return parse
+
+
+def _limit(text: str) -> float | None:
+    """An argparse type: a number of seconds > 0 (at most 1e12), or ``none`` (no limit)."""
+    if text.strip().lower() == "none":
+        return None
+    bad = argparse.ArgumentTypeError(f"must be a number of seconds from 1e-3 to 1e12, or 'none', "
+                                     f"got {text!r}")
+    try:
+        value = float(Decimal(text.strip()))
+    except (InvalidOperation, ValueError, OverflowError):
+        raise bad from None
+    if not 1e-3 <= value <= 1e12:
+        raise bad
+    return value
+
+
+def _check_work(args, exps: list) -> None:
+    """Refuse, before any work, a run whose largest chunk is estimated above ``--max-seconds``
+    (``ValueError`` naming ``--horizon``/``--runs``); at the converged scale the first blocks."""
+    limit = getattr(args, "max_seconds", None)
+    if limit is None:
+        return
+    cells = dict.fromkeys(c for exp in exps for c in exp.cells)
+    if args.scale == "converged":
+        cells = [replace(c, runs=min_runs(c.policy)) for c in cells]
+    chunks = [(c, a, b) for c in cells for a, b in c.chunks()]
+    advice = ("use a smaller --horizon or --runs, or pass --max-seconds none (or a larger limit) to run "
+              "it anyway")
+    try:
+        check_chunk_costs(chunks, limit, advice)
+    except ValueError as exc:
+        raise ValueError(f"argument --horizon/--runs: {exc}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"run on the Dask cluster at ADDRESS (e.g. tcp://host:8786) instead of the "
                                 f"local pool; files are written by this process; the scheduler must answer "
                                 f"within {SCHEDULER_TIMEOUT:g} s")
+            p.add_argument("--max-seconds", type=_limit, default=MAX_SECONDS, metavar="S",
+                           help=f"refuse, before any work, a run with a result file (one simulate call) "
+                                f"estimated above S CPU-seconds by a pessimistic cost model (default "
+                                f"{MAX_SECONDS:g}); 'none' lifts the limit")
             p.add_argument("--force", action="store_true", help="recompute every cell even if cached")
             p.add_argument("--no-figures", action="store_true", help="do not draw the figures")
             p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -284,7 +325,7 @@ def _reproduce_converged(args, out: Path, exps: list, client) -> int:
     t0 = time.perf_counter()
     cpu0 = time.process_time()
     report = E.run_converged(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
-                             progress=not args.no_progress)
+                             progress=not args.no_progress, max_seconds=args.max_seconds)
     wall, parent_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     for exp in exps:
         res = E.load_converged(exp, out, seed=args.seed)
@@ -332,7 +373,8 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
     t0 = time.perf_counter()
     # one pool for every experiment: the longest chunks of all of them start first
     report = E.run(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
-                   progress=not args.no_progress, force=args.force, desc=args.experiment)
+                   progress=not args.no_progress, force=args.force, desc=args.experiment,
+                   max_seconds=args.max_seconds)
     for exp in exps:
         res = E.load(exp, out, seed=args.seed)
         print(_summary(res), flush=True)
@@ -397,6 +439,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError(f"argument --policy: loading {', '.join(args.policy)} failed: "
                              f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}"
                              f"{where}") from None
+        if args.command == "reproduce":
+            _check_work(args, exps)
         if getattr(args, "scheduler", None) is not None:
             client = _check_scheduler(args.scheduler)
     except (ValueError, TypeError) as exc:

@@ -7,7 +7,10 @@ through these helpers.
 
 from __future__ import annotations
 
+import math
 import numbers
+from fractions import Fraction
+from numbers import Rational
 
 import numpy as np
 
@@ -21,9 +24,13 @@ __all__ = [
     "as_probability",
     "as_positive",
     "as_real",
+    "as_exact",
     "as_int",
     "as_choice",
     "as_rng",
+    "as_seed_sequence",
+    "check_eps",
+    "check_real",
     "check_elements",
     "broadcast",
     "as_instance",
@@ -79,25 +86,61 @@ def as_finite(name: str, value) -> np.ndarray:
 
 
 def as_real(name: str, value, *, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
-            high_open: bool = False) -> float:
+            high_open: bool = False, finite: bool = False) -> float:
     """Return ``value`` as a Python float in the interval from ``low`` to ``high``.
 
     ``TypeError`` for non-numbers (strings, bools, None, arrays of more than one value),
     ``ValueError`` naming ``name`` and the interval for NaN or a value outside it.  Infinite
-    values are accepted only when the interval's end is infinite and closed.
+    values are accepted only when the interval's end is infinite and closed, and ``finite`` is
+    false.
     """
     if isinstance(value, (str, bytes, bool, np.bool_)) or value is None or not (
             isinstance(value, numbers.Real) or (isinstance(value, np.ndarray) and value.size == 1
                                                 and value.dtype.kind in "iuf")):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_short(value)}")
     v = float(np.asarray(value).ravel()[0]) if isinstance(value, np.ndarray) else float(value)
-    lo = ("(" if low_open else "[") + f"{low:g}"
-    hi = f"{high:g}" + (")" if high_open else "]")
+    lo = ("(" if low_open or (finite and low == -np.inf) else "[") + f"{low:g}"
+    hi = f"{high:g}" + (")" if high_open or (finite and high == np.inf) else "]")
     below = v <= low if low_open else v < low
     above = v >= high if high_open else v > high
-    if np.isnan(v) or below or above:
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {v!r}")
+    if np.isnan(v) or below or above or (finite and np.isinf(v)):
+        kind = "a finite real number in" if finite else "lie in"
+        raise ValueError(f"{name} must {'be ' if finite else ''}{kind} {lo}, {hi}, got {v!r}")
     return v
+
+
+def check_real(name: str, value, *, low: float, strict: bool = True, high: float = np.inf) -> float:
+    """A finite real scalar in (low, high] (or [low, high] when ``strict`` is false): the
+    policies' parameters (``as_real`` of ``dpb._validate`` with ``finite=True``)."""
+    return as_real(name, value, low=low, low_open=strict, high=high, finite=True)
+
+
+def check_eps(eps, floor: float = 1e-300, name: str = "eps") -> float:
+    """A privacy budget: a finite real scalar > 0 and at least ``floor`` (below 1e-300 the noise
+    scale 1/eps overflows; a Monte Carlo estimate squaring its draws asks ``floor = 1e-150``)."""
+    val = as_real(name, eps, low=0.0, low_open=True, finite=True)
+    if val < floor:
+        raise ValueError(f"{name} must be >= {floor:g} (the noise scale 1/{name} overflows below), "
+                         f"got {val!r}")
+    return val
+
+
+def as_exact(name: str, value) -> Fraction:
+    """The exact rational value of a finite real parameter (a float is read as the decimal it
+    prints as: ``1.1`` is 11/10), for schedules computed in exact arithmetic."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {_short(value)}")
+    if isinstance(value, Rational):
+        return Fraction(int(value.numerator), int(value.denominator))
+    if isinstance(value, np.integer):
+        return Fraction(int(value))
+    try:
+        f = float(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number, got {_short(value)}") from exc
+    if not math.isfinite(f):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return Fraction(repr(f))
 
 
 def as_choice(name: str, value, choices):
@@ -112,17 +155,31 @@ def as_choice(name: str, value, choices):
 
 
 def as_rng(name: str, rng) -> np.random.Generator:
-    """A numpy Generator from ``None`` (fresh entropy), a seed, a SeedSequence or a Generator."""
+    """A numpy Generator from ``None`` (fresh entropy), a seed (int >= 0), a SeedSequence or a
+    Generator (passed through); a seed ``s`` gives ``default_rng(SeedSequence(s))``."""
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, (bool, np.bool_, str, bytes, float)):
-        raise TypeError(f"{name} must be None, a seed (int >= 0) or a numpy.random.Generator, "
-                        f"got {_short(rng)}")
     try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be None, a seed (int >= 0) or a numpy.random.Generator, "
-                        f"got {_short(rng)}") from exc
+        seq = as_seed_sequence(name, rng)
+    except TypeError:
+        raise TypeError(f"{name} must be None, a non-negative int seed, a SeedSequence or a numpy "
+                        f"Generator, got {type(rng).__name__} {_short(rng)}") from None
+    return np.random.default_rng(seq)
+
+
+def as_seed_sequence(name: str, seed) -> np.random.SeedSequence:
+    """A ``SeedSequence`` from ``None`` (fresh entropy), an int >= 0 or a SeedSequence (passed
+    through); ``TypeError`` for other types, ``ValueError`` for a negative seed."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if seed is None:
+        return np.random.SeedSequence()
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be None, a non-negative int seed or a SeedSequence, got "
+                        f"{type(seed).__name__} {_short(seed)}")
+    if seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer seed, got {seed}")
+    return np.random.SeedSequence(int(seed))
 
 
 def check_elements(name: str, n: int, limit: int = MAX_ELEMENTS) -> int:

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import MAX_RUNS, as_choice, as_float_array, as_int, as_real
+from ._validate import MAX_RUNS, as_choice, as_float_array, as_int, as_real, check_real
 from .interaction import (
     Transcript,
     _check_transcript,
@@ -66,7 +66,6 @@ from .interaction import (
 )
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy, policy_class, registered
-from .policies.base import check_real
 
 __all__ = [
     "clopper_pearson",

@@ -36,11 +36,10 @@ import math
 from abc import ABC, abstractmethod
 from decimal import ROUND_CEILING, Decimal, localcontext
 from fractions import Fraction
-from numbers import Rational
 
 import numpy as np
 
-from ._validate import as_float_array, as_int, as_positive, as_probability
+from ._validate import as_exact, as_float_array, as_int, as_probability, check_eps
 
 __all__ = [
     "BatchSchedule",
@@ -78,23 +77,6 @@ POWER_RANGE = (Fraction(1, 1000), Fraction(62))
 # schedule-specific terms: see ``_ceil_robust``.
 _REL_TOL = 1e-13
 _ULP = np.finfo(float).eps
-
-
-def _as_exact(name: str, value) -> Fraction:
-    """Exact rational value of a real parameter (floats read as the decimal they print as)."""
-    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    if isinstance(value, Rational):
-        return Fraction(int(value.numerator), int(value.denominator))
-    if isinstance(value, (np.integer,)):
-        return Fraction(int(value))
-    try:
-        f = float(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number, got {value!r}") from exc
-    if not math.isfinite(f):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return Fraction(repr(f))
 
 
 def _exact_ceil(x: Fraction) -> int:
@@ -242,7 +224,7 @@ class GeometricSchedule(BatchSchedule):
     def __init__(self, n0: int = 1, alpha=2) -> None:
         super().__init__()
         self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
-        exact = _as_exact("alpha", alpha)
+        exact = as_exact("alpha", alpha)
         if not exact >= MIN_ALPHA:
             raise ValueError(f"alpha must be >= 1.001, got {alpha!r} (alpha <= 1 is no geometric growth; "
                              "closer to 1 the schedule needs ~1/(alpha - 1) nearly equal batches and "
@@ -322,7 +304,7 @@ class PolynomialSchedule(BatchSchedule):
     def __init__(self, n0: int = 1, power=2) -> None:
         super().__init__()
         self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
-        exact = _as_exact("power", power)
+        exact = as_exact("power", power)
         if not POWER_RANGE[0] <= exact <= POWER_RANGE[1]:
             raise ValueError(f"power must lie in [0.001, 62], got {power!r} (smaller powers give batches "
                              "of nearly constant size, about as many phases as pulls; B_1 = n0 2^power "
@@ -449,15 +431,6 @@ def _as_counts(name: str, n, minimum: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def _check_eps(eps, floor: float = 1e-300) -> float:
-    """``eps > 0``, at least ``floor``: below, the noise scale 1/eps (or, for a Monte Carlo
-    estimate, ``floor = 1e-150``, the squares of the draws) overflows."""
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    if eps < floor:
-        raise ValueError(f"eps must be >= {floor:g} (the noise scale 1/eps overflows below), got {eps!r}")
-    return eps
-
-
 def _check_design(design: str) -> str:
     if design not in DESIGNS:
         raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
@@ -543,7 +516,7 @@ def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design:
     -------
     float or ndarray
     """
-    eps = _check_eps(eps)
+    eps = check_eps(eps)
     rewards, noises = private_mean_composition(n, n0, alpha, design, schedule)
     std = np.sqrt(2.0 * np.asarray(noises, dtype=float)) / (eps * np.asarray(rewards, dtype=float))
     return float(std) if np.ndim(std) == 0 else std
@@ -577,7 +550,7 @@ def noise_monte_carlo(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "
         (runs x len(n)).
     """
     design = _check_design(design)
-    eps = _check_eps(eps, floor=1e-150)
+    eps = check_eps(eps, floor=1e-150)
     runs = as_int("runs", runs, minimum=2)
     seed = as_int("seed", seed, minimum=0)
     sched = _schedule(schedule, n0, alpha)
@@ -643,7 +616,7 @@ def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0
     from .concentration import private_sum_logsf  # scipy-heavy: only when needed
 
     n0 = as_int("n0", n0, minimum=1)
-    eps = _check_eps(eps, floor=1e-150)
+    eps = check_eps(eps, floor=1e-150)
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
     x = float(as_probability("x", x))
     if x < mu:

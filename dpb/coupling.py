@@ -46,6 +46,7 @@ from ._validate import (
     as_int,
     as_positive,
     as_probability,
+    as_rng,
     broadcast,
     check_elements,
 )
@@ -81,23 +82,6 @@ def _finish(arr):
     """A Python float for a 0-d result (as :mod:`dpb.divergences` does), else an ndarray."""
     arr = np.asarray(arr, dtype=float)
     return float(arr) if arr.ndim == 0 else arr
-
-
-def _as_generator(rng, name: str = "rng") -> np.random.Generator:
-    """``Generator`` passes through; an int, a ``SeedSequence`` or ``None`` seeds a fresh PCG64."""
-    if isinstance(rng, np.random.Generator):
-        return rng
-    if rng is None or isinstance(rng, np.random.SeedSequence):
-        seq = rng if rng is not None else np.random.SeedSequence()
-        return np.random.default_rng(seq)
-    if isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)):
-        raise TypeError(
-            f"{name} must be a numpy Generator, a SeedSequence, a non-negative int seed or None, "
-            f"got {type(rng).__name__}"
-        )
-    if rng < 0:
-        raise ValueError(f"{name} (a seed) must be a non-negative int, got {rng}")
-    return np.random.default_rng(np.random.SeedSequence(int(rng)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -348,7 +332,7 @@ def maximal_coupling(p, q, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]
         raise ValueError(
             f"shape mismatch: p and q of shape {p.shape} do not broadcast to size {shape}"
         ) from exc
-    gen = _as_generator(rng)
+    gen = as_rng("rng", rng)
     u = gen.random(shape)
     return (u < p).astype(np.int8), (u < q).astype(np.int8)
 
@@ -506,7 +490,7 @@ def simulate_coupled_environment(
         )
     if return_streams and method != "per_step":
         raise ValueError('return_streams=True needs method="per_step"')
-    gen = _as_generator(seed, "seed")
+    gen = as_rng("seed", seed)
     tv = np.abs(mu_prime - mu)
 
     if method == "binomial":

@@ -20,7 +20,8 @@ from fractions import Fraction
 import numpy as np
 
 from . import divergences as dv
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_elements
+from .simulate import MAX_SECONDS
 from .environments import as_bandit
 
 __all__ = ["reference_run", "reference_simulate", "reference_policies", "ReferenceBandit"]
@@ -325,44 +326,58 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator):
+def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator, *,
+                  max_seconds: float | None = None):
     """One literal run; returns (regret after each round, shape (T,); final pulls, shape (K,)).
 
     ``policy`` is a registered name (or class, or ``"file.py:Class"``) with a reference.
+    ``max_seconds`` (default None here, no limit) refuses a run estimated above that many
+    CPU-seconds, as :func:`dpb.simulate.simulate` does; :func:`reference_simulate` sets it.
     """
-    from .policies.registry import policy_class, reference_of
+    from .policies.registry import as_policy, policy_class, reference_of
+    from .simulate import _call_cost, _check_cost
 
     cls = policy_class(policy)
     ref = reference_of(cls)
     if ref is None:
         raise ValueError(f"policy {cls.name!r} has no per-step reference; policies with one are "
                          f"{', '.join(reference_policies())}")
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    if max_seconds is not None:
+        pol = as_policy(policy, dict(params))
+        _check_cost(_call_cost(pol, np.size(means), T, 1, "reference"), max_seconds,
+                    f"reference_run({cls.name!r})", T, 1)
+    check_elements("T (one regret value per round)", T)
     env = ReferenceBandit(means, T, rng)
     ref(env, rng, dict(params))
     return env.curve, np.array(env.pulls, dtype=np.int64)
 
 
 def reference_simulate(
-    policy: str, env, T: int, runs: int = 1, seed=None, *, params: dict | None = None, checkpoints=None
+    policy: str, env, T: int, runs: int = 1, seed=None, *, params: dict | None = None, checkpoints=None,
+    max_seconds: float | None = MAX_SECONDS,
 ):
     """Simulate ``runs`` literal runs and package them like :func:`dpb.simulate.simulate`.
 
     Run i uses ``np.random.default_rng(child_i)`` with child_i the i-th child of
     ``SeedSequence(seed)`` (a single generator for rewards and policy: the reference does not
-    try to reproduce the fast path's streams, only its law).
+    try to reproduce the fast path's streams, only its law).  ``max_seconds`` refuses, before
+    any work, a call estimated above that many CPU-seconds (:func:`dpb.simulate.estimate_cost`
+    with ``engine="reference"``; None lifts the limit).
     """
-    from .simulate import Result, _resolve_checkpoints, _root_seed, child_seeds
+    from .simulate import Result, _call_cost, _check_cost, _resolve_checkpoints, child_seeds
 
     t0 = time.perf_counter()
     bandit = as_bandit(env)
     params = dict(params or {})
     from .policies.registry import as_policy
 
-    as_policy(policy, params)  # the policy's own constructor checks the parameters
+    pol = as_policy(policy, params)  # the policy's own constructor checks the parameters
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    root = _root_seed(seed)
+    _check_cost(_call_cost(pol, bandit.K, T, runs, "reference"), max_seconds,
+                f"reference_simulate({pol.name!r})", T, runs)
+    root = as_seed_sequence("seed", seed)
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     regret = np.empty((runs, ck.size))
     pulls = np.empty((runs, bandit.K), dtype=np.int64)

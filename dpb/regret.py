@@ -54,14 +54,15 @@ import numpy as np
 
 from . import cache
 from ._io import save_npz_atomic
-from ._validate import as_float_array, as_int, as_positive
+from ._validate import MAX_HORIZON, MAX_RUNS, as_float_array, as_int, as_positive
 from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
 from .environments import as_bandit
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
-from .simulate import _Recorder, _run_phases, child_seeds, run_generators
+from .simulate import (MAX_SECONDS, _call_cost, _check_cost, _Recorder, _run_phases, child_seeds,
+                       run_generators)
 
 __all__ = [
     "TERMS",
@@ -505,6 +506,7 @@ def decompose_runs(
     params: dict | None = None,
     delta: float | None = None,
     grid=None,
+    max_seconds: float | None = MAX_SECONDS,
 ) -> DecomposedRuns:
     """Simulate ``runs`` runs of DP-IMED or DP-KLUCB and split every run's pulls by proof term.
 
@@ -537,6 +539,9 @@ def decompose_runs(
     grid : array_like of int, optional
         Horizons at which to report the pulls (default :func:`horizon_grid` ``(T)``); ``T`` is
         always added.
+    max_seconds : float or None
+        Refuse a call whose estimated cost exceeds this many CPU-seconds, as
+        :func:`dpb.simulate.simulate` does (None: no limit).
 
     Returns
     -------
@@ -544,8 +549,8 @@ def decompose_runs(
     """
     pol = _as_dp_policy(policy, params)
     bandit = as_bandit(env)
-    T = as_int("T", T, minimum=1)
-    runs = as_int("runs", runs, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     seed = as_int("seed", seed, minimum=0)
     delta_arr = as_positive("delta", DEFAULTS["delta"] if delta is None else delta, allow_inf=False)
     if delta_arr.ndim != 0:
@@ -562,6 +567,8 @@ def decompose_runs(
     if grid.min() < 1 or grid.max() > T:
         raise ValueError(f"grid must lie in [1, T={T}], got [{grid.min()}, {grid.max()}]")
     grid = np.union1d(grid, [T]).astype(np.int64)
+    _check_cost(_call_cost(pol, bandit.K, T, runs, "phases"), max_seconds, f"decompose_runs({pol.name!r})",
+                T, runs)
 
     means = np.asarray(bandit.means, dtype=float)
     gens = [run_generators(s) for s in child_seeds(seed, range(runs))]

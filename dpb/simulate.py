@@ -18,6 +18,23 @@ How it is exact and fast
   (``policy.fast_simulate``); see :mod:`dpb.policies.nonprivate`, :mod:`dpb.policies.lazy_dpts`
   and ``benchmarks/README.md``.  ``fast=False`` runs them through the generic engine instead.
 
+How long a call may take
+------------------------
+Before any work, :func:`simulate` estimates the call's cost with :func:`estimate_cost` and refuses
+(``ValueError`` naming ``T`` and ``runs``) a call estimated above ``max_seconds`` CPU-seconds
+(default :data:`MAX_SECONDS`, two minutes); ``max_seconds=None`` lifts the limit.  The estimate
+is a deliberately pessimistic cost model, a small table of measured CPU-seconds per decision:
+
+* a per-step policy (IMED, KL-UCB, Lazy-DP-TS) decides in every round, so a call costs about
+  ``T x (c_step + runs x c_run)``, with its fast path's constants measured at T = 10^6, where the
+  fast paths are slowest per round (their cost per round falls as T grows);
+* a batched private policy decides once per phase: at most K times the number of batches of its
+  schedule up to T per run (:func:`dpb.batching.phases_to_reach`), logarithmic in T, or
+  K (log2 T + 2) for the doubling baselines (DP-SE, AdaP-KLUCB, AdaP-UCB, DP-UCB);
+* a policy of your own is assumed to decide in every round, unless it keeps the phase logic
+  (``decide`` and ``update``) of a policy of the package or defines a method
+  ``max_phases(K, T)`` returning an upper bound of its phases per run.
+
 Randomness
 ----------
 Run ``i`` of ``simulate(..., seed=s)`` owns the child ``SeedSequence(s).spawn(n)[i]`` (for any
@@ -34,16 +51,20 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_real, as_seed_sequence
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
 
 __all__ = [
+    "MAX_SECONDS",
+    "Cost",
+    "estimate_cost",
     "Result",
     "Trace",
     "simulate",
@@ -58,27 +79,13 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 # seeds and grids
 # ----------------------------------------------------------------------------------------------
-def _root_seed(seed) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if seed is None:
-        return np.random.SeedSequence()
-    if isinstance(seed, (bool, np.bool_)):
-        raise TypeError("seed must be an integer, a SeedSequence or None, got a bool")
-    if isinstance(seed, (int, np.integer)):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
-        return np.random.SeedSequence(int(seed))
-    raise TypeError(f"seed must be an integer, a SeedSequence or None, got {type(seed).__name__}")
-
-
 def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
     """The children ``SeedSequence(seed).spawn(n)[i]`` for ``i`` in ``run_ids``, without spawning.
 
     A fresh ``SeedSequence(seed).spawn(n)`` returns children with spawn keys ``(0,), ..., (n-1,)``;
     building child ``i`` directly lets any subset of runs be simulated anywhere.
     """
-    root = _root_seed(seed)
+    root = as_seed_sequence("seed", seed)
     if isinstance(run_ids, (str, bytes)) or not hasattr(run_ids, "__iter__"):
         raise TypeError(f"run_ids must be a sequence of non-negative integers, got {type(run_ids).__name__}")
     run_ids = [as_int("run_ids", i, minimum=0) for i in run_ids]
@@ -461,6 +468,141 @@ def _run_phases(policy: Policy, means, T, env_gens, pol_gens, rec: _Recorder, ho
 PolicySpec = Policy | str | Callable[[], Policy] | tuple
 
 
+# ----------------------------------------------------------------------------------------------
+# the cost of a call, estimated before any work
+# ----------------------------------------------------------------------------------------------
+#: Default limit of one call's estimated cost, in CPU-seconds (``max_seconds`` of :func:`simulate`).
+MAX_SECONDS = 120.0
+
+#: CPU-seconds per decision of the fast paths, as ``(per round, per round and run)``: a call of
+#: ``runs`` runs to horizon T is estimated at ``T * (c_step + runs * c_run)``.  Measured on the
+#: paper's cells at T = 10^6 (20 and 320 runs; IMED 0.07 s a run, KL-UCB 0.36 s, Lazy-DP-TS 0.28 s in
+#: chunks of 5) and rounded up; beyond 10^6 rounds the fast paths cost less per round, so the linear
+#: extrapolation overestimates.  Adjust when a fast path changes (``benchmarks/``).
+_FAST_COST = {"IMED": (5e-7, 1e-7), "KL-UCB": (4e-6, 4e-7), "Lazy-DP-TS": (5e-7, 3e-7)}
+#: ... for a fast path of a policy not in the table.
+_FAST_COST_OTHER = (5e-6, 1e-6)
+#: CPU-seconds of the generic engine per lock-step phase and per phase of one run: a batched
+#: policy (phase sums, few phases), and a policy deciding every round (one index per round).
+_PHASE_COST = (5e-4, 1e-5)
+_STEP_COST = (5e-4, 3e-5)
+#: CPU-seconds per round of one run of the literal reference (:mod:`dpb.reference`), by policy.
+_REFERENCE_COST = {"KL-UCB": 2e-4}
+_REFERENCE_COST_OTHER = 3e-5
+#: Policies deciding in every round (T phases per run).
+_PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
+#: Policies whose phases double an arm's count or an epoch's length: at most K (log2 T + 2) phases.
+_DOUBLING = ("DP-SE", "AdaP-KLUCB", "AdaP-UCB", "DP-UCB")
+
+
+class Cost(NamedTuple):
+    """Estimate of a call's work (:func:`estimate_cost`)."""
+
+    seconds: float
+    """Estimated CPU-seconds (pessimistic)."""
+    phases: int
+    """Upper bound of the phases (decisions) of one run."""
+    engine: str
+    """``"fast"``, ``"phases"`` or ``"reference"``."""
+
+
+def _max_phases(pol: Policy, K: int, T: int) -> int:
+    """An upper bound of the phases of one run of ``pol`` (see the module's cost model)."""
+    from .batching import BatchSchedule, phases_to_reach
+
+    own = getattr(pol, "max_phases", None)
+    schedule = getattr(pol, "schedule", None)
+    # the package's own phase logic (a subclass may change the index, not how phases are cut)
+    builtin = all(getattr(type(pol), m).__module__.startswith("dpb.policies.") for m in ("decide", "update"))
+    if callable(own):
+        bound = as_int(f"{type(pol).__name__}.max_phases(K, T)", own(K, T), minimum=1)
+    elif not builtin:
+        bound = T
+    elif isinstance(schedule, BatchSchedule) and pol.name not in _PER_STEP:
+        # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
+        # reaching n reach 2n
+        bound = K * int(phases_to_reach(T, schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, schedule))
+    elif pol.name in _DOUBLING:
+        bound = K * (int(T).bit_length() + 2)
+    else:
+        bound = T
+    return min(bound, T)
+
+
+def _call_cost(pol: Policy, K: int, T: int, runs: int, engine: str) -> Cost:
+    if engine == "reference":
+        per_round = _REFERENCE_COST.get(pol.name, _REFERENCE_COST_OTHER)
+        return Cost(float(T) * runs * per_round, T, engine)
+    if engine == "fast":
+        step, run = _FAST_COST.get(pol.name, _FAST_COST_OTHER)
+        return Cost(float(T) * (step + runs * run), T, engine)
+    phases = _max_phases(pol, K, T)
+    step, run = _STEP_COST if phases == T else _PHASE_COST
+    return Cost(float(phases) * (step + runs * run), phases, engine)
+
+
+def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dict | None = None,
+                  fast: bool = True, engine: str | None = None) -> Cost:
+    """Estimate the CPU-seconds of ``simulate(policy, env, T, runs)`` without running it.
+
+    The cost model (module docstring, *How long a call may take*) multiplies an upper bound of
+    the decisions of a run -- T for a per-step policy, K times the batches of the schedule up to
+    T for a batched one -- by CPU-seconds per decision measured on this project's machine and
+    rounded up.  It is meant to refuse hours, not to predict seconds: it overestimates large
+    horizons several times over.
+
+    Parameters
+    ----------
+    policy, env, T, params, fast
+        As in :func:`simulate`.
+    runs : int
+        Number of runs, 1 to 10^6.
+    engine : {None, "reference"}
+        None: the engine :func:`simulate` would use; ``"reference"``: the literal per-step
+        simulator :func:`dpb.reference.reference_simulate`.
+
+    Returns
+    -------
+    Cost
+        ``(seconds, phases, engine)``.
+
+    Examples
+    --------
+    >>> estimate_cost("IMED", "mu1", 10**12).seconds > 1e5   # hours: simulate refuses it
+    True
+    >>> estimate_cost("DP-IMED", "mu1", 10**12, params={"eps": 0.25}).seconds < 1
+    True
+    """
+    pol = as_policy(policy, params)
+    bandit = as_bandit(env)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    if engine not in (None, "reference"):
+        raise ValueError(f"engine must be None or 'reference', got {engine!r}")
+    if engine is None:
+        engine = "fast" if fast and getattr(pol, "fast_simulate", None) is not None else "phases"
+    return _call_cost(pol, bandit.K, T, runs, engine)
+
+
+_ADVICE = "use a smaller T or fewer runs, or pass max_seconds=None (or a larger limit) to run it anyway"
+
+
+def _check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
+    """Refuse ``cost`` above ``max_seconds`` (None: no limit) with a ``ValueError`` naming ``T``,
+    ``runs``, the estimate, the limit and how to lift it (``advice``)."""
+    if max_seconds is None:
+        return
+    limit = as_real("max_seconds", max_seconds, low=0.0, low_open=True)
+    if cost.seconds > limit:
+        raise ValueError(
+            f"{what} for T={T} and runs={runs} is estimated at {cost.seconds:.3g} CPU-seconds "
+            f"({cost.phases} decisions per run, {cost.engine} engine), more than max_seconds={limit:g}; "
+            f"{advice}"
+        )
+
+
+
+
 def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if checkpoints is None:
         all_, log, lin = checkpoint_grid(T)
@@ -477,6 +619,49 @@ def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, n
     return all_, np.isin(all_, log), np.isin(all_, lin)
 
 
+class _ProgressHook:
+    """A hook of :func:`_run_phases` advancing a progress bar by the rounds each phase simulated."""
+
+    def __init__(self, bar) -> None:
+        self.bar = bar
+
+    def before_update(self, rows, t0, counts, sums) -> None:
+        pass
+
+    def after_update(self, rows, t0, counts, sums) -> None:
+        self.bar.update(int(counts.sum()))
+
+
+def _simulate_with_progress(pol: Policy, means, T: int, seeds, gaps, ck, use_fast: bool) -> _Recorder:
+    """Simulate ``seeds`` as :func:`simulate_seeds` does, with a progress bar.
+
+    A fast path runs the seeds in about ten groups (each run owns its generators, so grouping
+    changes no number) and counts finished runs; the generic engine counts simulated rounds.
+    """
+    from tqdm.auto import tqdm
+
+    R = len(seeds)
+    rec = _Recorder(R, gaps, ck)
+    desc = f"{pol.name}, T={T}"
+    if not use_fast:
+        env_gens, pol_gens = zip(*(run_generators(s) for s in seeds), strict=True)
+        with tqdm(total=R * T, desc=desc, unit="round", unit_scale=True) as bar:
+            _run_phases(pol, means, T, list(env_gens), list(pol_gens), rec, hook=_ProgressHook(bar))
+        return rec
+    size = -(-R // 10)
+    with tqdm(total=R, desc=desc, unit="run") as bar:
+        for lo in range(0, R, size):
+            part = seeds[lo : lo + size]
+            sub = _Recorder(len(part), gaps, ck)
+            env_gens, pol_gens = zip(*(run_generators(s) for s in part), strict=True)
+            pol.fast_simulate(means, T, list(env_gens), list(pol_gens), sub)
+            rows = slice(lo, lo + len(part))
+            for name in ("regret", "pulls", "reg", "next", "phases", "laplace"):
+                getattr(rec, name)[rows] = getattr(sub, name)
+            bar.update(len(part))
+    return rec
+
+
 def simulate_seeds(
     policy: PolicySpec,
     env,
@@ -488,8 +673,11 @@ def simulate_seeds(
     fast: bool = True,
     root=None,
     run_ids=None,
+    max_seconds: float | None = MAX_SECONDS,
+    progress: bool = False,
 ) -> Result:
-    """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`)."""
+    """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`;
+    ``max_seconds`` and ``progress`` as there)."""
     t_start = time.perf_counter()
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
@@ -499,20 +687,29 @@ def simulate_seeds(
             f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
             f"(its initialisation pulls every arm), got T={T}"
         )
+    if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
+        raise TypeError(f"seeds must be a sequence of SeedSequence, got {type(seeds).__name__}")
     seeds = list(seeds)
     if not seeds:
         raise ValueError("at least one seed (run) is required")
-    gens = [run_generators(s) for s in seeds]
-    env_gens = [g[0] for g in gens]
-    pol_gens = [g[1] for g in gens]
+    if len(seeds) > MAX_RUNS:
+        raise ValueError(f"runs: at most {MAX_RUNS} runs per call, got {len(seeds)}")
+    if not all(isinstance(s, np.random.SeedSequence) for s in seeds):
+        raise TypeError("seeds must be numpy SeedSequence objects (see child_seeds)")
+    use_fast = bool(fast) and getattr(pol, "fast_simulate", None) is not None
+    _check_cost(_call_cost(pol, bandit.K, T, len(seeds), "fast" if use_fast else "phases"), max_seconds,
+                f"simulate({pol.name!r})", T, len(seeds))
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
-    rec = _Recorder(len(seeds), bandit.gaps, ck)
     means = np.asarray(bandit.means, dtype=float)
-    use_fast = fast and getattr(pol, "fast_simulate", None) is not None
-    if use_fast:
-        pol.fast_simulate(means, T, env_gens, pol_gens, rec)
+    if progress:
+        rec = _simulate_with_progress(pol, means, T, seeds, bandit.gaps, ck, use_fast)
     else:
-        _run_phases(pol, means, T, env_gens, pol_gens, rec)
+        rec = _Recorder(len(seeds), bandit.gaps, ck)
+        env_gens, pol_gens = zip(*(run_generators(s) for s in seeds), strict=True)
+        if use_fast:
+            pol.fast_simulate(means, T, list(env_gens), list(pol_gens), rec)
+        else:
+            _run_phases(pol, means, T, list(env_gens), list(pol_gens), rec)
     if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
         raise RuntimeError("internal error: the simulation did not cover the horizon exactly")
     if root is None:
@@ -553,6 +750,8 @@ def simulate(
     run_ids=None,
     checkpoints=None,
     fast: bool = True,
+    max_seconds: float | None = MAX_SECONDS,
+    progress: bool = False,
 ) -> Result:
     """Simulate ``runs`` independent runs of ``policy`` on ``env`` for ``T`` rounds.
 
@@ -579,10 +778,23 @@ def simulate(
     fast : bool
         Use the policy's exact fast path when it has one (default); False forces the generic
         phase engine.
+    max_seconds : float or None
+        Refuse, before any work, a call whose estimated cost (:func:`estimate_cost`, a
+        pessimistic model) exceeds this many CPU-seconds; default :data:`MAX_SECONDS` (120).
+        None lifts the limit: the call then runs as long as it takes (Ctrl-C stops it).
+    progress : bool
+        Show a progress bar (``tqdm``): finished runs on a fast path (runs are then simulated in
+        groups, with the same results), simulated rounds of all runs on the generic engine.
 
     Returns
     -------
     Result
+
+    Raises
+    ------
+    ValueError
+        For an invalid argument, or a call estimated above ``max_seconds`` (the message names
+        ``T``, ``runs``, the estimate and the limit).
 
     Examples
     --------
@@ -590,7 +802,7 @@ def simulate(
     >>> res.pulls.sum(axis=1).tolist()
     [10000, 10000, 10000, 10000]
     """
-    root = _root_seed(seed)
+    root = as_seed_sequence("seed", seed)
     if run_ids is None:
         runs = 1 if runs is None else as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
         run_ids = np.arange(runs)
@@ -606,7 +818,8 @@ def simulate(
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
     seeds = child_seeds(root, run_ids)
     return simulate_seeds(
-        policy, env, T, seeds, params=params, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids
+        policy, env, T, seeds, params=params, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
+        max_seconds=max_seconds, progress=progress,
     )
 
 
@@ -675,17 +888,20 @@ class _TraceHook:
 
 
 def simulate_trace(
-    policy: PolicySpec, env, T: int, seed=None, *, params: dict | None = None, run_id: int = 0
+    policy: PolicySpec, env, T: int, seed=None, *, params: dict | None = None, run_id: int = 0,
+    max_seconds: float | None = MAX_SECONDS,
 ) -> Trace:
     """Run one run of ``policy`` through the generic phase engine and record every phase.
 
     The run is child ``run_id`` of ``SeedSequence(seed)``, so it is the same trajectory as run
     ``run_id`` of ``simulate(policy, env, T, seed=seed, fast=False)``.  Per-step policies give one
-    phase per round: keep T small.
+    phase per round: keep T small.  ``max_seconds`` bounds the estimated cost as in
+    :func:`simulate` (a trace keeps one record per phase).
     """
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    _check_cost(_call_cost(pol, bandit.K, T, 1, "phases"), max_seconds, f"simulate_trace({pol.name!r})", T, 1)
     (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
     genv, gpol = run_generators(child)
     rec = _Recorder(1, bandit.gaps, np.array([T]))

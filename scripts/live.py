@@ -122,11 +122,17 @@ def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None) -> 
     jupyter_url = f"http://127.0.0.1:{port}"
     env = dict(os.environ)
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(TEMPLATES), env.get("JUPYTER_PATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(TEMPLATES.parent), env.get("PYTHONPATH", "")) if p)
     cmd = [sys.executable, "-m", "jupyter", "server", "--no-browser",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
            f"--IdentityProvider.token={token}", f"--ServerApp.allow_origin={site_url}",
            f"--ServerApp.root_dir={ROOT}", "--ServerApp.jpserver_extensions={'voila': True}",
-           "--VoilaConfiguration.template=dpb", "--VoilaConfiguration.show_tracebacks=True"]
+           "--VoilaConfiguration.template=dpb", "--VoilaConfiguration.show_tracebacks=True",
+           # the string "null" for both makes Voila's front end typeset with the MathJax 3 bundled
+           # in JupyterLab's mathjax extension instead of loading MathJax from cdnjs
+           "--ServerApp.tornado_settings={'mathjax_url': 'null', 'mathjax_config': 'null'}",
+           # MyST roles and directives of the chapters as plain Markdown (scripts/site/myst_lite.py)
+           "--VoilaExporter.filters={'myst_lite': 'myst_lite.myst_to_markdown'}"]
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI machines run as root
         cmd.append("--allow-root")
     log = log or (ROOT / "_build" / "live-jupyter.log")

@@ -461,3 +461,53 @@ def test_a_worker_killed_from_outside_stops_the_run_with_one_line(tmp_path):
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1 and f"worker process {workers[0]}" in lines[0]
     assert "exited with code -9" in lines[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# the work bound: a run whose result file would take too long is refused before any work
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("argv", [
+    ["reproduce", "fig1", "--horizon", "1e9"],
+    ["reproduce", "fig1", "--horizon", "1e8"],
+    ["reproduce", "appendix", "--runs", "1e4"],
+    ["reproduce", "all", "--scale", "converged", "--horizon", "1e8"],
+    ["reproduce", "fig1", "--policy", "KL-UCB", "--horizon", "1e8"],
+])
+def test_a_run_estimated_too_long_is_refused_in_one_line(argv, tmp_path, capsys, monkeypatch):
+    def never(*args, **kwargs):  # pragma: no cover - reached only by a broken check
+        raise AssertionError("the run started")
+
+    monkeypatch.setattr(cli, "_reproduce", never)
+    code, err = main_exit([*argv, "--out", str(tmp_path)], capsys)
+    assert code == 2, err
+    assert "argument --horizon/--runs:" in err and "CPU-seconds" in err and "max_seconds=120" in err
+    assert "--max-seconds none" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert not (tmp_path / "cells").exists()
+
+
+def test_max_seconds_none_or_larger_lets_the_run_start(tmp_path, capsys, monkeypatch):
+    started = []
+    monkeypatch.setattr(cli, "_reproduce", lambda args, *rest: started.append(args.max_seconds) or 0)
+    for limit in ("none", "1e5"):
+        code, err = main_exit(["reproduce", "fig1", "--horizon", "1e8", "--max-seconds", limit, "--out",
+                               str(tmp_path)], capsys)
+        assert code == 0, err
+    assert started == [None, 1e5]
+    for bad in ("0", "-1", "nan", "inf", "x", "1e400"):
+        code, err = main_exit(["reproduce", "fig1", "--max-seconds", bad, "--out", str(tmp_path)], capsys)
+        assert code == 2 and "argument --max-seconds: must be a number of seconds" in err, (bad, err)
+
+
+@pytest.mark.parametrize("argv", [["reproduce", "all"], ["reproduce", "all", "--scale", "converged"]])
+def test_the_paper_scales_pass_the_work_bound(argv, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_reproduce", lambda *args: 0)
+    code, err = main_exit([*argv, "--out", str(tmp_path)], capsys)
+    assert code == 0, err
+
+
+def test_the_runner_refuses_a_chunk_estimated_too_long_before_any_work(tmp_path):
+    exp = E.experiment("fig1", T=10**8, runs=20)
+    with pytest.raises(ValueError, match=r"cell imed_mu1.* for T=100000000 and runs=20 .*max_seconds=120"):
+        E.run(exp, tmp_path, jobs=1, progress=False)
+    assert not (tmp_path / "cells").exists() or not list((tmp_path / "cells").iterdir())

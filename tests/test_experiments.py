@@ -469,5 +469,10 @@ def test_format_table():
                           title="t")
     lines = text.splitlines()
     assert lines[0] == "t" and lines[1].split() == ["env", "eps", "mean", "ratio", "runs"]
-    assert lines[2].split() == ["mu1", "0.25", "12.3", "3.14", "20"]
-    assert E.format_table([]) == ""
+    assert set(lines[2]) == {"-", " "}  # the rule under the headers
+    assert lines[3].split() == ["mu1", "0.25", "12.3", "3.14", "20"]
+    assert lines[3].startswith("mu1")  # text left-aligned, numbers right-aligned
+    assert E.format_table([]) == "" and E.format_table([], title="t") == "t"
+    assert E.format_table([{"x": 1.23456}], digits=3).splitlines()[-1].strip() == "1.235"
+    with pytest.raises(ValueError, match="digits"):
+        E.format_table([{"x": 1.0}], digits=-1)

@@ -234,3 +234,118 @@ def test_record_runs_equals_record_steps():
     assert np.allclose(a.regret[0, done], b.regret[0, done], rtol=0, atol=1e-9)
     assert np.array_equal(a.pulls, b.pulls) and np.array_equal(a.phases, b.phases)
     assert np.isnan(a.regret[0, ~done]).all() and a.next[0] == b.next[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# the work bound: estimated before any work, refused with the reason, liftable
+# ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name, params", ALL)
+@pytest.mark.parametrize("env", ["mu1", "mu4"])
+def test_phase_bound_of_the_cost_model_holds(name, params, env):
+    """The cost model's phases per run bound every run's phases (generic engine, fast=False)."""
+    from dpb.simulate import estimate_cost
+
+    for T in (200, 3000):
+        res = simulate(name, env, T, runs=3, seed=5, params=params, fast=False)
+        bound = estimate_cost(name, env, T, params=params, fast=False).phases
+        assert res.n_phases.max() <= bound <= T, (T, res.n_phases.max(), bound)
+
+
+def test_doubling_and_schedule_bounds_are_logarithmic():
+    from dpb.simulate import estimate_cost
+
+    for name, params in ALL:
+        if name in ("IMED", "KL-UCB", "Lazy-DP-TS"):
+            assert estimate_cost(name, "mu1", 10**6, params=params).phases == 10**6
+        else:  # K log T, far below T: a batched policy at 2**62 rounds costs a fraction of a second
+            assert estimate_cost(name, "mu1", 10**6, params=params, fast=False).phases < 5 * 200
+            assert estimate_cost(name, "mu1", 2**62, params=params, fast=False).seconds < 5
+
+
+@pytest.mark.parametrize("name, T, runs", [("IMED", 10**12, 1), ("KL-UCB", 10**9, 1),
+                                           ("Lazy-DP-TS", 10**9, 20), ("IMED", 10**6, 10**6)])
+def test_hours_are_refused_before_any_work(name, T, runs, monkeypatch):
+    """Refused with T, runs, the estimate and the limit named, and before any simulation."""
+    import dpb.simulate as S
+
+    def never(*args, **kwargs):  # pragma: no cover - reached only by a broken check
+        raise AssertionError("the simulation started")
+
+    monkeypatch.setattr(S, "_run_phases", never)
+    monkeypatch.setattr(S, "_Recorder", never)
+    params = {"eps": 0.5} if name == "Lazy-DP-TS" else None
+    with pytest.raises(ValueError, match=r"T=\d+ and runs=\d+ is estimated at .* CPU-seconds .*"
+                                         r"max_seconds=120; .*max_seconds=None"):
+        simulate(name, "mu1", T, runs=runs, params=params)
+    with pytest.raises(ValueError, match="max_seconds"):
+        simulate(name, "mu1", T, runs=runs, params=params, fast=False)
+
+
+def test_paper_scales_pass_the_default_limit():
+    """The paper's cells and the largest chunks of the converged scale are within the limit."""
+    from dpb.experiments import experiment
+    from dpb.simulate import MAX_SECONDS, estimate_cost
+
+    for exp in (experiment("fig1"), experiment("appendix"), experiment("eps-sweep")):
+        for cell in exp.cells:
+            for runs in (20, 320, 10240):  # 10240: the last block of the converged scale's cap
+                chunk = min(runs, 5) if cell.policy == "Lazy-DP-TS" else runs
+                if cell.policy == "IMED":
+                    chunk = min(runs, 320)  # its largest converged chunk (cells of 640 runs)
+                cost = estimate_cost(cell.policy, cell.bandit(), cell.T, chunk, params=cell.params)
+                assert cost.seconds <= MAX_SECONDS, (cell.key, chunk, cost)
+
+
+def test_limit_is_adjustable_and_liftable():
+    from dpb.simulate import estimate_cost
+
+    cost = estimate_cost("DP-IMED", "mu2", 2000, runs=2, params={"eps": 0.5}).seconds
+    with pytest.raises(ValueError, match="max_seconds"):
+        simulate("DP-IMED", "mu2", 2000, runs=2, seed=1, params={"eps": 0.5}, max_seconds=cost / 2)
+    a = simulate("DP-IMED", "mu2", 2000, runs=2, seed=1, params={"eps": 0.5}, max_seconds=None)
+    b = simulate("DP-IMED", "mu2", 2000, runs=2, seed=1, params={"eps": 0.5}, max_seconds=cost * 2)
+    assert a.same_as(b)
+    with pytest.raises(ValueError, match="max_seconds"):
+        simulate_trace("IMED", "mu2", 10**8, seed=1)
+    for bad, exc in ((0, ValueError), (-1.0, ValueError), (float("nan"), ValueError), ("x", TypeError),
+                     (True, TypeError)):
+        with pytest.raises(exc, match="max_seconds"):
+            simulate("DP-IMED", "mu2", 2000, params={"eps": 0.5}, max_seconds=bad)
+
+
+def test_own_policy_may_declare_its_phases():
+    """A policy of one's own is assumed per-step unless it declares ``max_phases(K, T)``."""
+    from dpb.simulate import estimate_cost
+
+    class Declared(DPIMED):
+        name = "test-declared-dpimed"
+
+        def max_phases(self, K, T):
+            return 7
+
+    class NewIndex(DPIMED):  # the package's phases, another index: the schedule's bound
+        name = "test-newindex-dpimed"
+
+        def private_index(self, x, n, t, releases):
+            return super().private_index(x, n, t, releases)
+
+    class NewPhases(DPIMED):  # its own decide: assumed per-step
+        name = "test-newphases-dpimed"
+
+        def decide(self, rows, t):
+            return super().decide(rows, t)
+
+    assert estimate_cost(Declared(eps=0.5), "mu2", 10**6).phases == 7
+    assert estimate_cost(NewIndex(eps=0.5), "mu2", 10**6).phases == estimate_cost(
+        "DP-IMED", "mu2", 10**6, params={"eps": 0.5}).phases < 1000
+    assert estimate_cost(NewPhases(eps=0.5), "mu2", 10**6).phases == 10**6
+
+
+@pytest.mark.parametrize("name, params, fast", [("IMED", {}, True), ("Lazy-DP-TS", {"eps": 0.5}, True),
+                                                ("DP-IMED", {"eps": 0.5}, False), ("KL-UCB", {}, False)])
+def test_progress_bar_changes_no_number(name, params, fast, capsys):
+    plain = simulate(name, "mu2", 3000, runs=13, seed=4, params=params, fast=fast)
+    shown = simulate(name, "mu2", 3000, runs=13, seed=4, params=params, fast=fast, progress=True)
+    assert plain.same_as(shown)
+    err = capsys.readouterr().err
+    assert name in err and ("13/13" in err or "39.0k/39.0k" in err), err[-300:]

@@ -19,12 +19,12 @@ import numpy as np
 
 from .. import cache
 from .._validate import as_int, as_real, as_text
-from ..simulate import simulate
+from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
-__all__ = ["RunReport", "ChunkError", "run", "ensure"]
+__all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "MAX_JOBS"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
@@ -39,12 +39,31 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     """
     c0 = time.thread_time()
     res = simulate(cell.source or cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
-                   params=cell.params, run_ids=np.arange(start, stop))
+                   params=cell.params, run_ids=np.arange(start, stop), max_seconds=None)  # run() checked it
     res.extra = {**stamp, "cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
                  "cpu_seconds": time.thread_time() - c0}
     if out is not None:
         res.save(cell.path(out, start, stop))
     return res
+
+
+def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
+    """Refuse ``chunks`` (``(cell, start, stop)`` triples) when one is estimated above
+    ``max_seconds`` CPU-seconds (``ValueError`` naming the cell, T, runs, the limit and
+    ``advice``: how to lift it)."""
+    if max_seconds is None or not chunks:
+        return
+    worst = None
+    for cell, a, b in chunks:
+        cost = estimate_cost(cell.source or cell.policy, cell.bandit(), cell.T, b - a, params=cell.params)
+        if worst is None or cost.seconds > worst[0].seconds:
+            worst = (cost, cell, a, b)
+    cost, cell, a, b = worst
+    try:
+        _check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
+                    *(() if advice is None else (advice,)))
+    except ValueError as exc:
+        raise ValueError(f"{exc} (the largest chunk of {len(chunks)})") from None
 
 
 @dataclass
@@ -272,7 +291,8 @@ def connect(scheduler, timeout: float = 10.0):
 # the driver
 # ----------------------------------------------------------------------------------------------
 def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
-        progress: bool = True, force: bool = False, desc: str | None = None) -> RunReport:
+        progress: bool = True, force: bool = False, desc: str | None = None,
+        max_seconds: float | None = MAX_SECONDS) -> RunReport:
     """Compute the missing or stale chunk files of ``target`` and write them under ``out/cells``.
 
     Parameters
@@ -294,6 +314,10 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         Show a progress bar (``tqdm.auto``: a widget in notebooks, text in a terminal).
     force : bool
         Recompute every chunk even when its file is up to date.
+    max_seconds : float or None
+        Refuse, before any work, a run with a chunk (one :func:`~dpb.simulate.simulate` call)
+        estimated above this many CPU-seconds (:func:`~dpb.simulate.estimate_cost`; default
+        :data:`~dpb.simulate.MAX_SECONDS`); None lifts the limit.
 
     Returns
     -------
@@ -301,6 +325,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
 
     Raises
     ------
+    ValueError
+        For a chunk estimated above ``max_seconds`` (naming the cell, its T and runs).
     ChunkError
         When a chunk fails: the other chunks in progress are stopped at once, the finished files
         are kept.
@@ -339,6 +365,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     if not todo:
         report.wall_seconds = time.perf_counter() - t0
         return report
+    check_chunk_costs(todo, max_seconds)
     cache.remove_orphan_temporaries(out / "cells")
     todo.sort(key=lambda t: -t[0].cost(t[2] - t[1]))
     stamps = {p: store.chunk_provenance(p) for p in {c.policy for c, _, _ in todo}}

@@ -45,6 +45,7 @@ from ..estimates import (
     mean_interval,
     seed_sensitivity,
 )
+from ..simulate import MAX_SECONDS
 from .execution import RunReport
 from .execution import run as run_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
@@ -196,13 +197,16 @@ def _targets(target) -> tuple:
 
 def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None,
                   scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
-                  level: float = LEVEL) -> RunReport:
+                  level: float = LEVEL, max_seconds: float | None = MAX_SECONDS) -> RunReport:
     """Compute the converged scale of ``target`` (an experiment, its name, cells or a list).
 
     Round ``k`` computes, through :func:`dpb.experiments.run`, the next block of every cell whose
     interval is not yet within ``+- rel`` of its mean (blocks already cached are reused), then
     checks each such cell at its new edge.  A cell stops at the first edge that passes, or at
-    ``cap``; its decision is memoised.  The returned report adds up the rounds.
+    ``cap``; its decision is memoised.  The returned report adds up the rounds.  ``max_seconds``
+    bounds the estimated cost of each chunk of the first round (the horizon a caller chose, see
+    :func:`~dpb.experiments.run`); the later rounds are the rule's own doubling blocks, which the
+    caller asked for by asking for this scale.
     """
     out = _out(out)
     seed = as_int("seed", seed, minimum=0)
@@ -217,7 +221,8 @@ def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | Non
         edge = min(n for n, _ in pending.values())
         batch = [replace(c, runs=n) for c, (n, _) in pending.items()]
         r = run_cells(batch, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress,
-                      desc=f"converged, blocks to {edge}+ runs")
+                      desc=f"converged, blocks to {edge}+ runs", max_seconds=max_seconds)
+        max_seconds = None
         report.total += r.total
         report.computed += r.computed
         report.reused += r.reused

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .._validate import as_instance, as_int, as_names, as_positive
+from ..tables import format_table as _format
 from ..bounds import lower_bound_constant
 from ..simulate import Result
 from .specs import BASELINES, OURS
@@ -155,10 +156,14 @@ def dominance(res: ExperimentResults, stat: str = "mean", baselines: Sequence[st
 
 def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, digits: int = 1,
                  title: str | None = None, headers: Mapping[str, str] | None = None) -> str:
-    """Plain-text table of ``rows`` (numbers rounded to ``digits``; ``ratio`` columns to 2).
+    """The experiments' summaries as aligned text (numbers rounded to ``digits``).
 
-    ``columns`` selects and orders the keys (default: all keys of the first row); ``headers`` maps
-    a key to a shorter column title.
+    A thin front end of :func:`dpb.tables.format_table` with the conventions of these summaries:
+    ``columns`` selects and orders the keys (default: all keys of the first row), integers print
+    whole, ``eps`` columns in the shortest form (``0.25``), columns whose name contains ``ratio``
+    with two decimals, other numbers with ``digits`` decimals; ``headers`` maps a key to a shorter
+    column title.  The text is ``str`` of the :class:`dpb.tables.Table` (numbers right-aligned,
+    text left-aligned, a rule under the headers); an empty ``rows`` gives the title or ``""``.
     """
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
         raise TypeError(f"rows must be a sequence of mappings, got {type(rows).__name__}")
@@ -177,22 +182,18 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
         raise ValueError(f"columns {missing!r} are missing from some rows")
     headers = dict(headers or {})
 
-    def fmt(k, v):
-        if isinstance(v, str):
-            return v
-        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-            return str(v)
-        if k == "eps":
-            return f"{v:g}"
-        return f"{v:.2f}" if "ratio" in k else f"{v:.{digits}f}"
+    def fmt(key):
+        def f(v):
+            if isinstance(v, str):
+                return v
+            if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+                return str(int(v))
+            if key == "eps":
+                return f"{float(v):g}"
+            return f"{float(v):.2f}" if "ratio" in key else f"{float(v):.{int(digits)}f}"
+        return f
 
-    names = [headers.get(k, k) for k in columns]
-    cells = [[fmt(k, r[k]) for k in columns] for r in rows]
-    widths = [max(len(n), *(len(c[i]) for c in cells)) for i, n in enumerate(names)]
-    lines = [] if title is None else [title]
-    lines.append("  ".join(n.rjust(w) for n, w in zip(names, widths, strict=True)))
-    lines.extend("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)) for row in cells)
-    return "\n".join(lines)
+    return str(_format(rows, columns, {k: fmt(k) for k in columns}, headers=headers, title=title))
 
 
 def reading_results(res: ExperimentResults, setting) -> dict:

@@ -22,7 +22,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._numerics import kl_ucb_fast
-from .base import InitialRoundRobin, Policy, check_eps, check_real
+from .._validate import check_eps, check_real
+from .base import InitialRoundRobin, Policy
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 

@@ -36,7 +36,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from .._validate import as_float_array, as_int
+from .._validate import as_int, check_eps, check_real
 
 __all__ = [
     "Policy",
@@ -48,32 +48,6 @@ __all__ = [
     "check_eps",
     "check_real",
 ]
-
-
-def check_eps(eps) -> float:
-    """Validate a privacy budget: a finite float > 0 (raises ``ValueError`` naming ``eps``)."""
-    arr = as_float_array("eps", eps)
-    if arr.ndim != 0:
-        raise ValueError(f"eps must be a scalar, got shape {arr.shape}")
-    val = float(arr)
-    if not (np.isfinite(val) and val > 0):
-        raise ValueError(f"eps must lie in (0, +inf), got {val!r}")
-    if val < 1e-300:  # the Laplace scale 1/eps would overflow the index arithmetic
-        raise ValueError(f"eps must be >= 1e-300 (the noise scale 1/eps overflows below), got {val!r}")
-    return val
-
-
-def check_real(name: str, value, *, low: float, strict: bool = True, high: float = np.inf) -> float:
-    """Validate a finite real scalar in (low, high] (or [low, high] when ``strict`` is false)."""
-    arr = as_float_array(name, value)
-    if arr.ndim != 0:
-        raise ValueError(f"{name} must be a scalar, got shape {arr.shape}")
-    val = float(arr)
-    ok = np.isfinite(val) and (val > low if strict else val >= low) and val <= high
-    if not ok:
-        lo = "(" if strict else "["
-        raise ValueError(f"{name} must lie in {lo}{low}, {high}], got {val!r}")
-    return val
 
 
 class RunRandom:

@@ -30,7 +30,8 @@ import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
-from .base import InitialRoundRobin, Policy, check_eps
+from .._validate import check_eps
+from .base import InitialRoundRobin, Policy
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 

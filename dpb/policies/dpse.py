@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Policy, check_eps, check_real
+from .._validate import check_eps, check_real
+from .base import Policy
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
 
