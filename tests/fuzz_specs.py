@@ -841,6 +841,21 @@ def module_specs() -> list[Spec]:
             timeout=60,
         ),
         S(
+            sim + "estimate_cost",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "DP-KLUCB", "DP-SE", "IMED", "Lazy-DP-TS"]),
+                    bad=("DP-NOPE", 3, None),
+                ),
+                env=ENV,
+                T=size(1, 10**12, edge_extra=(2**62 + 1,)),
+                runs=size(1, 10**6, optional=True),
+                params=private_params.but(optional=True),
+                fast=FLAG,
+                engine=Kind(st.sampled_from([None, "reference"]), bad=("nope", 3), optional=True),
+            ),
+        ),
+        S(
             sim + "simulate_trace",
             dict(
                 policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", 3, None)),
@@ -1434,8 +1449,7 @@ NOT_FUZZED = {
     "dpb.policies.base.pick_min": _STEP,
     "dpb.policies.base.RunRandom": _STEP,
     "dpb.policies.base.UniformStream": _STEP,
-    "dpb.policies.base.check_real": "being replaced by dpb._validate.as_real this session (engineer "
-    "bounds owns it); every policy constructor that calls it is fuzzed",
+    "dpb.simulate.Cost": _RECORD + " (estimate_cost)",
     "dpb.policies.nonprivate.simulate_imed_fast": _FAST,
     "dpb.policies.nonprivate.simulate_klucb_fast": _FAST,
 }
@@ -2738,6 +2752,18 @@ def tail_specs() -> list[Spec]:
     bs = "dpb.policies.base:"
     specs += [
         S(bs + "check_eps", dict(eps=EPS)),
+        S(
+            bs + "check_real",
+            # name, low and high are the calling code's constants: only the checked value is fuzzed
+            dict(
+                name=fixed("alpha"),
+                value=Kind(st.floats(1, 10), edge=(1e300, 1.0), bad=(NAN, 0.5, "x", None, True, INF)),
+                low=fixed(1.0),
+                strict=FLAG,
+                high=fixed(INF, 100.0),
+            ),
+            aliases={"value": ("alpha",)},
+        ),
     ]
     # ------------------------------------------------------------------ the command line
     specs += [
