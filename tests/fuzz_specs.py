@@ -3,8 +3,8 @@
 A :class:`Kind` describes one parameter: good values (a hypothesis strategy), edge values (a valid
 result or a clean error are both fine) and bad values (must be refused with an error naming the
 parameter).  A :class:`Spec` lists the kinds of a callable's parameters.  ``tests/test_fuzz.py``
-checks that every callable in the ``__all__`` of the fuzzed modules has a spec here or a reason in
-:data:`NOT_FUZZED`.
+checks that every public callable (every function and class on the API pages, see
+``fuzz_harness.public_api``) has a spec here or a reason in :data:`NOT_FUZZED`.
 """
 
 from __future__ import annotations
