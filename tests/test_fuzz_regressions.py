@@ -340,3 +340,31 @@ def test_registry_names_the_argument_at_fault():
         registry.is_builtin("x")
     with pytest.raises(TypeError, match="cls"):
         registry.register("x")
+
+
+def test_regret_runs_name_the_argument_at_fault(tmp_path):
+    from dpb import regret
+    from dpb.simulate import run_generators
+
+    runs = regret.decompose_runs("DP-IMED", "mu2", 300, 3, 0, params={"eps": 1.0})
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    for call, exc, param in [
+        (lambda: regret.pull_summary("x"), TypeError, "res"),  # was AttributeError
+        (lambda: regret.pull_summary(runs, band=0.0), ValueError, "band"),  # was named "level"
+        (lambda: regret.regret_quantiles(None), TypeError, "res"),
+        (lambda: regret.imed_optimal_index(3), TypeError, "res"),
+        (lambda: regret.cache_key("runs", "x"), TypeError, "params"),  # was accepted
+        (lambda: regret.cache_key("runs", {"a": object()}), TypeError, "params"),
+        (lambda: regret.cache_dir(a_file), ValueError, "path"),
+        (lambda: regret.cached_runs("DP-IMED", "mu2", eps=1.0, T=100, runs=2, directory=1.5), TypeError,
+         "directory"),
+        (lambda: regret.book_runs(3), TypeError, "instance"),  # was named "env"
+        (lambda: run_generators("x"), TypeError, "child"),  # was AttributeError
+    ]:
+        with pytest.raises(exc, match=param):
+            call()
+    # a level within 1e-16 of 1 gives a finite interval (the normal quantile of (1 + level) / 2
+    # rounded to 1 was infinite: inf * 0 = NaN for an arm every run pulls alike)
+    summary = regret.pull_summary(runs, level=1 - 1e-16)
+    assert np.isfinite(summary["ci_low"]).all() and np.isfinite(summary["ci_high"]).all()
