@@ -36,7 +36,6 @@ import numpy as np
 from .._validate import as_instance, as_int, as_names, as_real
 from ..bounds import lower_bound_constant
 from ..policies.registry import policy_class
-from ..simulate import Result
 from ..estimates import (
     BLOCK_EDGES,
     DEFAULT_CAP,
@@ -50,7 +49,7 @@ from .execution import RunReport
 from .execution import run as run_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, MissingResultsError, _load_cell, _out, chunk_provenance
-from .tables import final_regret_stats
+from .tables import _result, final_regret_stats
 
 __all__ = [
     "SCALES",
@@ -392,7 +391,7 @@ def tail_decomposition(result, factor: float = 10.0) -> dict:
     regret at ``T`` exceeds ``factor`` times the median), ``tail_fraction``, ``mean``,
     ``tail_share`` (their part of the mean) and ``body_mean`` (the mean of the other runs)."""
     factor = as_real("factor", factor, low=1.0, low_open=True, high=np.inf, high_open=True)
-    reg = as_instance("result", result, Result, "dpb.simulate.Result").final_regret
+    reg = _result("result", result).final_regret
     tail = reg > factor * float(np.median(reg))
     total = float(reg.sum())
     return {"runs": int(reg.size), "tail_runs": int(tail.sum()), "tail_fraction": float(tail.mean()),
@@ -408,6 +407,6 @@ def sensitivity(results: Mapping, algorithms: Sequence[str] = ("DP-IMED", "DP-KL
     as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
     algorithms = as_names("algorithms", algorithms, tuple(results))
     for a in algorithms:
-        as_instance(f"results[{a!r}]", results[a], Result, "dpb.simulate.Result")
+        _result(f"results[{a!r}]", results[a])
     return {a: seed_sensitivity(results[a].final_regret, group) for a in algorithms}
 

@@ -29,7 +29,11 @@ __all__ = [
 
 
 def _result(name: str, result) -> Result:
-    return as_instance(name, result, Result, "dpb.simulate.Result")
+    """A result: anything with a ``final_regret`` array (a :class:`dpb.simulate.Result`)."""
+    if not hasattr(result, "final_regret"):
+        raise TypeError(f"{name} must be a dpb.simulate.Result (with final_regret), "
+                        f"got {type(result).__name__}")
+    return result
 
 
 def _results(name: str, res) -> ExperimentResults:
