@@ -99,6 +99,8 @@ def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
 
 def run_generators(child: np.random.SeedSequence) -> tuple[np.random.Generator, np.random.Generator]:
     """The (environment, policy) generators of the run owning ``child``."""
+    if not isinstance(child, np.random.SeedSequence):
+        raise TypeError(f"child must be a numpy.random.SeedSequence, got {type(child).__name__}")
     env = np.random.SeedSequence(
         child.entropy, spawn_key=tuple(child.spawn_key) + (0,), pool_size=child.pool_size
     )

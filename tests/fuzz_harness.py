@@ -1,9 +1,11 @@
 """Fuzz harness for the public API of ``dpb``: hostile arguments, each call isolated.
 
-Every public callable of the fuzzed modules (their ``__all__``) has a *spec* in
-``tests/fuzz_specs.py``: for each parameter a kind with good values (a hypothesis strategy),
-edge values (huge sizes, zero, subnormals, empty arrays) and bad values (NaN, +-inf where not
-meaningful, strings, bools, None, negative sizes, ...).  A generated call is one of
+Every public callable of ``dpb`` -- every function and class the API pages of the book document
+(:func:`public_api` reads their autodoc directives) -- has a *spec* in ``tests/fuzz_specs.py`` or a
+reason in its ``NOT_FUZZED`` (``tests/test_fuzz.py`` fails otherwise): for each parameter a kind
+with good values (a hypothesis strategy), edge values (huge sizes, zero, subnormals, empty arrays)
+and bad values (NaN, +-inf where not meaningful, strings, bools, None, negative sizes, ...).  A
+generated call is one of
 
 * ``good``: every argument good; the call must return a finite result (or the NaN/inf the spec
   allows) or refuse cleanly;
@@ -13,9 +15,12 @@ meaningful, strings, bools, None, negative sizes, ...).  A generated call is one
   message names ``<param>`` (accepting it is a bad outcome).
 
 Calls run in a persistent worker process with a memory cap (``RLIMIT_AS``) and a time cap; a worker
-that hangs or dies is killed and replaced.  Outcomes are ``clean`` (a clean error), ``valid`` (a
-result) or ``bad`` (hang, crash, NaN/inf from finite input where not meaningful, wrong exception
-type, an error that does not name the parameter, accepted invalid input).
+that hangs or dies is killed and replaced.  The worker draws figures with the Agg backend, builds
+widgets without a kernel, and keeps every file a call writes (results, caches, hostile paths) in a
+temporary directory of its own (``DPB_RESULTS`` points there), removed at the end.  Outcomes are
+``clean`` (a clean error), ``valid`` (a result) or ``bad`` (hang, crash, NaN/inf from finite input
+where not meaningful, wrong exception type, an error that does not name the parameter, accepted
+invalid input).
 
 ``python tests/fuzz_harness.py --profile long`` prints the counts per function (``make fuzz``);
 ``tests/test_fuzz.py`` runs the CI profile and asserts that there is no bad outcome.

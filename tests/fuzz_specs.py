@@ -3,8 +3,8 @@
 A :class:`Kind` describes one parameter: good values (a hypothesis strategy), edge values (a valid
 result or a clean error are both fine) and bad values (must be refused with an error naming the
 parameter).  A :class:`Spec` lists the kinds of a callable's parameters.  ``tests/test_fuzz.py``
-checks that every callable in the ``__all__`` of the fuzzed modules has a spec here or a reason in
-:data:`NOT_FUZZED`.
+checks that every public callable (every function and class on the API pages, see
+``fuzz_harness.public_api``) has a spec here or a reason in :data:`NOT_FUZZED`.
 """
 
 from __future__ import annotations
@@ -844,15 +844,15 @@ def module_specs() -> list[Spec]:
             sim + "estimate_cost",
             dict(
                 policy=Kind(
-                    st.sampled_from(["DP-IMED", "DP-KLUCB", "DP-SE", "AdaP-KLUCB", "Lazy-DP-TS"]),
+                    st.sampled_from(["DP-IMED", "DP-KLUCB", "DP-SE", "IMED", "Lazy-DP-TS"]),
                     bad=("DP-NOPE", 3, None),
                 ),
                 env=ENV,
-                T=size(1, 10**12, edge_extra=(2**62,)),
+                T=size(1, 10**12, edge_extra=(2**62 + 1,)),
                 runs=size(1, 10**6, optional=True),
-                params=private_params,
+                params=private_params.but(optional=True),
                 fast=FLAG,
-                engine=Kind(st.sampled_from([None, "reference"]), bad=("x", 1, True), optional=True),
+                engine=Kind(st.sampled_from([None, "reference"]), bad=("nope", 3), optional=True),
             ),
         ),
         S(
@@ -1299,6 +1299,12 @@ def small_result_map(*policies):
     return {p: res[p] for p in (policies or res)}
 
 
+def seed_sequences(n: int = 3):
+    import numpy as np
+
+    return np.random.SeedSequence(7).spawn(n)
+
+
 def small_result_list():
     return list(small_result_map().values())
 
@@ -1391,8 +1397,6 @@ def an_action():
     return nothing
 
 
-_RUNNER = "process/cache machinery of the sweeps, rewritten this session by the runner (CLI tests)"
-_SLOW = "runs simulations of minutes by design (cached book runs); its pieces are fuzzed"
 _RECORD = "a frozen record of results, built only by the function that returns it (no checks by design)"
 _FAST = (
     "a policy's fast path: it needs the Recorder object simulate builds for one call and "
@@ -1407,25 +1411,16 @@ _STEP = (
 NOT_FUZZED = {
     "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",
     "dpb.simulate.Result": "a record of simulate's output",
-    "dpb.simulate.Cost": "a record of estimate_cost's output",
     "dpb.simulate.Trace": "a record of simulate_trace's output",
-    "dpb.simulate.simulate_seeds": "the seed-level engine behind simulate (fuzzed through simulate)",
-    "dpb.simulate.run_generators": "takes a SeedSequence from child_seeds (internal plumbing)",
-    "dpb.reference.reference_run": "the per-run step of reference_simulate (fuzzed through it)",
-    "dpb.reference.ReferenceBandit": "the literal environment inside reference_run (fuzzed through it)",
+    "dpb.reference.reference_run": "the per-run step of reference_simulate, which checks its arguments "
+    "first (fuzzed through it); the oracle's loop stays literal",
+    "dpb.reference.ReferenceBandit": "the literal environment inside reference_run, built from "
+    "reference_simulate's checked arguments (fuzzed through it)",
     "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
     "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
-    "dpb.coupling.follow_the_leader": "a pulling rule of simulate_coupled_environment (fuzzed through it)",
+    "dpb.coupling.follow_the_leader": "a per-step pulling rule: its arrays come from "
+    "simulate_coupled_environment at every step (fuzzed through it with this rule)",
     "dpb.regret.DecomposedRuns": "a record of decompose_runs' output",
-    "dpb.regret.decompose_runs": _SLOW,
-    "dpb.regret.cached_runs": _SLOW,
-    "dpb.regret.alpha_tradeoff": _SLOW,
-    "dpb.regret.book_runs": _SLOW,
-    "dpb.regret.pull_summary": "takes a DecomposedRuns (a record of a slow run)",
-    "dpb.regret.regret_quantiles": "takes a DecomposedRuns (a record of a slow run)",
-    "dpb.regret.imed_optimal_index": "takes a DecomposedRuns (a record of a slow run)",
-    "dpb.regret.cache_dir": _RUNNER,
-    "dpb.regret.cache_key": _RUNNER,
     "dpb.coupling.TransportCost": "a NamedTuple of results",
     "dpb.coupling.OptimalIntermediate": "a NamedTuple of results",
     "dpb.coupling.PureRoutes": "a NamedTuple of results",
@@ -1450,8 +1445,7 @@ NOT_FUZZED = {
     "dpb.policies.base.pick_min": _STEP,
     "dpb.policies.base.RunRandom": _STEP,
     "dpb.policies.base.UniformStream": _STEP,
-    "dpb.policies.base.check_real": "being replaced by dpb._validate.as_real this session (engineer "
-    "bounds owns it); every policy constructor that calls it is fuzzed",
+    "dpb.simulate.Cost": _RECORD + " (estimate_cost)",
     "dpb.policies.nonprivate.simulate_imed_fast": _FAST,
     "dpb.policies.nonprivate.simulate_klucb_fast": _FAST,
 }
@@ -2754,6 +2748,18 @@ def tail_specs() -> list[Spec]:
     bs = "dpb.policies.base:"
     specs += [
         S(bs + "check_eps", dict(eps=EPS)),
+        S(
+            bs + "check_real",
+            # name, low and high are the calling code's constants: only the checked value is fuzzed
+            dict(
+                name=fixed("alpha"),
+                value=Kind(st.floats(1, 10), edge=(1e300, 1.0), bad=(NAN, 0.5, "x", None, True, INF)),
+                low=fixed(1.0),
+                strict=FLAG,
+                high=fixed(INF, 100.0),
+            ),
+            aliases={"value": ("alpha",)},
+        ),
     ]
     # ------------------------------------------------------------------ the command line
     specs += [
@@ -2781,6 +2787,195 @@ def tail_specs() -> list[Spec]:
             },
             timeout=60,
             weight=0.5,
+        ),
+    ]
+    # ------------------------------------------------------------------ regret runs (small DEFAULTS)
+    rg = "dpb.regret:"
+    dec_policy = Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", "IMED", None, 3))
+    dec_params = Kind(
+        st.sampled_from([{"eps": 0.5}, {"eps": 1.0, "alpha": 1.5}]),
+        bad=({"eps": NAN}, {"eps": "x"}, {"eps": 0.5, "alpha": "2"}),
+        optional=False,
+    )
+    small_runs = B("dpb.regret:book_runs", "mu2", 0.25, 2, "DP-IMED", runs=4, T=1000)
+    decomposed = Kind(st.just(small_runs), bad=("x", None, 3))
+    grid = Kind(
+        st.sampled_from([None, (10, 100), np.array([50, 500])]),
+        edge=((2**62,), (0,)),
+        bad=(("x",), (NAN,), (-5,), "x"),
+        optional=True,
+    )
+    r_dir = DIR.but(optional=True)
+    specs += [
+        S(
+            rg + "decompose_runs",
+            dict(
+                policy=dec_policy,
+                env=ENV,
+                T=size(10, 2000, edge_extra=(2**62 + 1,)),
+                runs=size(1, 6),
+                seed=SEED.but(optional=False),
+                params=dec_params,
+                delta=Kind(
+                    st.sampled_from([None, 0.05, 0.2]),
+                    edge=(1e-300,),
+                    bad=(NAN, -1.0, INF, "x", True),
+                    optional=True,
+                ),
+                grid=grid,
+                max_seconds=Kind(
+                    st.sampled_from([None, 60.0]), edge=(1e-9,), bad=(NAN, -1.0, "x", True), optional=True
+                ),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "cached_runs",
+            dict(
+                policy=dec_policy,
+                env=Kind(st.sampled_from(["mu2", (0.7, 0.5)]), bad=("mu99", 3, None)),
+                eps=PLOT_EPS,
+                alpha=Kind(
+                    st.sampled_from([None, 2, 1.5]), edge=(1.001,), bad=(NAN, 0.5, "x", True), optional=True
+                ),
+                T=size(10, 2000, optional=True, edge_extra=(2**62 + 1,)),
+                runs=size(1, 6, optional=True),
+                seed=SEED,
+                delta=Kind(st.sampled_from([None, 0.05]), bad=(NAN, -1.0, "x"), optional=True),
+                directory=r_dir,
+                refresh=FLAG,
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "alpha_tradeoff",
+            dict(
+                policy=dec_policy,
+                env=Kind(st.sampled_from(["mu2", (0.7, 0.5)]), bad=("mu99", 3, None)),
+                eps=PLOT_EPS,
+                alphas=Kind(
+                    st.sampled_from([(1.5, 2), (2,)]),
+                    edge=((),),
+                    bad=((NAN,), ("x",), (0.5,), 3),
+                    optional=True,
+                ),
+                horizons=Kind(
+                    st.sampled_from([(1000,), (300, 3000)]),
+                    edge=((), (10**8,)),
+                    bad=((NAN,), ("x",), (0,), 3),
+                    optional=True,
+                ),
+                runs=size(1, 6, optional=True),
+                seed=SEED,
+                directory=r_dir,
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "book_runs",
+            dict(
+                instance=Kind(
+                    st.sampled_from(["mu2", "mu1", (0.7, 0.5)]), bad=("mu99", None, 3), optional=True
+                ),
+                eps=PLOT_EPS.but(optional=True),
+                alpha=Kind(
+                    st.sampled_from([2, 1.5, "polynomial"]),
+                    edge=(1.001,),
+                    bad=(NAN, 0.5, "nope", True, None),
+                    optional=True,
+                ),
+                policy=dec_policy.but(optional=True),
+                directory=r_dir,
+                runs=size(1, 6, optional=True),
+                T=size(10, 3000, optional=True, edge_extra=(2**62 + 1,)),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "pull_summary",
+            dict(
+                res=decomposed,
+                level=VLEVEL,
+                band=Kind(
+                    st.sampled_from([0.5, 0.8]),
+                    edge=(1e-9,),
+                    bad=(NAN, 0.0, 1.0, 1.5, "x", True),
+                    optional=True,
+                ),
+            ),
+        ),
+        S(
+            rg + "regret_quantiles",
+            dict(
+                res=decomposed,
+                qs=Kind(
+                    st.sampled_from([(0.1, 0.5, 0.9), (0.5,)]),
+                    edge=((), (0.0, 1.0)),
+                    bad=((NAN,), (1.5,), ("x",), "x", None),
+                    optional=True,
+                ),
+                term=Kind(
+                    st.sampled_from([None, "init", "pre", "post"]), bad=("nope", 3, True), optional=True
+                ),
+            ),
+        ),
+        S(rg + "imed_optimal_index", dict(res=decomposed)),
+        S(
+            rg + "cache_dir",
+            dict(
+                path=Kind(
+                    st.sampled_from([None, B("tmp_str", "empty")]),
+                    edge=(B("tmp_str", "file"),),
+                    bad=(3, True, 1.5),
+                    optional=True,
+                )
+            ),
+        ),
+        S(
+            rg + "cache_key",
+            dict(
+                kind=Kind(st.sampled_from(["runs", "tradeoff"]), bad=("a b", "", 3, None, "../x")),
+                params=Kind(
+                    st.sampled_from([{}, {"T": 10, "eps": 0.5}, {"a": np.arange(3)}]),
+                    edge=({"a": NAN},),
+                    bad=("x", None, 3, {"a": object()}),
+                ),
+            ),
+        ),
+        S(
+            "dpb.simulate:simulate_seeds",
+            dict(
+                policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB", "IMED"]), bad=("DP-NOPE", 3, None)),
+                env=ENV,
+                T=size(1, 500, edge_extra=(2**62 + 1,)),
+                seeds=Kind(
+                    st.sampled_from([1, 3]).map(lambda n: B("seed_sequences", n)),
+                    edge=((),),
+                    bad=("x", None, 3, [1, 2]),
+                ),
+                params=Kind(
+                    st.sampled_from([{"eps": 0.5}, {"eps": 1.0}]),
+                    bad=({"eps": NAN}, {"eps": "x"}),
+                    optional=True,
+                ),
+                fast=FLAG,
+                max_seconds=Kind(st.sampled_from([None, 60.0]), bad=(NAN, -1.0, "x", True), optional=True),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            "dpb.simulate:run_generators",
+            dict(
+                child=Kind(
+                    st.sampled_from([0, 5]).map(lambda k: B("numpy.random:SeedSequence", k)),
+                    bad=("x", None, 3, 1.5),
+                )
+            ),
         ),
     ]
     for spec in specs:

@@ -36,7 +36,6 @@ import numpy as np
 from .._validate import as_instance, as_int, as_names, as_real
 from ..bounds import lower_bound_constant
 from ..policies.registry import policy_class
-from ..simulate import Result
 from ..estimates import (
     BLOCK_EDGES,
     DEFAULT_CAP,
@@ -408,6 +407,6 @@ def sensitivity(results: Mapping, algorithms: Sequence[str] = ("DP-IMED", "DP-KL
     as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
     algorithms = as_names("algorithms", algorithms, tuple(results))
     for a in algorithms:
-        as_instance(f"results[{a!r}]", results[a], Result, "dpb.simulate.Result")
+        _result(f"results[{a!r}]", results[a])
     return {a: seed_sensitivity(results[a].final_regret, group) for a in algorithms}
 

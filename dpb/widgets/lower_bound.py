@@ -177,7 +177,8 @@ def coupled_simulation_explorer(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: f
                           style=_STYLE),
         "horizon": control("horizon", W.IntSlider, value=horizon, min=50, max=3000, step=50,
                            description="T", style=_STYLE),
-        "seed": control("seed", W.IntText, value=seed, description="seed", layout=W.Layout(width="140px"),
+        "seed": control("seed", W.BoundedIntText, value=seed, min=0, max=10**9, description="seed",
+                        layout=W.Layout(width="140px"),
                         style=_STYLE),
     }
     return explorer(message_on_error(plot_coupled_hamming), controls,
