@@ -443,5 +443,6 @@ def _as_cells(target) -> tuple:
             for c in _as_cells(t):
                 seen.setdefault(c, None)
         return tuple(seen)
-    raise TypeError(f"expected an Experiment, a Cell, an experiment name or a list of them, got {target!r}")
+    raise TypeError(f"target must be an Experiment, a Cell, an experiment name or a list of them, "
+                    f"got {target!r}")
 
