@@ -11,7 +11,7 @@ reproducible.  The power checks at the end show that the same sample sizes do de
 parameter.
 
 Besides the paper's instances, the per-step baselines are checked where their fast paths work
-hardest: exactly tied best arms (the look-ahead keeps being cut and the exact step breaks ties at
+hardest: exactly tied best arms (leader segments keep being cut and the exact step breaks ties at
 random), near-tied means (the leader changes often), and a low-mean best arm behind four tied
 challengers, where a run often starts with the best arm giving 7 zeros in a row (probability
 0.7^7 = 8% for its first 7 rewards) and the tied challengers then swap the lead -- the situation
