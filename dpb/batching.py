@@ -697,7 +697,7 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
         ``"doubling"``, ``"polynomial"``, a dict with ``"schedule"``, ``"phases"`` (at each n) and
         ``"sizes"`` (the batches B_0, ..., B_M up to n_max).
     """
-    n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
+    n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS // 2)
     n_max = as_int("n_max", n_max, minimum=n0, maximum=MAX_PULLS // 2)
     points = as_int("points", points, minimum=2, maximum=10**5)
     ns = np.unique(np.rint(np.geomspace(n0, n_max, points)).astype(np.int64))

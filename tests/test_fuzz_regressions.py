@@ -368,3 +368,12 @@ def test_regret_runs_name_the_argument_at_fault(tmp_path):
     # rounded to 1 was infinite: inf * 0 = NaN for an arm every run pulls alike)
     summary = regret.pull_summary(runs, level=1 - 1e-16)
     assert np.isfinite(summary["ci_low"]).all() and np.isfinite(summary["ci_high"]).all()
+
+
+def test_schedule_comparison_names_n_max_at_the_pull_limit():
+    # n_max = 2**62 passed the check of n_max and failed later as "n must be below 2**62 pulls"
+    from dpb.batching import MAX_PULLS, schedule_comparison
+
+    for kwargs in ({"n_max": MAX_PULLS}, {"n0": MAX_PULLS, "n_max": MAX_PULLS}):
+        with pytest.raises(ValueError, match="n0|n_max"):
+            schedule_comparison(**kwargs)
