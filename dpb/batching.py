@@ -679,7 +679,7 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
     Parameters
     ----------
     n0 : int
-        First batch size of all three, >= 1.
+        First batch size of all three, from 1 to 2**61.
     alpha : float
         Ratio of the geometric schedule, > 1.
     power : float
