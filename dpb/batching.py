@@ -685,7 +685,7 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
     power : float
         Exponent of the polynomial schedule, > 0.
     n_max : int
-        Largest number of pulls, >= n0.
+        Largest number of pulls, from n0 to 2**53 (the float grid of n is exact up to there).
     points : int
         Number of log-spaced values of n, >= 2.
 
@@ -697,7 +697,8 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
         ``"sizes"`` (the batches B_0, ..., B_M up to n_max).
     """
     n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
-    n_max = as_int("n_max", n_max, minimum=n0, maximum=MAX_PULLS)
+    # the grid is float (geomspace): exact up to 2**53 (at 2**62 - 1 it rounds to 2**62, out of range)
+    n_max = as_int("n_max", n_max, minimum=n0, maximum=2**53)
     points = as_int("points", points, minimum=2, maximum=10**5)
     ns = np.unique(np.rint(np.geomspace(n0, n_max, points)).astype(np.int64))
     scheds = {

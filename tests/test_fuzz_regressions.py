@@ -404,3 +404,10 @@ def test_long_profile_findings(tiny_fig1):
 def test_figure_sizes_are_bounded_before_allocating(worker, target, kwargs, param):
     reply = worker.call(target, (), kwargs, timeout=HANG_GUARD)
     assert reply[0] == "exc" and reply[1] == "ValueError" and param in reply[2], reply
+
+
+def test_schedule_comparison_names_n_max_past_the_exact_float_grid():
+    # n_max = 2**62 passed its own check and then failed inside phases_to_reach naming "n"
+    with pytest.raises(ValueError, match="n_max"):
+        batching.schedule_comparison(n_max=2**62)
+    assert batching.schedule_comparison(n_max=2**53)["n"][-1] == 2**53
