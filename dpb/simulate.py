@@ -818,10 +818,17 @@ def simulate(
             raise ValueError(f"run_ids: at most {MAX_RUNS} runs per call, got {run_ids.size}")
         if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
+    # the estimate before the seeds of a million runs (seconds) are built
+    pol = as_policy(policy, params)
+    bandit = as_bandit(env)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    use_fast = bool(fast) and getattr(pol, "fast_simulate", None) is not None
+    _check_cost(_call_cost(pol, bandit.K, T, run_ids.size, "fast" if use_fast else "phases"), max_seconds,
+                f"simulate({pol.name!r})", T, run_ids.size)
     seeds = child_seeds(root, run_ids)
     return simulate_seeds(
-        policy, env, T, seeds, params=params, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
-        max_seconds=max_seconds, progress=progress,
+        pol, bandit, T, seeds, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
+        max_seconds=None, progress=progress,
     )
 
 

@@ -411,3 +411,12 @@ def test_schedule_comparison_names_n_max_past_the_exact_float_grid():
     with pytest.raises(ValueError, match="n_max"):
         batching.schedule_comparison(n_max=2**62)
     assert batching.schedule_comparison(n_max=2**53)["n"][-1] == 2**53
+
+
+def test_schedule_comparison_names_n_max_at_the_pull_limit():
+    # n_max = 2**62 passed the check of n_max and failed later as "n must be below 2**62 pulls"
+    from dpb.batching import MAX_PULLS, schedule_comparison
+
+    for kwargs in ({"n_max": MAX_PULLS}, {"n0": MAX_PULLS, "n_max": MAX_PULLS}):
+        with pytest.raises(ValueError, match="n0|n_max"):
+            schedule_comparison(**kwargs)

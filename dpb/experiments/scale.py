@@ -391,7 +391,7 @@ def tail_decomposition(result, factor: float = 10.0) -> dict:
     regret at ``T`` exceeds ``factor`` times the median), ``tail_fraction``, ``mean``,
     ``tail_share`` (their part of the mean) and ``body_mean`` (the mean of the other runs)."""
     factor = as_real("factor", factor, low=1.0, low_open=True, high=np.inf, high_open=True)
-    reg = _result("result", result).final_regret
+    reg = np.asarray(_result("result", result).final_regret, dtype=float)
     tail = reg > factor * float(np.median(reg))
     total = float(reg.sum())
     return {"runs": int(reg.size), "tail_runs": int(tail.sum()), "tail_fraction": float(tail.mean()),

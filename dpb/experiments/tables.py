@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._validate import as_instance, as_int, as_names, as_positive
+from .._validate import as_float_array, as_instance, as_int, as_names, as_positive
 from ..tables import format_table as _format
 from ..bounds import lower_bound_constant
 from ..simulate import Result
@@ -29,10 +29,16 @@ __all__ = [
 
 
 def _result(name: str, result) -> Result:
-    """A result: anything with a ``final_regret`` array (a :class:`dpb.simulate.Result`)."""
-    if not hasattr(result, "final_regret"):
-        raise TypeError(f"{name} must be a dpb.simulate.Result (with final_regret), "
-                        f"got {type(result).__name__}")
+    """``result`` if it is a :class:`~dpb.simulate.Result` or has its ``final_regret`` array (duck
+    typing: the summaries read nothing else); ``TypeError`` naming ``name`` otherwise."""
+    if isinstance(result, Result):
+        return result
+    reg = getattr(result, "final_regret", None)
+    if reg is None:
+        return as_instance(name, result, Result, "dpb.simulate.Result (or has final_regret)")
+    arr = as_float_array(f"{name}.final_regret", reg)
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}.final_regret must be a non-empty 1-d array of finite numbers")
     return result
 
 
