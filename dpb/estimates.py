@@ -211,7 +211,8 @@ def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = B
     z0 = ndtri(frac)
     acc = np.sum(dd**3, axis=0) / (6.0 * ss**1.5)
     theta.sort(axis=0)
-    sides = ((ndtri((1.0 - level) / 2.0), lo, np.minimum), (ndtri((1.0 + level) / 2.0), hi, np.maximum))
+    z_tail = ndtri((1.0 - level) / 2.0)  # finite up to level = 1 - 1e-16, where ndtri((1 + level) / 2) is inf
+    sides = ((z_tail, lo, np.minimum), (-z_tail, hi, np.maximum))
     for z, out, side in sides:
         alpha = ndtr(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
         out[var] = side(_quantile_columns(theta, alpha), mm)

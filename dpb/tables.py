@@ -210,6 +210,8 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
         ``formats``/``headers``/``align`` that is not a column, a bad alignment, or a format
         specification that does not apply to a value.
     """
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a sequence of mappings or sequences, got {type(rows).__name__}")
     if isinstance(columns, str) or not isinstance(columns, Sequence):
         raise TypeError(f"columns must be a sequence of names, got {type(columns).__name__}")
     columns = list(columns)

@@ -2986,6 +2986,10 @@ def tail_specs() -> list[Spec]:
             "dpb.plotting.algorithms:trace_for",
         ):
             spec.nan_ok = True
+        if spec.target == "dpb.plotting.algorithms:trace_for":
+            spec.inf_ok = True  # an index is +inf when a clipped private mean reaches 1 (kl(x, 1) = inf)
+        if spec.target == "dpb.widgets.lower_bound:plot_environment_constants":
+            spec.aliases.setdefault("custom_means", ("means",))  # parse_means names what it reads
         if "target" in spec.params:
             spec.aliases.setdefault("target", ("experiment",))
         if "instances" in spec.params:

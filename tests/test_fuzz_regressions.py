@@ -370,6 +370,49 @@ def test_regret_runs_name_the_argument_at_fault(tmp_path):
     assert np.isfinite(summary["ci_low"]).all() and np.isfinite(summary["ci_high"]).all()
 
 
+def test_long_profile_findings(tiny_fig1):
+    from dpb import estimates, experiments
+    from dpb.plotting import concentration, experiments as pe
+
+    # a level within 1e-16 of 1: the upper normal quantile ndtri((1 + level) / 2) was inf, the BCa
+    # probabilities NaN and their index an IndexError
+    est = estimates.mean_interval(np.array([453.8, 674.7]), level=1 - 1e-16, n_boot=206)
+    assert est.lo <= est.mean <= est.hi and np.isfinite([est.lo, est.hi]).all()
+    # a claim dropped without release() no longer blocks this process' later runs for ever
+    exp, out, _ = tiny_fig1
+    cell = exp.cells[0]
+    assert experiments.claim(cell, 0, 2, out) is not None  # dropped at once
+    again = experiments.claim(cell, 0, 2, out)
+    assert again is not None
+    again.release()
+    for call, exc, param in [
+        (lambda: concentration.plot_tail_bounds(x=float("inf")), ValueError, "x"),  # was clipped to 1
+        (lambda: concentration.plot_tail_exponent(x=None), TypeError, "x"),
+        (lambda: experiments.dpse_readings(instances=None), TypeError, "instances"),
+        (lambda: pe.plot_seed_sensitivity({"DP-IMED": np.array([1.0, 2.0])},
+                                          {"DP-IMED": estimates.MeanEstimate(40, 2.0, 1.0, 3.0, 0.95)},
+                                          {"DP-IMED": NAN}), ValueError, "reported"),  # was drawn
+    ]:
+        with pytest.raises(exc, match=param):
+            call()
+
+
+@pytest.mark.parametrize("target,kwargs,param", [
+    ("dpb.plotting.privacy:release_starts", {"T": 2**31, "schedule": "steps"}, "T"),  # 16 GiB
+    ("dpb.plotting.lower_bound:plot_lower_bound_constants", {"n_eps": 2**31}, "n_eps"),  # 16 GiB
+])
+def test_figure_sizes_are_bounded_before_allocating(worker, target, kwargs, param):
+    reply = worker.call(target, (), kwargs, timeout=HANG_GUARD)
+    assert reply[0] == "exc" and reply[1] == "ValueError" and param in reply[2], reply
+
+
+def test_schedule_comparison_names_n_max_past_the_exact_float_grid():
+    # n_max = 2**62 passed its own check and then failed inside phases_to_reach naming "n"
+    with pytest.raises(ValueError, match="n_max"):
+        batching.schedule_comparison(n_max=2**62)
+    assert batching.schedule_comparison(n_max=2**53)["n"][-1] == 2**53
+
+
 def test_schedule_comparison_names_n_max_at_the_pull_limit():
     # n_max = 2**62 passed the check of n_max and failed later as "n must be below 2**62 pulls"
     from dpb.batching import MAX_PULLS, schedule_comparison

@@ -122,6 +122,10 @@ class Claim:
     def __exit__(self, *exc) -> None:
         self.release()
 
+    def __del__(self) -> None:  # a claim dropped unreleased must not block this process' runs
+        if getattr(self, "_fd", None) is not None:
+            self.release()
+
 
 def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
     """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_choice, as_instance, as_int, as_names, as_positive, as_text
+from .._validate import (as_choice, as_float_array, as_instance, as_int, as_names, as_positive, as_real,
+                         as_text)
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
 from ..estimates import MeanEstimate, bca_columns
@@ -346,6 +347,7 @@ def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: st
     matplotlib.figure.Figure
     """
     as_text("title", title)
+    as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
     if not results:
         raise ValueError("results must contain at least one algorithm")
     if ax is None:
@@ -387,8 +389,18 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
     title : str, optional
     """
     as_text("title", title)
+    as_instance("means", means, Mapping, "mapping from algorithm name to group means")
+    as_instance("expected", expected, Mapping, "mapping from algorithm name to MeanEstimate")
+    if reported is not None:
+        as_instance("reported", reported, Mapping, "mapping from algorithm name to a number")
     if not means:
         raise ValueError("means must contain at least one algorithm")
+    for name, m in means.items():
+        if not np.all(np.isfinite(as_float_array(f"means[{name!r}]", m))):
+            raise ValueError(f"means[{name!r}] must be finite")
+        as_instance(f"expected[{name!r}]", expected.get(name), MeanEstimate, "dpb.estimates.MeanEstimate")
+        if reported is not None and name in reported:
+            as_real(f"reported[{name!r}]", reported[name], low=0.0, high=math.inf, high_open=True)
     fig, axes = new_figure(len(means), width=4.2, height=3.2, squeeze=False)
     for ax, (name, m) in zip(axes[0], means.items(), strict=True):
         m = np.asarray(m, dtype=float)
@@ -464,6 +476,8 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
     """
     rows = _rows(rows, ("env", "eps", "algorithm", "shift"))
     algorithms = as_names("algorithms", algorithms, registered())
+    if not algorithms:
+        raise ValueError("algorithms must name at least one policy")
     if not rows:
         raise ValueError("rows must not be empty")
     settings = list(dict.fromkeys((r["env"], r["eps"]) for r in rows))
@@ -549,6 +563,8 @@ def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25,
     T = as_int("T", T, minimum=100)
     runs = as_int("runs", runs, minimum=1)
     seed = as_int("seed", seed, minimum=0)
+    if not isinstance(means, str):
+        raise TypeError(f"means must be a string of arm means, got {type(means).__name__}")
     if isinstance(algorithms, str):
         algorithms = (algorithms,)
     algorithms = as_names("algorithms", algorithms, registered())

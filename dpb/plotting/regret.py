@@ -74,7 +74,7 @@ def _ratio(name: str, value) -> float:
     return as_real(name, value, low=1.0, low_open=True, high=np.inf, high_open=True)
 
 
-def _check(instance, directory, alphas=None) -> None:
+def _check(instance, directory, alphas=None, horizons=None) -> None:
     """Refuse a bad ``instance``, ``directory`` or ``alphas`` before any run is read or computed."""
     if isinstance(instance, (bool, bytes, int, float)) or instance is None:
         raise TypeError(f"instance must be an instance name or a sequence of arm means, got {instance!r}")
@@ -85,6 +85,11 @@ def _check(instance, directory, alphas=None) -> None:
             raise TypeError(f"alphas must be a sequence of batch ratios > 1, got {alphas!r}")
         for i, a in enumerate(alphas):
             _ratio(f"alphas[{i}]", a)
+    if horizons is not None:
+        if isinstance(horizons, (str, bytes)) or not hasattr(horizons, "__iter__"):
+            raise TypeError(f"horizons must be a sequence of horizons, got {horizons!r}")
+        for i, h in enumerate(horizons):
+            as_int(f"horizons[{i}]", h, minimum=2)
 
 
 def _upper_label(res) -> str:
@@ -252,7 +257,7 @@ def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLU
     directory : path, optional
         Cache directory.
     """
-    _check(instance, directory, alphas)
+    _check(instance, directory, alphas, horizons)
     tr = alpha_tradeoff(policy, instance, eps=eps, alphas=alphas, horizons=horizons, directory=directory)
     a = tr["alphas"]
     logs = np.log(tr["horizons"].astype(float))

@@ -39,6 +39,8 @@ def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: flo
     simulation takes seconds at the defaults (T = 1e5, 10 runs, six algorithms) and minutes at
     T = 1e6, where the per-step policies (Lazy-DP-TS, IMED) dominate the time.
     """
+    if isinstance(algorithms, (str, bytes)) or not hasattr(algorithms, "__iter__"):
+        raise TypeError(f"algorithms must be a sequence of policy names, got {algorithms!r}")
     if T not in [v for _, v in _HORIZONS]:
         raise ValueError(f"T must be one of {[v for _, v in _HORIZONS]}, got {T!r}")
     controls = {

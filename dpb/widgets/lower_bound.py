@@ -112,6 +112,8 @@ def plot_environment_constants(instance: str = "mu2", custom_means: str = "0.9, 
     """
     if not isinstance(custom_means, str):
         raise TypeError(f"custom_means must be a string, got {type(custom_means).__name__}")
+    if not isinstance(instance, str):
+        raise TypeError(f"instance must be an instance name or {CUSTOM!r}, got {instance!r}")
     env = parse_means(custom_means) if instance == CUSTOM else instance
     return plot_lower_bound_constants(env)
 
