@@ -19,6 +19,7 @@ __all__ = [
     "MAX_HORIZON",
     "MAX_RUNS",
     "MAX_SIZE",
+    "MAX_SECONDS",
     "as_float_array",
     "as_finite",
     "as_probability",
@@ -32,7 +33,14 @@ __all__ = [
     "check_eps",
     "check_real",
     "check_elements",
+    "check_seconds",
     "broadcast",
+    "as_instance",
+    "as_path",
+    "as_directory",
+    "as_file",
+    "as_names",
+    "as_text",
 ]
 
 #: Largest number of array elements a ``dpb`` function allocates for one call (2**28 float64
@@ -49,6 +57,24 @@ MAX_RUNS = 10**6
 #: Largest count (horizon, number of runs, phases, ...) accepted where a count is meant: sizes
 #: must stay exactly representable as int64 and as float64 (2**53) for the numpy code paths.
 MAX_SIZE = 2**53
+
+
+#: Default limit of one call's estimated cost, in CPU-seconds: a simulation estimated above it is
+#: refused before any work (the ``max_seconds`` keyword of the simulators; None lifts it).
+MAX_SECONDS = 120.0
+
+
+def check_seconds(what: str, seconds: float, max_seconds, detail: str = "",
+                  advice: str = "pass max_seconds=None (or a larger limit) to run it anyway") -> None:
+    """Refuse a call estimated at ``seconds`` CPU-seconds above ``max_seconds`` (None: no limit)
+    with a ``ValueError``: "``what`` is estimated at ... ``detail``, more than max_seconds=...;
+    ``advice``"."""
+    if max_seconds is None:
+        return
+    limit = as_real("max_seconds", max_seconds, low=0.0, low_open=True)
+    if seconds > limit:
+        raise ValueError(f"{what} is estimated at {seconds:.3g} CPU-seconds{' ' + detail if detail else ''}, "
+                         f"more than max_seconds={limit:g}; {advice}")
 
 
 def as_float_array(name: str, value) -> np.ndarray:
@@ -255,3 +281,75 @@ def broadcast(**arrays: np.ndarray) -> list[np.ndarray]:
     except ValueError as exc:
         shapes = ", ".join(f"{k}{np.shape(v)}" for k, v in arrays.items())
         raise ValueError(f"shape mismatch: cannot broadcast {shapes}") from exc
+
+
+def as_instance(name: str, value, cls, what: str | None = None):
+    """Return ``value`` if it is an instance of ``cls`` (``TypeError`` naming ``name`` otherwise)."""
+    if not isinstance(value, cls):
+        kind = what or (cls.__name__ if isinstance(cls, type) else " or ".join(c.__name__ for c in cls))
+        raise TypeError(f"{name} must be a {kind}, got {type(value).__name__} {_short(value)}")
+    return value
+
+
+def as_path(name: str, value):
+    """Return ``value`` as a ``pathlib.Path`` (``TypeError`` naming ``name`` for anything but a
+    ``str`` or ``os.PathLike``)."""
+    import os
+    from pathlib import Path
+
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(value).__name__} "
+                        f"{_short(value)}")
+    return Path(value)
+
+
+def as_directory(name: str, value):
+    """Return ``value`` as a ``pathlib.Path`` of a directory that exists or can be created.
+
+    ``TypeError`` for anything but a ``str``/``os.PathLike``; ``ValueError`` naming ``name`` when the
+    path, or one of its parents, is an existing file (nothing is created here).
+    """
+    path = as_path(name, value)
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                what = "is a file" if p == path else f"lies under the file {str(p)!r}"
+                raise ValueError(f"{name} must be a directory, but {str(path)!r} {what}")
+            break
+    return path
+
+
+def as_file(name: str, value):
+    """Return ``value`` as a ``pathlib.Path`` of an existing regular file (``ValueError`` naming
+    ``name`` otherwise, ``TypeError`` for anything but a ``str``/``os.PathLike``)."""
+    path = as_path(name, value)
+    if not path.is_file():
+        why = "is a directory" if path.is_dir() else "does not exist"
+        raise ValueError(f"{name} must be an existing file, but {str(path)!r} {why}")
+    return path
+
+
+def as_names(name: str, value, choices=None) -> tuple:
+    """Return ``value`` (a sequence of strings, not a string) as a tuple, each entry one of
+    ``choices`` when given (``TypeError``/``ValueError`` naming ``name`` otherwise)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list or tuple of names, got {type(value).__name__} "
+                        f"{_short(value)}")
+    if not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must hold strings, got {_short(value)}")
+    if choices is not None:
+        unknown = [v for v in value if v not in choices]
+        if unknown:
+            raise ValueError(f"{name} has unknown entries {unknown!r}; valid: {', '.join(map(str, choices))}")
+    return tuple(value)
+
+
+def as_text(name: str, value, *, optional: bool = True):
+    """Return ``value`` if it is a ``str`` (or ``None`` when ``optional``); ``TypeError`` naming
+    ``name`` otherwise."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string{' or None' if optional else ''}, got "
+                        f"{type(value).__name__} {_short(value)}")
+    return value

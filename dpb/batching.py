@@ -679,13 +679,13 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
     Parameters
     ----------
     n0 : int
-        First batch size of all three, >= 1.
+        First batch size of all three, from 1 to 2**53.
     alpha : float
         Ratio of the geometric schedule, > 1.
     power : float
         Exponent of the polynomial schedule, > 0.
     n_max : int
-        Largest number of pulls, >= n0.
+        Largest number of pulls, from n0 to 2**53 (the float grid of n is exact up to there).
     points : int
         Number of log-spaced values of n, >= 2.
 
@@ -696,8 +696,9 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
         ``"doubling"``, ``"polynomial"``, a dict with ``"schedule"``, ``"phases"`` (at each n) and
         ``"sizes"`` (the batches B_0, ..., B_M up to n_max).
     """
-    n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
-    n_max = as_int("n_max", n_max, minimum=n0, maximum=MAX_PULLS)
+    # the grid of n is float (geomspace): exact up to 2**53 (2**62 - 1 rounds to 2**62, past the limit)
+    n0 = as_int("n0", n0, minimum=1, maximum=2**53)
+    n_max = as_int("n_max", n_max, minimum=n0, maximum=2**53)
     points = as_int("points", points, minimum=2, maximum=10**5)
     ns = np.unique(np.rint(np.geomspace(n0, n_max, points)).astype(np.int64))
     scheds = {

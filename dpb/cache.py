@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ._io import array_checksum
+from ._validate import as_path, as_file, as_instance
 from ._version import __version__
 
 __all__ = [
@@ -91,13 +92,23 @@ def _inside_package(path: Path) -> bool:
     return True
 
 
+def _parse(name: str, path: Path) -> ast.Module:
+    """The syntax tree of the Python file ``path``; ``ValueError`` naming ``name`` when it is not
+    Python source (not UTF-8, or a syntax error)."""
+    try:
+        return ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"{name}: {str(path)!r} is not Python source ({type(exc).__name__}: "
+                         f"{exc})") from None
+
+
 def _dpb_imports(path: Path) -> set[Path]:
     """Files of ``dpb`` imported by the Python file at ``path`` (relative or absolute imports; a
     file outside the package contributes its absolute ``dpb`` imports only)."""
     inside = _inside_package(path)
     pkg = list(path.relative_to(PACKAGE_DIR).parent.parts) if inside else []
     found: set[Path] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_parse("roots", path)):
         targets: list[list[str]] = []
         if isinstance(node, ast.ImportFrom):
             if node.level == 0:
@@ -126,11 +137,11 @@ def _root_file(root) -> Path:
         try:
             path = Path(inspect.getfile(root))
         except TypeError:
-            raise TypeError(f"a source root must be a path, a module, a class or a function, "
+            raise TypeError(f"roots: a source root must be a path, a module, a class or a function, "
                             f"got {type(root).__name__}") from None
     path = path.resolve()
     if path.suffix != ".py" or not path.is_file():
-        raise ValueError(f"a source root must be an existing .py file, got {str(path)!r}")
+        raise ValueError(f"roots: a source root must be an existing .py file, got {str(path)!r}")
     return path
 
 
@@ -169,14 +180,14 @@ def code_digest(path) -> bytes:
     """SHA-256 of the code of a Python file: its syntax tree without docstrings (comments are not
     in the tree), so that editing documentation keeps the cached results.  Cached per process on
     the file's modification time and size."""
-    path = Path(path)
+    path = as_file("path", path)
     st = path.stat()
     return _code_digest_cached(str(path), st.st_mtime_ns, st.st_size)
 
 
 @functools.lru_cache(maxsize=256)
 def _code_digest_cached(path: str, mtime_ns: int, size: int) -> bytes:
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    tree = _parse("path", Path(path))
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
         if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
@@ -214,6 +225,7 @@ def provenance(*roots) -> dict:
 # ----------------------------------------------------------------------------------------------
 def read_meta(path) -> dict | None:
     """The metadata (``meta`` member, JSON) of a result file, or None when it cannot be read."""
+    as_path("path", path)
     try:
         with np.load(Path(path), allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
@@ -233,7 +245,8 @@ def file_state(path, expected: Mapping) -> str:
     value (the specification, seed and :func:`provenance` the current code would write).
     *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
     """
-    path = Path(path)
+    path = as_path("path", path)
+    as_instance("expected", expected, Mapping, "mapping")
     if not path.is_file():
         return "missing"
     try:
@@ -270,7 +283,7 @@ def remove_orphan_temporaries(folder) -> int:
     ``<file>.<pid>.<random>.tmp`` of ``dpb._io.save_npz_atomic`` whose process is gone);
     returns how many.  Temporary files of running processes are left alone."""
     removed = 0
-    folder = Path(folder)
+    folder = as_path("folder", folder)
     if not folder.is_dir():
         return 0
     for tmp in folder.glob("*.tmp"):

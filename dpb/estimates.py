@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._validate import as_float_array, as_int, as_positive
+from ._validate import as_float_array, as_instance, as_int, as_positive, check_elements
 
 __all__ = [
     "BLOCK_EDGES",
@@ -194,6 +194,7 @@ def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = B
         raise ValueError("values must be finite (no NaN or inf)")
     level = _check_level(level)
     n_boot = as_int("n_boot", n_boot, minimum=100)
+    check_elements("n_boot", n_boot * max(v.shape))  # the resampled means (and indices), before drawing
     seed = as_int("seed", seed, minimum=0)
     mean = v.mean(axis=0)
     d = v - mean
@@ -210,7 +211,8 @@ def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = B
     z0 = ndtri(frac)
     acc = np.sum(dd**3, axis=0) / (6.0 * ss**1.5)
     theta.sort(axis=0)
-    sides = ((ndtri((1.0 - level) / 2.0), lo, np.minimum), (ndtri((1.0 + level) / 2.0), hi, np.maximum))
+    z_tail = ndtri((1.0 - level) / 2.0)  # finite up to level = 1 - 1e-16, where ndtri((1 + level) / 2) is inf
+    sides = ((z_tail, lo, np.minimum), (-z_tail, hi, np.maximum))
     for z, out, side in sides:
         alpha = ndtr(z0 + (z0 + z) / (1.0 - acc * (z0 + z)))
         out[var] = side(_quantile_columns(theta, alpha), mm)
@@ -259,6 +261,7 @@ def _check_rel(rel) -> float:
 
 def is_converged(est: MeanEstimate, rel: float = 0.1) -> bool:
     """Whether the interval of ``est`` lies within ``+- rel`` times its mean."""
+    as_instance("est", est, MeanEstimate, "dpb.estimates.MeanEstimate")
     return est.rel_half_width <= _check_rel(rel)
 
 

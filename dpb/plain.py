@@ -16,11 +16,37 @@ from __future__ import annotations
 import math
 import random
 
+from ._validate import as_int, as_probability, as_real
+
 __all__ = ["kl", "d_eps", "d_eps_ucb", "dp_klucb", "dp_imed"]
+
+
+def _checked(**values) -> None:
+    """Refuse bad arguments (``ValueError``/``TypeError`` naming them) before the plain code runs."""
+    for name, v in values.items():
+        if name in ("p", "q", "x", "y"):
+            as_real(name, v, low=0.0, high=1.0)
+        elif name == "eps":  # exp(eps) must be a float: eps <= 700 (no budget of interest is larger)
+            as_real(name, v, low=0.0, high=700.0, low_open=True)
+        elif name == "budget":
+            as_real(name, v, low=0.0, high=math.inf, high_open=True)
+        elif name == "means":
+            if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or len(v) < 1:
+                raise TypeError(f"means must be a non-empty sequence of arm means, got {v!r}")
+            as_probability("means", list(v))
+        elif name == "T":
+            as_int(name, v, minimum=1, maximum=10**7)  # a Python loop over rewards: minutes at 1e7
+        elif name == "n0":
+            as_int(name, v, minimum=1, maximum=10**7)
+        elif name == "alpha":
+            as_real(name, v, low=1.001, high=1e6)
+        elif name == "seed":
+            as_int(name, v, minimum=0)
 
 
 def kl(p: float, q: float) -> float:
     """Bernoulli relative entropy kl(p, q), with 0 log 0 = 0 (``inf`` when q excludes p)."""
+    _checked(p=p, q=q)
     total = 0.0
     for a, b in ((p, q), (1 - p, 1 - q)):
         if a > 0:
@@ -30,12 +56,14 @@ def kl(p: float, q: float) -> float:
 
 def d_eps(x: float, y: float, eps: float) -> float:
     """d_eps(x, y) for 0 <= x <= y <= 1, at the closed-form stopover z* (Proposition of chapter 2)."""
+    _checked(x=x, y=y, eps=eps)
     z = max(x, y / (y + (1 - y) * math.exp(eps)))
     return eps * (z - x) + kl(z, y)
 
 
 def d_eps_ucb(x: float, budget: float, eps: float) -> float:
     """The DP-KLUCB index max{mu in [x, 1] : d_eps(x, mu) <= budget}, by bisection."""
+    _checked(x=x, budget=budget, eps=eps)
     if d_eps(x, 1.0, eps) <= budget:
         return 1.0
     lo, hi = x, 1.0
@@ -58,6 +86,7 @@ def _pull(rng: random.Random, mu: float, pulls: int, eps: float) -> float:
 
 def dp_klucb(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: int = 0) -> list[int]:
     """One run of DP-KLUCB on Bernoulli arms ``means`` for ``T`` rounds; returns the pull counts."""
+    _checked(means=means, eps=eps, T=T, n0=n0, alpha=alpha, seed=seed)
     rng, K = random.Random(seed), len(means)
     S = [_pull(rng, mu, n0, eps) for mu in means]  # running sums: rewards + noises
     n, m, t = [n0] * K, [0] * K, K * n0 + 1  # pulls, batch index, next round
@@ -73,6 +102,7 @@ def dp_klucb(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: i
 
 def dp_imed(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: int = 0) -> list[int]:
     """One run of DP-IMED on Bernoulli arms ``means`` for ``T`` rounds; returns the pull counts."""
+    _checked(means=means, eps=eps, T=T, n0=n0, alpha=alpha, seed=seed)
     rng, K = random.Random(seed), len(means)
     S = [_pull(rng, mu, n0, eps) for mu in means]  # running sums: rewards + noises
     n, m, t = [n0] * K, [0] * K, K * n0 + 1  # pulls, batch index, next round

@@ -54,7 +54,8 @@ import numpy as np
 
 from . import cache
 from ._io import save_npz_atomic
-from ._validate import MAX_HORIZON, MAX_RUNS, as_float_array, as_int, as_positive
+from ._validate import (MAX_HORIZON, MAX_RUNS, as_directory, as_float_array, as_instance, as_int, as_positive,
+                        as_real)
 from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
@@ -255,6 +256,7 @@ def imed_optimal_index(res) -> np.ndarray:
     -------
     numpy.ndarray, shape (runs,)
     """
+    res = _decomposed(res)
     if res.policy != "DP-IMED":
         raise ValueError(f"imed_optimal_index needs runs of DP-IMED, got {res.policy}")
     x = np.clip(res.final_means, 0.0, 1.0)
@@ -602,7 +604,7 @@ def cache_dir(path=None) -> Path:
     :func:`dpb.cache.default_results_dir` (``$DPB_RESULTS``, a checkout's ``results/`` or
     ``~/.cache/dpb``)."""
     if path is not None:
-        return Path(path)
+        return as_directory("path", path)
     return cache.default_results_dir() / "regret"
 
 
@@ -616,7 +618,12 @@ def cache_key(kind: str, params: dict) -> str:
     (canonical JSON).  The code that made a file is recorded inside it (see :func:`cached_runs`)."""
     if not isinstance(kind, str) or not kind.isidentifier():
         raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
-    text = json.dumps(params, sort_keys=True, default=_json_default)
+    as_instance("params", params, dict, "dict")
+    try:
+        text = json.dumps(params, sort_keys=True, default=_json_default)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"params must hold JSON-serialisable values (numbers, strings, arrays): "
+                        f"{exc}") from None
     digest = hashlib.sha256(text.encode()).hexdigest()[:24]
     return f"{kind}-{digest}"
 
@@ -702,7 +709,7 @@ def cached_runs(
         "delta": delta,
         "grid": grid.tolist(),
     }
-    folder = cache_dir(directory)
+    folder = cache_dir(None if directory is None else as_directory("directory", directory))
     path = folder / f"{cache_key('runs', key_params)}.npz"
     # as the file will record it (JSON: tuples become lists, numpy scalars plain numbers)
     expected = json.loads(json.dumps({"key": key_params, **_provenance(pol)}, default=_json_default))
@@ -720,11 +727,12 @@ def cached_runs(
 # ----------------------------------------------------------------------------------------------
 # summaries
 # ----------------------------------------------------------------------------------------------
-def _check_level(level) -> float:
-    lv = float(as_float_array("level", level))
-    if not 0.0 < lv < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {lv!r}")
-    return lv
+def _check_level(level, name: str = "level") -> float:
+    return as_real(name, level, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def _decomposed(res) -> DecomposedRuns:
+    return as_instance("res", res, DecomposedRuns, "dpb.regret.DecomposedRuns")
 
 
 def pull_summary(res: DecomposedRuns, *, level: float = 0.95, band: float = 0.8) -> dict:
@@ -747,11 +755,12 @@ def pull_summary(res: DecomposedRuns, *, level: float = 0.95, band: float = 0.8)
     """
     from scipy.stats import norm
 
-    level, band = _check_level(level), _check_level(band)
+    res = _decomposed(res)
+    level, band = _check_level(level), _check_level(band, "band")
     x = res.normalised_pulls()
     mean = x.mean(axis=0)
     sd = x.std(axis=0, ddof=1) if res.runs > 1 else np.zeros_like(mean)
-    half = norm.ppf(0.5 + level / 2) * sd / np.sqrt(res.runs)
+    half = norm.isf((1 - level) / 2) * sd / np.sqrt(res.runs)  # isf: finite up to level = 1 - 1e-16
     q_low, median, q_high = np.quantile(x, [0.5 - band / 2, 0.5, 0.5 + band / 2], axis=0)
     return {
         "grid": res.grid,
@@ -779,6 +788,7 @@ def regret_quantiles(res: DecomposedRuns, qs=(0.1, 0.5, 0.9), *, term: str | Non
     -------
     ndarray, shape (len(qs), G)
     """
+    res = _decomposed(res)
     qs = as_float_array("qs", qs)
     if qs.ndim != 1 or np.any((qs < 0) | (qs > 1)):
         raise ValueError("qs must be a 1-d sequence of levels in [0, 1]")
@@ -822,6 +832,8 @@ def alpha_tradeoff(
     horizons = np.asarray(horizons)
     if horizons.ndim != 1 or horizons.size == 0 or not np.issubdtype(horizons.dtype, np.integer):
         raise ValueError("horizons must be a non-empty 1-d sequence of integers")
+    if directory is not None:
+        as_directory("directory", directory)
     T = int(horizons.max())
     grid = np.union1d(horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T)), horizons)
     keys = ("mean", "median", "q_low", "q_high", "sem", "pre_mean", "post_mean")
@@ -873,6 +885,8 @@ def book_runs(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUC
     runs, T : int, optional
         Number of runs and horizon (None: :data:`DEFAULTS`, read at call time).
     """
+    if isinstance(instance, (bool, bytes, int, float)) or instance is None:
+        raise TypeError(f"instance must be an instance name or a sequence of arm means, got {instance!r}")
     if isinstance(alpha, str):
         if alpha != POLYNOMIAL:
             raise ValueError(f"alpha must be a ratio > 1 or {POLYNOMIAL!r}, got {alpha!r}")

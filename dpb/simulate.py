@@ -56,7 +56,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_real, as_seed_sequence
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_seconds
+from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
@@ -99,6 +100,8 @@ def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
 
 def run_generators(child: np.random.SeedSequence) -> tuple[np.random.Generator, np.random.Generator]:
     """The (environment, policy) generators of the run owning ``child``."""
+    if not isinstance(child, np.random.SeedSequence):
+        raise TypeError(f"child must be a numpy.random.SeedSequence, got {type(child).__name__}")
     env = np.random.SeedSequence(
         child.entropy, spawn_key=tuple(child.spawn_key) + (0,), pool_size=child.pool_size
     )
@@ -471,8 +474,9 @@ PolicySpec = Policy | str | Callable[[], Policy] | tuple
 # ----------------------------------------------------------------------------------------------
 # the cost of a call, estimated before any work
 # ----------------------------------------------------------------------------------------------
-#: Default limit of one call's estimated cost, in CPU-seconds (``max_seconds`` of :func:`simulate`).
-MAX_SECONDS = 120.0
+#: Default limit of one call's estimated cost, in CPU-seconds (``max_seconds`` of :func:`simulate`;
+#: the same default bounds :mod:`dpb.reference`, :mod:`dpb.interaction` and :mod:`dpb.coupling`).
+MAX_SECONDS = _MAX_SECONDS
 
 #: CPU-seconds per decision of the fast paths, as ``(per round, per round and run)``: a call of
 #: ``runs`` runs to horizon T is estimated at ``T * (c_step + runs * c_run)``.  Measured on the
@@ -590,15 +594,8 @@ _ADVICE = "use a smaller T or fewer runs, or pass max_seconds=None (or a larger 
 def _check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
     """Refuse ``cost`` above ``max_seconds`` (None: no limit) with a ``ValueError`` naming ``T``,
     ``runs``, the estimate, the limit and how to lift it (``advice``)."""
-    if max_seconds is None:
-        return
-    limit = as_real("max_seconds", max_seconds, low=0.0, low_open=True)
-    if cost.seconds > limit:
-        raise ValueError(
-            f"{what} for T={T} and runs={runs} is estimated at {cost.seconds:.3g} CPU-seconds "
-            f"({cost.phases} decisions per run, {cost.engine} engine), more than max_seconds={limit:g}; "
-            f"{advice}"
-        )
+    check_seconds(f"{what} for T={T} and runs={runs}", cost.seconds, max_seconds,
+                  f"({cost.phases} decisions per run, {cost.engine} engine)", advice)
 
 
 
@@ -816,10 +813,17 @@ def simulate(
             raise ValueError(f"run_ids: at most {MAX_RUNS} runs per call, got {run_ids.size}")
         if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
+    # the estimate before the seeds of a million runs (seconds) are built
+    pol = as_policy(policy, params)
+    bandit = as_bandit(env)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    use_fast = bool(fast) and getattr(pol, "fast_simulate", None) is not None
+    _check_cost(_call_cost(pol, bandit.K, T, run_ids.size, "fast" if use_fast else "phases"), max_seconds,
+                f"simulate({pol.name!r})", T, run_ids.size)
     seeds = child_seeds(root, run_ids)
     return simulate_seeds(
-        policy, env, T, seeds, params=params, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
-        max_seconds=max_seconds, progress=progress,
+        pol, bandit, T, seeds, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
+        max_seconds=None, progress=progress,
     )
 
 

@@ -51,6 +51,13 @@ class Table:
 
     def __init__(self, headers: Sequence[str], cells: Sequence[Sequence[str]],
                  align: Sequence[str], title: str | None = None) -> None:
+        for name, value in (("headers", headers), ("cells", cells), ("align", align)):
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+                raise TypeError(f"{name} must be a sequence, got {type(value).__name__} {value!r}")
+        if title is not None and not isinstance(title, str):
+            raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+        if not all(isinstance(row, Sequence) and not isinstance(row, str) for row in cells):
+            raise TypeError("cells must be a sequence of rows, each a sequence of strings")
         self.headers = tuple(str(h) for h in headers)
         self.cells = tuple(tuple(row) for row in cells)
         self.align = tuple(align)
@@ -60,9 +67,9 @@ class Table:
                              f"{len(self.headers)} columns, got {align!r}")
         for i, row in enumerate(self.cells):
             if len(row) != len(self.headers):
-                raise ValueError(f"row {i} has {len(row)} cells, expected {len(self.headers)}")
+                raise ValueError(f"cells[{i}] has {len(row)} cells, expected {len(self.headers)}")
             if not all(isinstance(c, str) for c in row):
-                raise TypeError(f"the cells of row {i} must be strings, got {row!r}")
+                raise TypeError(f"cells[{i}] must hold strings, got {row!r}")
 
     def __len__(self) -> int:
         return len(self.cells)
@@ -203,6 +210,8 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
         ``formats``/``headers``/``align`` that is not a column, a bad alignment, or a format
         specification that does not apply to a value.
     """
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a sequence of mappings or sequences, got {type(rows).__name__}")
     if isinstance(columns, str) or not isinstance(columns, Sequence):
         raise TypeError(f"columns must be a sequence of names, got {type(columns).__name__}")
     columns = list(columns)
@@ -226,15 +235,15 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
         if isinstance(row, Mapping):
             missing = [c for c in columns if c not in row]
             if missing:
-                raise ValueError(f"row {i} has no value for columns {missing!r}")
+                raise ValueError(f"rows[{i}] has no value for columns {missing!r}")
             values.append([row[c] for c in columns])
         elif isinstance(row, Sequence) and not isinstance(row, str):
             if len(row) != len(columns):
-                raise ValueError(f"row {i} has {len(row)} values, expected {len(columns)} "
+                raise ValueError(f"rows[{i}] has {len(row)} values, expected {len(columns)} "
                                  f"(columns {columns!r})")
             values.append(list(row))
         else:
-            raise TypeError(f"row {i} must be a mapping or a sequence, got {type(row).__name__}")
+            raise TypeError(f"rows[{i}] must be a mapping or a sequence, got {type(row).__name__}")
 
     if not isinstance(floats, str):
         raise TypeError(f"floats must be a format specification (str), got {type(floats).__name__}")

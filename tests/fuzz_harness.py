@@ -1,9 +1,11 @@
 """Fuzz harness for the public API of ``dpb``: hostile arguments, each call isolated.
 
-Every public callable of the fuzzed modules (their ``__all__``) has a *spec* in
-``tests/fuzz_specs.py``: for each parameter a kind with good values (a hypothesis strategy),
-edge values (huge sizes, zero, subnormals, empty arrays) and bad values (NaN, +-inf where not
-meaningful, strings, bools, None, negative sizes, ...).  A generated call is one of
+Every public callable of ``dpb`` -- every function and class the API pages of the book document
+(:func:`public_api` reads their autodoc directives) -- has a *spec* in ``tests/fuzz_specs.py`` or a
+reason in its ``NOT_FUZZED`` (``tests/test_fuzz.py`` fails otherwise): for each parameter a kind
+with good values (a hypothesis strategy), edge values (huge sizes, zero, subnormals, empty arrays)
+and bad values (NaN, +-inf where not meaningful, strings, bools, None, negative sizes, ...).  A
+generated call is one of
 
 * ``good``: every argument good; the call must return a finite result (or the NaN/inf the spec
   allows) or refuse cleanly;
@@ -13,9 +15,12 @@ meaningful, strings, bools, None, negative sizes, ...).  A generated call is one
   message names ``<param>`` (accepting it is a bad outcome).
 
 Calls run in a persistent worker process with a memory cap (``RLIMIT_AS``) and a time cap; a worker
-that hangs or dies is killed and replaced.  Outcomes are ``clean`` (a clean error), ``valid`` (a
-result) or ``bad`` (hang, crash, NaN/inf from finite input where not meaningful, wrong exception
-type, an error that does not name the parameter, accepted invalid input).
+that hangs or dies is killed and replaced.  The worker draws figures with the Agg backend, builds
+widgets without a kernel, and keeps every file a call writes (results, caches, hostile paths) in a
+temporary directory of its own (``DPB_RESULTS`` points there), removed at the end.  Outcomes are
+``clean`` (a clean error), ``valid`` (a result) or ``bad`` (hang, crash, NaN/inf from finite input
+where not meaningful, wrong exception type, an error that does not name the parameter, accepted
+invalid input).
 
 ``python tests/fuzz_harness.py --profile long`` prints the counts per function (``make fuzz``);
 ``tests/test_fuzz.py`` runs the CI profile and asserts that there is no bad outcome.
@@ -28,11 +33,14 @@ import dataclasses
 import importlib
 import os
 import pickle
+import re
 import select
+import shutil
 import signal
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -163,8 +171,13 @@ def worker_main(memory_cap: int) -> None:  # pragma: no cover - runs in the subp
     os.dup2(devnull, 1)
     resource.setrlimit(resource.RLIMIT_AS, (memory_cap, memory_cap))
     warnings.simplefilter("ignore")
-    import dpb  # noqa: F401  (import once, before the first call)
+    import contextlib
+    import io
 
+    import dpb  # noqa: F401  (import once, before the first call)
+    import fuzz_specs
+
+    fuzz_specs.worker_setup()
     _send(out, ("ready",))
     while True:
         try:
@@ -179,21 +192,32 @@ def worker_main(memory_cap: int) -> None:  # pragma: no cover - runs in the subp
             _send(out, ("setup", type(exc).__name__, str(exc)[:500]))
             continue
         t0 = time.perf_counter()
+        stderr = io.StringIO()  # what a command-line entry point prints before exiting
         try:
-            result = fn(*args, **kwargs)
-            if hasattr(result, "__next__"):  # a generator: run it a little
-                result = [x for _, x in zip(range(50), result, strict=False)]
+            with contextlib.redirect_stderr(stderr):
+                result = fn(*args, **kwargs)
+                if hasattr(result, "__next__"):  # a generator: run it a little
+                    result = [x for _, x in zip(range(50), result, strict=False)]
+            if target == "dpb.__main__:main" and result == 2:  # the CLI's usage error, as an exit code
+                raise SystemExit(2)
             nan, inf = _nonfinite(result)
             reply = ("ok", nan, inf, type(result).__name__)
+        except SystemExit as exc:  # the CLI: exit code 2 with one line on stderr is its clean error
+            message = stderr.getvalue().strip().splitlines()
+            text = message[-1] if message else ""
+            reply = ("exc", f"SystemExit({exc.code})", text[:500], exc.code == 2 and len(message) <= 3)
         except BaseException as exc:  # noqa: BLE001 - classified by the parent
-            clean = isinstance(exc, (ValueError, TypeError)) and not isinstance(
-                exc, (OverflowError, MemoryError, IndexError, KeyError)
-            )
+            clean = (
+                isinstance(exc, (ValueError, TypeError))
+                and not isinstance(exc, (OverflowError, MemoryError, IndexError, KeyError))
+            ) or type(exc).__name__ in fuzz_specs.ALLOWED_ERRORS.get(target, ())
             reply = ("exc", type(exc).__name__, str(exc)[:500], clean)
             if isinstance(exc, MemoryError):
                 # the heap may be in a poor state: answer, then let the parent replace us
                 _send(out, reply + (time.perf_counter() - t0,))
                 return
+        finally:
+            fuzz_specs.after_call()
         _send(out, reply + (time.perf_counter() - t0,))
 
 
@@ -204,6 +228,9 @@ class Worker:
         self.memory_cap = memory_cap
         self.proc: subprocess.Popen | None = None
         self.restarts = 0
+        # every file a call writes (caches, results, hostile paths) lives under this directory,
+        # removed when the worker is closed
+        self.tmp = tempfile.mkdtemp(prefix="dpb-fuzz-")
 
     def _start(self) -> None:
         env = dict(os.environ)
@@ -214,7 +241,12 @@ class Worker:
             MPLBACKEND="Agg",
             PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
         )
-        env.setdefault("DPB_CACHE_DIR", os.path.join("/tmp", f"dpb-fuzz-cache-{os.getpid()}"))
+        env.update(
+            DPB_FUZZ_TMP=self.tmp,
+            DPB_RESULTS=os.path.join(self.tmp, "results"),
+            DPB_CACHE_DIR=os.path.join(self.tmp, "cache"),
+            MPLCONFIGDIR=os.path.join(self.tmp, "mpl"),
+        )
         self.proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), "--worker", str(self.memory_cap)],
             stdin=subprocess.PIPE,
@@ -287,6 +319,107 @@ class Worker:
 
     def __exit__(self, *exc) -> None:
         self.close()
+        _remove_tree(self.tmp)
+
+
+def _remove_tree(path: str) -> None:
+    """Remove ``path``, making the read-only directories a spec created writable again first."""
+
+    def retry(func, p, _exc):
+        os.chmod(os.path.dirname(p), 0o700)
+        os.chmod(p, 0o700) if os.path.isdir(p) else None
+        func(p)
+
+    shutil.rmtree(path, onerror=retry) if sys.version_info < (3, 12) else shutil.rmtree(path, onexc=retry)
+
+
+# ---------------------------------------------------------------------------------------------
+# the public API: every name the API pages of the book document
+# ---------------------------------------------------------------------------------------------
+
+_DIRECTIVE = re.compile(r"^\.\. (automodule|autoclass|autofunction|autodata|autoexception)::\s*(\S+)")
+_OPTION = re.compile(r"^\s+:([\w-]+):\s*(.*)$")
+
+
+def _option_names(text: str) -> list[str]:
+    return [n.strip() for n in text.split(",") if n.strip()]
+
+
+def api_page_names(pages_dir: Path | None = None) -> dict:
+    """Every name documented on the API pages (``book/api/*.md``): ``{"module.name": object}``.
+
+    Reads the autodoc directives of the pages the way autodoc does with the book's settings
+    (``members`` on, ``undoc-members`` off): ``automodule`` with ``:members:`` lists the module's
+    ``__all__`` (or the names it defines, without a leading underscore) minus ``:exclude-members:``,
+    or the names given to ``:members:``; ``:no-members:`` lists none; ``autoclass``,
+    ``autofunction`` and ``autodata`` list their target.  Names without a docstring are left out,
+    as autodoc leaves them out.
+    """
+    import inspect
+
+    pages_dir = pages_dir or ROOT / "book" / "api"
+    out: dict = {}
+    for page in sorted(pages_dir.glob("*.md")):
+        for block in re.findall(r"```\{eval-rst\}\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            lines = block.splitlines()
+            for i, line in enumerate(lines):
+                m = _DIRECTIVE.match(line)
+                if not m:
+                    continue
+                opts = {}
+                for opt_line in lines[i + 1 :]:
+                    om = _OPTION.match(opt_line)
+                    if not om:
+                        break
+                    opts[om.group(1)] = om.group(2).strip()
+                directive, target = m.groups()
+                if directive != "automodule":
+                    modname, _, name = target.rpartition(".")
+                    out[target] = getattr(importlib.import_module(modname), name)
+                    continue
+                if "no-members" in opts:
+                    continue
+                mod = importlib.import_module(target)
+                if opts.get("members"):
+                    names = _option_names(opts["members"])
+                elif hasattr(mod, "__all__"):
+                    names = list(mod.__all__)
+                else:
+                    names = [
+                        n
+                        for n, v in vars(mod).items()
+                        if not n.startswith("_") and getattr(v, "__module__", None) == target
+                    ]
+                excluded = set(_option_names(opts.get("exclude-members", "")))
+                for name in names:
+                    obj = getattr(mod, name)
+                    if name in excluded or (callable(obj) and not inspect.getdoc(obj)):
+                        continue
+                    out[f"{target}.{name}"] = obj
+    return out
+
+
+def public_api(pages_dir: Path | None = None) -> dict:
+    """The public API of ``dpb``: :func:`api_page_names`, plus every name in the ``__all__`` of a
+    public submodule that no page documents (a module without a page would otherwise escape)."""
+    import pkgutil
+    import types
+
+    import dpb
+
+    out = api_page_names(pages_dir)
+    seen = {id(v) for v in out.values()}
+    for info in pkgutil.walk_packages(dpb.__path__, "dpb."):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
+            continue
+        mod = importlib.import_module(info.name)
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name)
+            if isinstance(obj, types.ModuleType) or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            out[f"{info.name}.{name}"] = obj
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,6 +440,8 @@ def classify(spec, mode: str, param: str | None, reply: tuple, finite_input: boo
         _, name, message, clean = reply[:4]
         if not clean:
             return "bad", f"wrong exception type {name}: {message}"
+        if mode != "bad" and name in getattr(spec, "allowed_errors", ()):
+            return "clean", name  # the documented answer to a valid request it cannot serve
         names = spec.names_for(param) if mode == "bad" else spec.all_names()
         low = message.lower()
         if not any(n.lower() in low for n in names):

@@ -3,8 +3,8 @@
 A :class:`Kind` describes one parameter: good values (a hypothesis strategy), edge values (a valid
 result or a clean error are both fine) and bad values (must be refused with an error naming the
 parameter).  A :class:`Spec` lists the kinds of a callable's parameters.  ``tests/test_fuzz.py``
-checks that every callable in the ``__all__`` of the fuzzed modules has a spec here or a reason in
-:data:`NOT_FUZZED`.
+checks that every public callable (every function and class on the API pages, see
+``fuzz_harness.public_api``) has a spec here or a reason in :data:`NOT_FUZZED`.
 """
 
 from __future__ import annotations
@@ -69,6 +69,10 @@ class Spec:
     weight: float = 1.0
     positional: tuple = ()  # params passed positionally (in this order), e.g. "self"
     label: str | None = None
+
+    @property
+    def allowed_errors(self) -> tuple:
+        return ALLOWED_ERRORS.get(self.target, ())
 
     @property
     def name(self) -> str:
@@ -837,6 +841,21 @@ def module_specs() -> list[Spec]:
             timeout=60,
         ),
         S(
+            sim + "estimate_cost",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "DP-KLUCB", "DP-SE", "IMED", "Lazy-DP-TS"]),
+                    bad=("DP-NOPE", 3, None),
+                ),
+                env=ENV,
+                T=size(1, 10**12, edge_extra=(2**62 + 1,)),
+                runs=size(1, 10**6, optional=True),
+                params=private_params.but(optional=True),
+                fast=FLAG,
+                engine=Kind(st.sampled_from([None, "reference"]), bad=("nope", 3), optional=True),
+            ),
+        ),
+        S(
             sim + "simulate_trace",
             dict(
                 policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", 3, None)),
@@ -1113,71 +1132,1872 @@ def constant_adversary(left: float, right: float):
     return adversary
 
 
-SPECS = module_specs()
+# ---------------------------------------------------------------------------------------------
+# the worker's environment, temporary paths and small ready-made inputs (built inside the worker)
+# ---------------------------------------------------------------------------------------------
 
-#: Public names of the fuzzed modules that have no spec, with the reason.
-FUZZED_MODULES_CORE = (
-    "dpb.divergences",
-    "dpb.bounds",
-    "dpb.coupling",
-    "dpb.concentration",
-    "dpb.privacy",
-    "dpb.batching",
-    "dpb.environments",
-    "dpb.interaction",
-    "dpb.audit",
-)
-FUZZED_MODULES = FUZZED_MODULES_CORE + (
-    "dpb.policies",
-    "dpb.simulate",
-    "dpb.reference",
-    "dpb.regret",
-    "dpb.experiments",
-)
-_RUNNER = "process/cache machinery of the sweeps, rewritten this session by the runner (CLI tests)"
-_SLOW = "runs simulations of minutes by design (cached book runs); its pieces are fuzzed"
-#: Modules whose unspecified public names are process machinery (sweeps, cache, locks, Dask),
-#: owned and tested by the CLI/experiment tests; only their pure spec builders are fuzzed here.
-MACHINERY_MODULES = {
-    "dpb.experiments": "sweep/cache/process machinery, tested by tests/test_cli.py and "
-    "tests/test_experiments.py; the pure spec builders are fuzzed"
+#: Exceptions a callable documents as its answer to a valid request it cannot serve (besides
+#: ValueError/TypeError): ``load`` of results that were never computed.
+ALLOWED_ERRORS = {
+    "dpb.experiments:load": ("MissingResultsError",),
+    "dpb.experiments:load_converged": ("MissingResultsError",),
+    # no Dask scheduler listens at the fuzzed address: the documented answer within the timeout
+    "dpb.experiments:connect": ("ConnectionError",),
 }
+
+#: The book's regret runs (``dpb.regret.DEFAULTS``: T = 1e8, 400 runs, minutes when cold) are
+#: shrunk in the worker so that the figures and explorers drawing them answer in about a second;
+#: their arguments are what is fuzzed, not the size of the runs.
+SMALL_REGRET_DEFAULTS = {"T": 3000, "runs": 6}
+
+
+def worker_setup() -> None:
+    """Run once in each fuzz worker before the first call."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from dpb import regret
+
+    regret.DEFAULTS.update(SMALL_REGRET_DEFAULTS)
+
+
+def after_call() -> None:
+    """Run after each call in the worker: close the figures a plotting function left open."""
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close("all")
+
+
+def _tmp_root():
+    import os
+    import tempfile
+    from pathlib import Path
+
+    root = os.environ.get("DPB_FUZZ_TMP")
+    if not root:  # called outside the harness' worker: a directory of its own
+        root = os.environ["DPB_FUZZ_TMP"] = tempfile.mkdtemp(prefix="dpb-fuzz-")
+    return Path(root)
+
+
+def tmp_path(kind: str = "empty"):
+    """A fresh path inside the worker's temporary directory.
+
+    ``empty`` (a new directory), ``missing`` (a path whose parent does not exist either), ``file``
+    (a regular file), ``under-file`` (a path below a regular file), ``unwritable`` (a directory
+    with mode 0o500; writable anyway for root), ``garbage`` (a file of bytes that are no archive),
+    ``orphans`` (a directory holding an orphaned temporary file of a killed writer).
+    """
+    import tempfile
+
+    d = __import__("pathlib").Path(tempfile.mkdtemp(dir=_tmp_root()))
+    if kind == "empty":
+        return d
+    if kind == "missing":
+        return d / "missing" / "deeper"
+    if kind in ("file", "under-file"):
+        f = d / "file.txt"
+        f.write_text("not a directory\n")
+        return f if kind == "file" else f / "sub"
+    if kind == "unwritable":
+        d.chmod(0o500)
+        return d
+    if kind == "garbage":
+        f = d / "cell.npz"
+        f.write_bytes(b"PK\x03\x04" + bytes(range(256)) * 4)
+        return f
+    if kind == "orphans":
+        (d / "x.npz.999999999.abc.tmp").write_bytes(b"partial")
+        (d / "y.npz.notapid.abc.tmp").write_bytes(b"partial")
+        return d
+    raise ValueError(kind)
+
+
+def tmp_str(kind: str = "empty") -> str:
+    return str(tmp_path(kind))
+
+
+def package_file(name: str = "plain.py") -> str:
+    from pathlib import Path
+
+    import dpb
+
+    return str(Path(dpb.__file__).parent / name)
+
+
+def policy_file(kind: str = "good") -> str:
+    """A bring-your-own policy file: ``good`` (a registered subclass), ``broken`` (a syntax
+    error), ``empty`` (no policy class)."""
+    d = tmp_path("empty")
+    f = d / f"my_policy_{kind}.py"
+    text = {
+        "good": "from dpb.policies import KLUCB\n\nclass MyKLUCB(KLUCB):\n    name = 'My-KLUCB-{n}'\n",
+        "broken": "def (:\n",
+        "empty": "x = 1\n",
+    }[kind]
+    f.write_text(text.replace("{n}", d.name))
+    return str(f)
+
+
+def obj(target: str):
+    """The object at ``"module:name"`` itself (a class or function passed as an argument)."""
+    from fuzz_harness import resolve
+
+    return resolve(target)
+
+
+_SMALL = {}
+
+
+def small_experiment(name: str = "fig1"):
+    """One of the paper's experiments at T = 300 with 2 runs (seconds to compute)."""
+    from dpb import experiments
+
+    if name == "dpse":
+        return experiments.dpse_readings(T=300, runs=2)
+    return experiments.experiment(name, T=300, runs=2, **({"n_eps": 3} if name == "eps-sweep" else {}))
+
+
+def results_dir() -> str:
+    """A results directory shared by the calls of one worker (computed once per experiment)."""
+    return str(_tmp_root() / "small-results")
+
+
+def small_results(name: str = "fig1"):
+    """:func:`dpb.experiments.ensure` of :func:`small_experiment` (computed once per worker)."""
+    from dpb import experiments
+
+    if ("paper", name) not in _SMALL:
+        _SMALL["paper", name] = experiments.ensure(
+            small_experiment(name), results_dir(), jobs=1, progress=False
+        )
+    return _SMALL["paper", name]
+
+
+def small_converged(name: str = "fig1"):
+    from dpb import experiments
+
+    if ("converged", name) not in _SMALL:
+        _SMALL["converged", name] = experiments.ensure_converged(
+            small_experiment(name), results_dir(), jobs=1, progress=False, cap=640
+        )
+    return _SMALL["converged", name]
+
+
+def small_cell(policy: str = "DP-IMED"):
+
+    return next(c for c in small_experiment("fig1").cells if c.policy == policy)
+
+
+def small_result(policy: str = "DP-IMED", env: str = "mu2"):
+    return small_results("fig1").setting(0 if env == "mu1" else 1)[policy]
+
+
+def small_result_map(*policies):
+    res = small_results("fig1").setting(1)
+    return {p: res[p] for p in (policies or res)}
+
+
+def seed_sequences(n: int = 3):
+    import numpy as np
+
+    return np.random.SeedSequence(7).spawn(n)
+
+
+def small_result_list():
+    return list(small_result_map().values())
+
+
+def small_rows(kind: str = "sweep"):
+    from dpb import experiments
+
+    if kind == "sweep":
+        return experiments.expected_sweep_table(small_results("eps-sweep"), small_converged("eps-sweep"))
+    return experiments.expected_regret_table(small_results("fig1"), small_converged("fig1"))
+
+
+def mean_estimate(lo: float = 90.0, hi: float = 110.0):
+    from dpb.estimates import MeanEstimate
+
+    return MeanEstimate(runs=40, mean=(lo + hi) / 2, lo=lo, hi=hi, level=0.95)
+
+
+def a_figure():
+    from dpb.plotting import new_figure
+
+    return new_figure()[0]
+
+
+def a_plot(**values):
+    """A plotting function for :func:`dpb.widgets.core.explorer`: a figure titled by the values."""
+    fig = a_figure()
+    fig.suptitle(repr(sorted(values.items())))
+    return fig
+
+
+def a_plot_function():
+    return a_plot
+
+
+def controls(kind: str = "sliders"):
+    import ipywidgets as W
+
+    if kind == "sliders":
+        return {"x": W.FloatSlider(value=0.5, min=0, max=1), "n": W.IntSlider(value=3, min=1, max=9)}
+    if kind == "empty":
+        return {}
+    if kind == "not-widgets":
+        return {"x": 0.5}
+    raise ValueError(kind)
+
+
+def nothing() -> None:
+    """An action for :class:`dpb.widgets.core.Coalescer`."""
+
+
+def a_widget_list():
+    import ipywidgets as W
+
+    return [W.Label("a"), W.IntSlider()]
+
+
+#: Hostile option values of the command line (``dpb status fig1 ...``); each must be refused with
+#: one line naming the option and exit code 2.
+CLI_BAD = (
+    "runs-huge",
+    "runs-nan",
+    "horizon-1e400",
+    "seed-neg",
+    "out-file",
+    "n-eps-huge",
+    "jobs-zero",
+    "scale-nope",
+)
+
+
+def cli_args(command: str, kind: str = "good") -> list:
+    out = tmp_str("empty")
+    if kind == "good":
+        return [command, "fig1", "--out", out] if command == "status" else [command]
+    opt = {
+        "runs-huge": ["--runs", "1e9"],
+        "runs-nan": ["--runs", "nan"],
+        "horizon-1e400": ["--horizon", "1e400"],
+        "seed-neg": ["--seed", "-1"],
+        "out-file": ["--out", tmp_str("file")],
+        "n-eps-huge": ["--n-eps", "1e8"],
+        "jobs-zero": ["--jobs", "0"],
+        "scale-nope": ["--scale", "nope"],
+    }[kind]
+    return [command, "fig1", "--out", out, *opt]
+
+
+def an_action():
+    return nothing
+
+
+_RECORD = "a frozen record of results, built only by the function that returns it (no checks by design)"
+_FAST = (
+    "a policy's fast path: it needs the Recorder object simulate builds for one call and "
+    "trusts simulate's checked arguments; fuzzed through simulate with this policy"
+)
+_STEP = (
+    "a per-step primitive of the policies' fast paths: its arrays and generators come from the "
+    "policy itself, checking them would slow every step; fuzzed through simulate"
+)
+#: Public callables of the API pages without a spec, each with the reason it cannot be called in
+#: isolation (``tests/test_fuzz.py`` fails on a public callable that has neither).
 NOT_FUZZED = {
     "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",
-    "dpb.policies.POLICIES": "a constant",
     "dpb.simulate.Result": "a record of simulate's output",
     "dpb.simulate.Trace": "a record of simulate_trace's output",
-    "dpb.simulate.simulate_seeds": "the seed-level engine behind simulate (fuzzed through simulate)",
-    "dpb.simulate.run_generators": "takes a SeedSequence from child_seeds (internal plumbing)",
-    "dpb.reference.reference_run": "the per-run step of reference_simulate (fuzzed through it)",
-    "dpb.reference.ReferenceBandit": "the literal environment inside reference_run (fuzzed through it)",
+    "dpb.reference.reference_run": "the per-run step of reference_simulate, which checks its arguments "
+    "first (fuzzed through it); the oracle's loop stays literal",
+    "dpb.reference.ReferenceBandit": "the literal environment inside reference_run, built from "
+    "reference_simulate's checked arguments (fuzzed through it)",
     "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
     "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
-    "dpb.policies.load_policy": "imports user code from a file (bring-your-own policy): not fed random paths",
-    "dpb.coupling.follow_the_leader": "a pulling rule of simulate_coupled_environment (fuzzed through it)",
-    "dpb.regret.TERMS": "a constant",
-    "dpb.regret.DEFAULTS": "a constant",
-    "dpb.regret.POLYNOMIAL": "a constant",
+    "dpb.coupling.follow_the_leader": "a per-step pulling rule: its arrays come from "
+    "simulate_coupled_environment at every step (fuzzed through it with this rule)",
     "dpb.regret.DecomposedRuns": "a record of decompose_runs' output",
-    "dpb.regret.decompose_runs": _SLOW,
-    "dpb.regret.cached_runs": _SLOW,
-    "dpb.regret.alpha_tradeoff": _SLOW,
-    "dpb.regret.book_runs": _SLOW,
-    "dpb.regret.pull_summary": "takes a DecomposedRuns (a record of a slow run)",
-    "dpb.regret.regret_quantiles": "takes a DecomposedRuns (a record of a slow run)",
-    "dpb.regret.imed_optimal_index": "takes a DecomposedRuns (a record of a slow run)",
-    "dpb.regret.cache_dir": _RUNNER,
-    "dpb.regret.cache_key": _RUNNER,
     "dpb.coupling.TransportCost": "a NamedTuple of results",
     "dpb.coupling.OptimalIntermediate": "a NamedTuple of results",
     "dpb.coupling.PureRoutes": "a NamedTuple of results",
     "dpb.coupling.CoupledHistory": "a record of simulate_coupled_environment's output",
-    "dpb.privacy.MAX_ENUMERATION": "a constant",
     "dpb.batching.BatchSchedule": "abstract; its methods are fuzzed through the concrete schedules",
-    "dpb.environments.INSTANCES": "a constant",
     "dpb.interaction.Transcript": "a record produced by run_on_list/run_game; its methods are fuzzed",
-    "dpb.interaction.Adversary": "abstract base class",
+    "dpb.interaction.Adversary": "abstract base class (its subclasses are fuzzed)",
     "dpb.audit.AuditResult": "a record of audit's output",
-    "dpb.audit.FLAWS": "a constant",
-    "dpb.audit.BROKEN_CLASSES": "a constant",
+    "dpb.estimates.MeanEstimate": _RECORD + " (mean_interval)",
+    "dpb.experiments.Cell": "a frozen record; its checked constructor is Cell.make, fuzzed through "
+    "the experiment builders (figure1, appendix, eps_sweep, experiment, dpse_readings)",
+    "dpb.experiments.Setting": _RECORD + " (the experiment builders)",
+    "dpb.experiments.Experiment": _RECORD + " (figure1, appendix, eps_sweep, experiment)",
+    "dpb.experiments.ExperimentResults": _RECORD + " (load, ensure)",
+    "dpb.experiments.ConvergedEstimate": _RECORD + " (load_converged)",
+    "dpb.experiments.ConvergedResults": _RECORD + " (load_converged, ensure_converged)",
+    "dpb.experiments.RunReport": _RECORD + " (run, run_converged)",
+    "dpb.experiments.ChunkError": "an exception class raised by run (tests/test_cli.py makes chunks fail)",
+    "dpb.experiments.MissingResultsError": "an exception class raised by load (load of a fresh directory)",
+    "dpb.policies.lazy_dpts.simulate_lazy_dpts_fast": _FAST,
+    "dpb.policies.base.pick_max": _STEP,
+    "dpb.policies.base.pick_min": _STEP,
+    "dpb.policies.base.RunRandom": _STEP,
+    "dpb.policies.base.UniformStream": _STEP,
+    "dpb.simulate.Cost": _RECORD + " (estimate_cost)",
+    "dpb.policies.nonprivate.simulate_imed_fast": _FAST,
+    "dpb.policies.nonprivate.simulate_klucb_fast": _FAST,
 }
+
+
+# ---------------------------------------------------------------------------------------------
+# the rest of the public API: plain, tables, estimates, cache, experiments, plotting, widgets,
+# the policy registry and helpers, the command line
+# ---------------------------------------------------------------------------------------------
+def B(target: str, *args, **kwargs) -> Build:
+    return Build.of(target if ":" in target else "fuzz_specs:" + target, *args, **kwargs)
+
+
+TEXT = Kind(st.sampled_from(["a", "title"]), bad=(3, True, b"x"), optional=True)
+DIR = Kind(
+    st.just(B("tmp_str", "empty")) | st.just(B("tmp_path", "empty")),
+    edge=(
+        B("tmp_str", "missing"),
+        B("tmp_str", "unwritable"),
+        B("tmp_str", "file"),
+        B("tmp_str", "under-file"),
+    ),
+    bad=(3, 1.5, True, b"x", ["a"]),
+)
+FILE = Kind(
+    st.just(B("package_file", "plain.py")) | st.just(B("package_file", "cache.py")),
+    edge=(
+        B("tmp_str", "missing"),
+        B("tmp_str", "empty"),
+        B("tmp_str", "garbage"),
+        B("tmp_str", "under-file"),
+    ),
+    bad=(None, 3, 1.5, True, ["a"]),
+)
+SAMPLE = Kind(
+    arrays(st.floats(0, 1000), 2, 60),
+    edge=(np.zeros(2), np.full(5, 1e300), np.arange(10**6, dtype=float)),
+    bad=(np.array([1.0, NAN]), np.array([1.0, INF]), EMPTY, np.array([3.0]), "x", None, True),
+)
+VLEVEL = LEVEL.but(optional=True)
+REL = Kind(
+    st.floats(0.01, 0.5),
+    edge=(1e-300, 1 - 1e-16),
+    bad=(NAN, 0.0, 1.0, -0.1, INF, "x", None, True),
+    optional=True,
+)
+BOOT = size(100, 400, optional=True).but(edge=(100, 2**31, 2**62, 10**30))
+# results of the paper's experiments at a small scale (computed once per worker)
+FIG1 = Kind(st.just(B("small_results", "fig1")), bad=("x", None, 3, {}))
+APPX = Kind(st.just(B("small_results", "appendix")), bad=("x", None, 3, {}))
+SWEEP = Kind(st.just(B("small_results", "eps-sweep")), bad=("x", None, 3, {}))
+CONV = Kind(st.just(B("small_converged", "fig1")), bad=("x", None, 3, {}))
+RESULT = Kind(
+    st.sampled_from(["DP-IMED", "DP-SE", "Lazy-DP-TS", "IMED"]).map(lambda p: B("small_result", p)),
+    bad=("x", None, 3, {}),
+)
+RESULT_MAP = Kind(
+    st.just(B("small_result_map")) | st.just(B("small_result_map", "DP-IMED", "DP-KLUCB")),
+    edge=({},),
+    bad=("x", None, 3, {"DP-IMED": 3}),
+)
+NAMES = Kind(
+    st.sampled_from([("DP-SE", "AdaP-KLUCB"), ("Lazy-DP-TS",), ("DP-KLUCB", "DP-IMED")]),
+    edge=((), ("DP-NOPE",)),
+    bad=("x", None, 3, (3,)),
+    optional=True,
+)
+FACTOR = Kind(
+    st.floats(1.5, 100), edge=(1.0, 1e300), bad=(NAN, INF, 0.0, -1.0, "x", None, True), optional=True
+)
+TARGET = Kind(
+    st.sampled_from(["fig1", "dpse"]).map(lambda n: B("small_experiment", n)),
+    edge=("fig1", "eps-sweep"),
+    bad=("nope", None, 3, 1.5, ["nope"]),
+)
+OUT = DIR.but(optional=True)
+JOBS = Kind(st.just(1), edge=(2**31, 2**62, 10**30), bad=(0, -1, 1.5, "x", True, NAN), optional=False)
+SCHEDULER = Kind(st.just(None), bad=("x", 3, True, "tcp://"), optional=True)
+CAP = Kind(
+    st.sampled_from([640]),
+    edge=(20, 20480, 2**31, 2**62),
+    bad=(0, -1, 1.5, "x", None, True, 641),
+    optional=True,
+)
+PLAIN_MEANS = Kind(
+    st.sampled_from([(0.9, 0.5), (0.75, 0.7, 0.7), [0.6, 0.5, 0.4]]),
+    edge=((0.5,), (0.5, 0.5), (1.0, 0.0)),
+    bad=((), (0.5, NAN), (0.5, 1.5), (0.5, -0.1), "x", None, True, (0.5, INF)),
+)
+UNIT = Kind(
+    st.floats(0.05, 0.95), edge=(0.0, 1.0, 5e-324, 1 - 1e-16), bad=(NAN, INF, -0.5, 1.5, *NOT_NUMBERS)
+)
+PLOT_EPS = Kind(
+    st.sampled_from([0.1, 0.25, 0.5, 1.0]) | st.floats(0.05, 5),
+    edge=(1e-300, 1e300),
+    bad=(NAN, INF, 0.0, -1.0, *NOT_NUMBERS),
+)
+WEIGHT_PLOT = 0.34  # figures and widgets: about 0.1-1 s a call
+
+
+def tail_specs() -> list[Spec]:
+    S = Spec
+    specs: list[Spec] = []
+    # ------------------------------------------------------------------ dpb.plain
+    pl = "dpb.plain:"
+    plain_T = size(1, 300, edge_extra=(2**62 + 1,))
+    plain_alpha = Kind(
+        st.sampled_from([1.5, 2.0, 3.0]),
+        edge=(1.001, 1e300),
+        bad=(NAN, INF, 1.0, 0.5, "2", None, True),
+        optional=True,
+    )
+    specs += [
+        S(pl + "kl", dict(p=UNIT, q=UNIT), inf_ok=True),
+        S(pl + "d_eps", dict(x=UNIT, y=UNIT, eps=EPS_FINITE), inf_ok=True),
+        S(
+            pl + "d_eps_ucb",
+            dict(
+                x=UNIT,
+                budget=Kind(st.floats(0, 20), edge=(0.0, 1e300), bad=(NAN, INF, -1.0, *NOT_NUMBERS)),
+                eps=EPS_FINITE,
+            ),
+        ),
+        *(
+            S(
+                pl + fn,
+                dict(
+                    means=PLAIN_MEANS,
+                    eps=EPS_FINITE,
+                    T=plain_T,
+                    n0=size(1, 5, optional=True),
+                    alpha=plain_alpha,
+                    seed=SEED,
+                ),
+                weight=0.5,
+            )
+            for fn in ("dp_klucb", "dp_imed")
+        ),
+    ]
+    # ------------------------------------------------------------------ dpb.tables
+    rows = Kind(
+        st.sampled_from([[{"a": 1, "b": "x"}, {"a": 2.5, "b": "y"}], [(1, "x"), (2, "y")], []]),
+        edge=([{"a": NAN, "b": None}], [{"a": 1e300, "b": INF}]),
+        bad=("x", None, 3, [3], [{"a": 1}], [(1, 2, 3)]),
+    )
+    specs += [
+        S(
+            "dpb.tables:Table",
+            dict(
+                headers=Kind(st.just(("a", "b")), bad=(None, 3)),
+                cells=Kind(st.sampled_from([[("1", "x")], []]), bad=([(1, 2)], [("1",)], None, 3)),
+                align=Kind(st.just(("right", "left")), bad=(("middle", "left"), ("left",), None, 3)),
+                title=TEXT,
+            ),
+        ),
+        S(
+            "dpb.tables:format_table",
+            dict(
+                rows=rows,
+                columns=Kind(st.just(("a", "b")), bad=((), ("a", "a"), None, 3, "ab")),
+                formats=Kind(
+                    st.sampled_from([None, {"a": ".2f"}, {"a": "{:.1f}"}]),
+                    bad=({"a": 3}, {"zz": ".2f"}, "x", 3),
+                    optional=True,
+                ),
+                headers=Kind(st.sampled_from([None, {"a": "A"}]), bad=({"zz": "Z"}, "x", 3), optional=True),
+                title=TEXT,
+                align=Kind(
+                    st.sampled_from([None, {"a": "left"}]),
+                    bad=({"a": "middle"}, {"zz": "left"}, 3),
+                    optional=True,
+                ),
+                floats=Kind(st.sampled_from([".4g", ".2f"]), bad=("q", 3, None, "{}"), optional=True),
+            ),
+        ),
+    ]
+    # ------------------------------------------------------------------ dpb.estimates
+    es = "dpb.estimates:"
+    runs2d = Kind(
+        st.just(np.arange(40.0).reshape(20, 2)) | arrays(st.floats(0, 100), 2, 30).map(lambda a: a[:, None]),
+        edge=(np.zeros((2, 1)), np.full((3, 1), 1e300)),
+        bad=(np.zeros(5), np.zeros((1, 2)), np.array([[1.0], [NAN]]), "x", None, EMPTY),
+    )
+    specs += [
+        S(es + "mean_interval", dict(x=SAMPLE, level=VLEVEL, n_boot=BOOT, seed=SEED)),
+        S(es + "bca_columns", dict(values=runs2d, level=VLEVEL, n_boot=BOOT, seed=SEED)),
+        S(es + "block_edges", dict(cap=CAP)),
+        S(
+            es + "is_converged",
+            dict(
+                est=Kind(
+                    st.sampled_from([(90.0, 110.0), (99.0, 101.0), (0.0, 0.0)]).map(
+                        lambda t: B("mean_estimate", *t)
+                    ),
+                    bad=("x", None, 3),
+                ),
+                rel=REL,
+            ),
+        ),
+        S(
+            es + "converged_runs",
+            dict(
+                x=Kind(
+                    st.just(np.linspace(1, 2, 40)) | st.just(np.arange(1.0, 321.0)),
+                    edge=(np.ones(20), np.arange(1.0, 31.0)),
+                    bad=SAMPLE.bad,
+                ),
+                cap=CAP,
+                rel=REL,
+                level=VLEVEL,
+                min_runs=size(2, 40, optional=True),
+            ),
+        ),
+        S(es + "seed_sensitivity", dict(x=SAMPLE, group=size(1, 10, optional=True))),
+    ]
+    # ------------------------------------------------------------------ dpb.cache
+    ca = "dpb.cache:"
+    roots = Kind(
+        st.sampled_from(
+            [B("package_file", "plain.py"), B("obj", "dpb.divergences:kl"), B("obj", "dpb.policies:DPIMED")]
+        ),
+        edge=(
+            B("tmp_str", "missing"),
+            B("tmp_str", "empty"),
+            B("policy_file", "good"),
+            B("policy_file", "broken"),
+        ),
+        bad=(None, 3, 1.5, True),
+    )
+    expected = Kind(st.sampled_from([{}, {"a": 1}]), bad=("x", None, 3, ["a"]))
+    specs += [
+        S(ca + "default_results_dir", {}),
+        S(ca + "code_digest", dict(path=FILE)),
+        S(ca + "source_files", dict(root=roots), positional=("root",), aliases={"root": ("roots",)}),
+        S(ca + "source_hash", dict(root=roots), positional=("root",), aliases={"root": ("roots",)}),
+        S(ca + "provenance", dict(root=roots), positional=("root",), aliases={"root": ("roots",)}),
+        S(ca + "read_meta", dict(path=FILE.but(bad=(None, 3, 1.5, True)))),
+        S(ca + "file_state", dict(path=FILE.but(add_edge=(B("tmp_str", "file"),)), expected=expected)),
+        S(
+            ca + "remove_orphan_temporaries",
+            dict(
+                folder=Kind(
+                    st.just(B("tmp_str", "orphans")) | st.just(B("tmp_path", "orphans")),
+                    edge=DIR.edge,
+                    bad=(None, 3, 1.5, True),
+                )
+            ),
+        ),
+    ]
+    # ------------------------------------------------------------------ dpb.experiments
+    ex = "dpb.experiments:"
+    seed = SEED.but(bad=("x", 1.5, NAN, -1, None, True))
+    specs += [
+        S(
+            ex + "dpse_readings",
+            dict(
+                T=size(1, 10**7, optional=True, edge_extra=(2**62 + 1,)),
+                runs=size(1, 100, optional=True),
+                eps=EPS.but(optional=True),
+                instances=Kind(
+                    st.sampled_from([("mu1",), ("mu1", "mu2")]),
+                    edge=((),),
+                    bad=(("mu99",), "x", None, 3),
+                    optional=True,
+                ),
+            ),
+        ),
+        S(
+            ex + "reading_results",
+            dict(
+                res=Kind(st.just(B("small_results", "dpse")), bad=("x", None, 3)),
+                setting=Kind(st.sampled_from([0, 1]), edge=(2**62,), bad=(99, -5, "x", None, 1.5)),
+            ),
+        ),
+        S(ex + "policy_sources", dict(policy=POLICY_NAME)),
+        S(ex + "chunk_provenance", dict(policy=POLICY_NAME)),
+        S(
+            ex + "chunk_status",
+            dict(
+                cell=Kind(
+                    st.sampled_from(["DP-IMED", "IMED"]).map(lambda p: B("small_cell", p)), bad=("x", None, 3)
+                ),
+                start=size(0, 1),
+                stop=size(1, 2),
+                out=OUT,
+                seed=seed,
+            ),
+        ),
+        S(
+            ex + "claim",
+            dict(
+                cell=Kind(
+                    st.sampled_from(["DP-IMED", "IMED"]).map(lambda p: B("small_cell", p)), bad=("x", None, 3)
+                ),
+                start=size(0, 1),
+                stop=size(1, 2),
+                out=OUT,
+            ),
+        ),
+        S(ex + "status", dict(target=TARGET, out=OUT, seed=seed)),
+        S(
+            ex + "run",
+            dict(
+                target=TARGET.but(edge=()),
+                out=OUT,
+                seed=seed,
+                jobs=JOBS,
+                scheduler=SCHEDULER,
+                progress=Kind(st.just(False)),
+                force=FLAG,
+                desc=TEXT,
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            ex + "connect",
+            dict(
+                scheduler=Kind(st.just("tcp://127.0.0.1:9"), bad=("x", 3, None, True, "tcp://")),
+                timeout=Kind(
+                    st.sampled_from([0.2, 0.5]),
+                    edge=(1e-9,),
+                    bad=(NAN, INF, 0.0, -1.0, "x", None, True),
+                    optional=False,
+                ),
+            ),
+            aliases={"scheduler": ("Dask",)},
+        ),
+        S(
+            ex + "load",
+            dict(
+                target=TARGET.but(edge=()),
+                out=Kind(st.just(B("results_dir")), edge=DIR.edge, bad=DIR.bad, optional=True),
+                seed=seed,
+            ),
+        ),
+        S(
+            ex + "ensure",
+            dict(
+                target=TARGET.but(edge=()),
+                out=OUT,
+                seed=seed,
+                jobs=JOBS,
+                scheduler=SCHEDULER,
+                progress=Kind(st.just(False)),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(ex + "final_regret_stats", dict(result=RESULT)),
+        S(ex + "final_regret_table", dict(results=RESULT_MAP, ours=NAMES)),
+        S(ex + "ratio_summary", dict(res=FIG1, baselines=NAMES, ours=NAMES)),
+        S(ex + "mean_regret_summary", dict(res=FIG1, baselines=NAMES, ours=NAMES)),
+        S(ex + "sweep_table", dict(res=SWEEP)),
+        S(ex + "outlier_runs", dict(result=RESULT, factor=FACTOR)),
+        S(
+            ex + "dominance",
+            dict(
+                res=FIG1,
+                stat=Kind(st.sampled_from(["mean", "median"]), bad=("nope", None, 3), optional=True),
+                baselines=NAMES,
+                ours=NAMES,
+            ),
+        ),
+        S(
+            ex + "format_table",
+            dict(
+                rows=Kind(
+                    st.sampled_from([[{"a": 1.5, "b": "x"}], [{"a": 1, "b": 2}, {"a": 3, "b": 4}]]),
+                    edge=([], [{"a": NAN, "b": INF}]),
+                    bad=("x", None, 3, [3]),
+                ),
+                columns=Kind(st.sampled_from([None, ("a",), ("a", "b")]), bad=(3, ("zz",)), optional=True),
+                digits=size(0, 6, optional=True).but(edge=(0, 2**31, 2**62)),
+                title=TEXT,
+                headers=Kind(st.sampled_from([None, {"a": "A"}]), bad=("x", 3), optional=True),
+            ),
+        ),
+        S(
+            ex + "cpu_seconds",
+            dict(results=Kind(st.just(B("small_result_list")) | st.just(()), bad=(3, None, ["x"]))),
+        ),
+        S(ex + "min_runs", dict(policy=POLICY_NAME)),
+        S(
+            ex + "run_converged",
+            dict(
+                target=TARGET.but(edge=()),
+                out=OUT,
+                seed=seed,
+                jobs=JOBS,
+                scheduler=SCHEDULER,
+                progress=Kind(st.just(False)),
+                cap=CAP,
+                rel=REL,
+                level=VLEVEL,
+            ),
+            weight=0.5,
+            timeout=90,
+        ),
+        S(
+            ex + "load_converged",
+            dict(
+                target=TARGET.but(edge=()),
+                out=Kind(st.just(B("results_dir")), edge=DIR.edge, bad=DIR.bad, optional=True),
+                seed=seed,
+                cap=CAP,
+                rel=REL,
+                level=VLEVEL,
+            ),
+        ),
+        S(
+            ex + "ensure_converged",
+            dict(
+                target=TARGET.but(edge=()),
+                out=OUT,
+                seed=seed,
+                jobs=JOBS,
+                scheduler=SCHEDULER,
+                progress=Kind(st.just(False)),
+                cap=CAP,
+                rel=REL,
+                level=VLEVEL,
+            ),
+            weight=0.5,
+            timeout=90,
+        ),
+        S(ex + "converged_status", dict(target=TARGET, out=OUT, seed=seed, cap=CAP, rel=REL, level=VLEVEL)),
+        S(ex + "expected_regret_table", dict(paper=FIG1, converged=CONV)),
+        S(
+            ex + "ordering_table",
+            dict(converged=CONV, first=POLICY_NAME.but(optional=True), second=POLICY_NAME.but(optional=True)),
+        ),
+        S(ex + "expected_dominance", dict(converged=CONV, baselines=NAMES, ours=NAMES)),
+        S(
+            ex + "expected_sweep_table",
+            dict(
+                paper=Kind(st.just(B("small_results", "eps-sweep")), bad=("x", None, 3)),
+                converged=Kind(st.just(B("small_converged", "eps-sweep")), bad=("x", None, 3)),
+            ),
+        ),
+        S(
+            ex + "sensitivity",
+            dict(
+                results=Kind(st.just(B("small_result_map")), bad=("x", None, 3)),
+                algorithms=NAMES,
+                group=size(1, 2, optional=True),
+            ),
+        ),
+        S(ex + "tail_decomposition", dict(result=RESULT, factor=FACTOR)),
+        S(
+            "dpb.experiments.workers:Pool",
+            dict(
+                jobs=size(1, 4),
+                context=Kind(st.just(B("multiprocessing:get_context", "forkserver")), bad=("x", None, 3)),
+            ),
+        ),
+        S(
+            "dpb.experiments.workers:process_start_time",
+            dict(
+                pid=Kind(
+                    st.sampled_from([1, B("os:getpid")]),
+                    edge=(2**22, 2**31, 2**62, 10**30, 0),
+                    bad=(-1, "x", None, 1.5, True),
+                )
+            ),
+        ),
+        S(
+            "dpb.experiments.workers:process_alive",
+            dict(
+                pid=Kind(
+                    st.sampled_from([1, B("os:getpid")]),
+                    edge=(2**22, 2**31, 2**62, 10**30, 0),
+                    bad=(-1, "x", None, 1.5, True),
+                ),
+                start_time=Kind(st.sampled_from([None, "123"]), bad=(3, 1.5), optional=True),
+            ),
+        ),
+    ]
+    # ------------------------------------------------------------------ dpb.plotting
+    W = dict(weight=WEIGHT_PLOT, timeout=60)
+    pa = "dpb.plotting.algorithms:"
+    pol2 = Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", None, 3, True), optional=True)
+    env = Kind(st.sampled_from(["mu1", "mu2"]), bad=("mu99", None, 3, (0.5, 0.4)), optional=True)
+    small_T = size(100, 2000, optional=True, edge_extra=(2**62 + 1,))
+    opt = dict(optional=True)
+    specs += [
+        S(pa + "trace_for", dict(policy=pol2, env=env, eps=PLOT_EPS.but(**opt), seed=SEED, T=small_T)),
+        S(
+            pa + "trace_rows",
+            dict(
+                trace=Kind(st.just(B("dpb.plotting.algorithms:trace_for", T=300)), bad=("x", None, 3)),
+                phase=Kind(
+                    st.sampled_from([None, 0, 3, 10**6]),
+                    edge=(2**62,),
+                    bad=(-1, "x", 1.5, True),
+                    optional=True,
+                ),
+                window=size(1, 20, optional=True),
+            ),
+        ),
+        S(
+            pa + "plot_forgetting",
+            dict(
+                n0=size(1, 10, optional=True),
+                alpha=Kind(
+                    st.sampled_from([1.5, 2.0, 3.0]),
+                    edge=(1.001, 1e300),
+                    bad=(NAN, INF, 1.0, 0.5, *NOT_NUMBERS),
+                    optional=True,
+                ),
+                eps=PLOT_EPS.but(**opt),
+                mu=UNIT.but(**opt),
+                x=UNIT.but(**opt),
+                n_max=size(20, 2000, optional=True),
+                runs=size(1, 200, optional=True),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            pa + "plot_schedules",
+            dict(
+                n0=size(1, 10, optional=True),
+                alpha=Kind(
+                    st.sampled_from([1.1, 2.0]),
+                    edge=(1.001, 1e300),
+                    bad=(NAN, INF, 1.0, 0.5, *NOT_NUMBERS),
+                    optional=True,
+                ),
+                power=Kind(
+                    st.sampled_from([1, 2, 3.5]),
+                    edge=(1e-3, 1e300),
+                    bad=(NAN, INF, 0.0, -1.0, *NOT_NUMBERS),
+                    optional=True,
+                ),
+                n_max=size(10, 10**6, optional=True),
+            ),
+            **W,
+        ),
+        S(
+            pa + "plot_trace_phase",
+            dict(
+                policy=pol2,
+                env=env,
+                eps=PLOT_EPS.but(**opt),
+                seed=SEED,
+                phase=size(0, 30, optional=True),
+                T=small_T,
+            ),
+            **W,
+        ),
+        S(
+            "dpb.plotting.background:plot_laplace_mechanism",
+            dict(
+                eps=PLOT_EPS.but(**opt),
+                s=REAL.but(**opt),
+                s_prime=REAL.but(**opt),
+                sensitivity=POSITIVE.but(**opt),
+            ),
+            **W,
+        ),
+        S(
+            "dpb.plotting.background:plot_kl",
+            dict(p=UNIT.but(**opt), c=POSITIVE.but(**opt), eps=PLOT_EPS.but(**opt)),
+            **W,
+        ),
+        S(
+            "dpb.plotting.concentration:plot_exponents_vs_eps",
+            dict(x=UNIT.but(**opt), mu=UNIT.but(**opt), n=size(1, 10**6, optional=True)),
+            **W,
+        ),
+        S(
+            "dpb.plotting.concentration:plot_tail_bounds",
+            dict(
+                n=size(10, 1000, optional=True),
+                m=size(0, 10, optional=True),
+                eps=PLOT_EPS.but(**opt),
+                mu=UNIT.but(**opt),
+                x=UNIT.but(**opt),
+                runs=size(10, 2000, optional=True),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            "dpb.plotting.concentration:plot_tail_exponent",
+            dict(
+                x=UNIT.but(**opt),
+                mu=UNIT.but(**opt),
+                eps=PLOT_EPS.but(**opt),
+                m_rule=Kind(st.sampled_from(["log n", "1", "sqrt n"]), bad=("nope", None, 3), optional=True),
+            ),
+            **W,
+        ),
+    ]
+    pe = "dpb.plotting.experiments:"
+    band = Kind(st.sampled_from([None, "quantile", "minmax"]), bad=("nope", 3, True), optional=True)
+    scale = Kind(st.sampled_from(["linear", "log"]), bad=("nope", None, 3), optional=True)
+    specs += [
+        S(
+            pe + "plot_regret",
+            dict(results=RESULT_MAP, title=TEXT, band=band, xscale=scale, yscale=scale, legend=FLAG),
+            **W,
+        ),
+        S(pe + "plot_figure1", dict(res=FIG1, band=band, yscale=scale), **W),
+        S(
+            pe + "plot_appendix",
+            dict(
+                res=APPX,
+                env=Kind(st.sampled_from(["mu1", "mu3"]), bad=("mu99", None, 3), optional=True),
+                band=band,
+                yscale=scale,
+            ),
+            **W,
+        ),
+        S(pe + "plot_ratio_grid", dict(res=APPX), **W),
+        S(pe + "plot_eps_sweep", dict(res=SWEEP), **W),
+        S(pe + "plot_final_distribution", dict(results=RESULT_MAP, title=TEXT), **W),
+        S(
+            pe + "plot_seed_sensitivity",
+            dict(
+                means=Kind(
+                    st.just({"DP-IMED": np.array([1.0, 2.0, 3.0])}),
+                    edge=({"DP-IMED": np.array([1.0, 1e300])},),
+                    bad=({"DP-IMED": np.array([1.0, NAN])}, {"DP-IMED": np.array([1.0])}, {}, "x", None),
+                ),
+                expected=Kind(
+                    st.just({"DP-IMED": B("mean_estimate", 1.0, 3.0)}), bad=({"DP-IMED": 3}, {}, "x", None)
+                ),
+                reported=Kind(
+                    st.sampled_from([None, {"DP-IMED": 2.0}]),
+                    bad=({"DP-IMED": NAN}, {"DP-IMED": "x"}, 3),
+                    optional=True,
+                ),
+                title=TEXT,
+            ),
+            **W,
+        ),
+        S(
+            pe + "plot_dpse_readings",
+            dict(res=Kind(st.just(B("small_results", "dpse")), bad=("x", None, 3)), yscale=scale),
+            **W,
+        ),
+        S(
+            pe + "plot_expected_sweep",
+            dict(
+                rows=Kind(st.just(B("small_rows", "sweep")), bad=([], "x", None, 3, [{"a": 1}])),
+                alpha=Kind(
+                    st.sampled_from([1.1, 2.0]), edge=(1.0, 1e300), bad=(NAN, INF, 0.0, -1.0, *NOT_NUMBERS)
+                ),
+                policy=Kind(st.just("DP-IMED"), bad=("DP-NOPE", None, 3), optional=True),
+            ),
+            **W,
+        ),
+        S(
+            pe + "plot_expected_vs_paper",
+            dict(
+                rows=Kind(st.just(B("small_rows", "fig1")), bad=([], "x", None, 3, [{"a": 1}])),
+                algorithms=NAMES,
+            ),
+            **W,
+        ),
+        S(
+            pe + "plot_live",
+            dict(
+                env=Kind(st.sampled_from(["mu2", "custom"]), bad=("mu99", None, 3), optional=True),
+                means=Kind(
+                    st.sampled_from(["0.9, 0.8, 0.8", "0.5 0.4"]),
+                    edge=("0.5", "1, 0", "0.5, nan"),
+                    bad=(3, None, (0.5, 0.4)),
+                    optional=True,
+                ),
+                eps=PLOT_EPS.but(**opt),
+                T=size(100, 2000, optional=True, edge_extra=(2**62 + 1,)),
+                runs=size(1, 4, optional=True),
+                algorithms=Kind(
+                    st.sampled_from([("DP-IMED",), ("DP-KLUCB", "IMED")]),
+                    edge=((), ("DP-NOPE",)),
+                    bad=("x", None, 3, (3,)),
+                    optional=True,
+                ),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            pe + "parse_means",
+            dict(
+                text=Kind(
+                    st.sampled_from(["0.9, 0.8", "0.5 0.4 0.3", "[0.7; 0.2]"]),
+                    edge=("", "0.5", "nan, 0.5", "2, 0.5", "1e400, 0", "x, y"),
+                    bad=(3, None, True, (0.5, 0.4)),
+                )
+            ),
+            aliases={"text": ("means",)},
+        ),
+        S(
+            "dpb.plotting.style:new_figure",
+            dict(
+                ncols=size(1, 3, optional=True),
+                width=POSITIVE.but(optional=True, edge=(1e-3, 1e4)),
+                height=POSITIVE.but(optional=True, edge=(1e-3, 1e4)),
+            ),
+            **W,
+        ),
+    ]
+    pb = "dpb.plotting.lower_bound:"
+    specs += [
+        S(
+            pb + "plot_d_eps",
+            dict(mu_a=UNIT.but(**opt), mu_star=UNIT.but(**opt), eps=PLOT_EPS.but(**opt)),
+            **W,
+        ),
+        S(
+            pb + "plot_lower_bound_constants",
+            dict(
+                env=ENV.but(optional=True),
+                eps_min=PLOT_EPS.but(optional=True),
+                eps_max=PLOT_EPS.but(optional=True),
+                n_eps=size(2, 300, optional=True).but(edge=(2**31, 2**62, 10**30)),
+            ),
+            **W,
+        ),
+        S(
+            pb + "plot_double_change",
+            dict(
+                mu2=UNIT.but(**opt), mu1=UNIT.but(**opt), eps=PLOT_EPS.but(**opt), mu2_prime=UNIT.but(**opt)
+            ),
+            **W,
+        ),
+        S(
+            pb + "plot_coupled_hamming",
+            dict(
+                mu2=UNIT.but(**opt),
+                mu2_prime=UNIT.but(**opt),
+                mu1=UNIT.but(**opt),
+                policy=Kind(
+                    st.sampled_from(["uniform", "random rate", "follow the leader"]),
+                    bad=("nope", None, 3),
+                    optional=True,
+                ),
+                horizon=size(1, 500, optional=True),
+                n_runs=size(1, 50, optional=True),
+                alpha=POSITIVE.but(**opt),
+                seed=SEED,
+            ),
+            **W,
+        ),
+    ]
+    pp = "dpb.plotting.privacy:"
+    specs += [
+        S(
+            pp + "release_starts",
+            dict(
+                T=size(1, 100, edge_extra=(2**62 + 1,)),
+                schedule=Kind(
+                    st.sampled_from(["doubling", "constant", "steps"]), bad=("nope", None, 3), optional=True
+                ),
+            ),
+        ),
+        S(
+            pp + "plot_continual_release",
+            dict(
+                T=size(2, 40, optional=True),
+                t_star=size(1, 2, optional=True),
+                eps=PLOT_EPS.but(**opt),
+                schedule=Kind(
+                    st.sampled_from(["doubling", "constant", "steps"]), bad=("nope", None, 3), optional=True
+                ),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            pp + "plot_game",
+            dict(
+                policy=pol2,
+                eps=PLOT_EPS.but(**opt),
+                T=size(3, 12, optional=True),
+                t_star=size(1, 3, optional=True),
+                runs=size(10, 200, optional=True),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            pp + "plot_audit",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "DP-KLUCB [no-noise]"]),
+                    bad=("DP-NOPE", None, 3),
+                    optional=True,
+                ),
+                eps=PLOT_EPS.but(**opt),
+                runs=size(20, 200, optional=True),
+                T=size(4, 12, optional=True),
+                t_star=size(1, 4, optional=True),
+                pattern=Kind(
+                    st.sampled_from(["ones", "zeros", "alternate"]), bad=("nope", None, 3), optional=True
+                ),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            pp + "plot_noise_cost",
+            dict(
+                eps=PLOT_EPS.but(**opt),
+                mu=UNIT.but(**opt),
+                alpha=Kind(
+                    st.sampled_from([1.5, 2.0]),
+                    edge=(1.001, 1e300),
+                    bad=(NAN, INF, 1.0, 0.5, *NOT_NUMBERS),
+                    optional=True,
+                ),
+                n_max=size(10, 10**5, optional=True),
+            ),
+            **W,
+        ),
+    ]
+    pr = "dpb.plotting.regret:"
+    r_alpha = Kind(
+        st.sampled_from([2, 1.5, "polynomial"]),
+        edge=(1.001, 1e300),
+        bad=(NAN, INF, 1.0, 0.5, "nope", None, True),
+        optional=True,
+    )
+    r_common = dict(
+        instance=Kind(st.sampled_from(["mu2", "mu1"]), bad=("mu99", None, 3), optional=True),
+        eps=Kind(
+            st.sampled_from([0.25, 0.5]),
+            edge=(1e-300, 1e300),
+            bad=(NAN, INF, 0.0, -1.0, *NOT_NUMBERS),
+            optional=True,
+        ),
+        policy=pol2,
+        directory=DIR.but(optional=True),
+    )
+    specs += [
+        S(
+            pr + "alpha_label",
+            dict(
+                alpha=Kind(
+                    st.sampled_from([2, 1.5, "polynomial"]), edge=(1e300,), bad=(NAN, INF, None, 0.5, True)
+                )
+            ),
+        ),
+        S(
+            pr + "plot_convergence",
+            dict(
+                **r_common,
+                alpha=r_alpha,
+                arm=Kind(
+                    st.sampled_from([None, 1, 4]),
+                    edge=(0, 2**62),
+                    bad=(-1, 99, "x", 1.5, True),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            pr + "plot_decomposition",
+            dict(
+                **r_common,
+                alpha=r_alpha,
+                alphas=Kind(
+                    st.sampled_from([(1.5, 2), (2,)]),
+                    edge=((),),
+                    bad=((NAN,), ("x",), (0.5,), 3),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            pr + "plot_alpha_tradeoff",
+            dict(
+                **r_common,
+                alphas=Kind(
+                    st.sampled_from([(1.5, 2), (2, 3)]),
+                    edge=((),),
+                    bad=((NAN,), ("x",), (0.5,), 3),
+                    optional=True,
+                ),
+                horizons=Kind(
+                    st.sampled_from([(1000,), (300, 3000)]),
+                    edge=((10**8,), ()),
+                    bad=((NAN,), ("x",), (0,), 3, (-5,)),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            pr + "plot_regret_distribution",
+            dict(**r_common, alpha=r_alpha, T=size(100, 3000, optional=True, edge_extra=(2**62 + 1,))),
+            **W,
+        ),
+    ]
+    # ------------------------------------------------------------------ dpb.widgets (no kernel)
+    w = "dpb.widgets."
+    wunit = Kind(
+        st.floats(0.1, 0.9).map(lambda v: round(v, 2)),
+        edge=(0.0, 1.0, 5e-324),
+        bad=(NAN, INF, -0.5, 1.5, *NOT_NUMBERS),
+        optional=True,
+    )
+    weps = Kind(
+        st.sampled_from([0.1, 0.25, 0.5, 1.0]),
+        edge=(1e-300, 1e300),
+        bad=(NAN, INF, 0.0, -1.0, *NOT_NUMBERS),
+        optional=True,
+    )
+    specs += [
+        S(
+            w + "algorithms:trace_explorer",
+            dict(
+                policy=pol2,
+                env=env,
+                eps=weps,
+                seed=SEED,
+                phase=size(0, 30, optional=True),
+                T=Kind(
+                    st.sampled_from([2000]),
+                    edge=(300, 2**62),
+                    bad=(NAN, "x", None, 0, -1, True),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            w + "algorithms:forgetting_explorer",
+            dict(
+                n0=size(1, 10, optional=True),
+                alpha=Kind(
+                    st.sampled_from([1.5, 2.0]),
+                    edge=(1.001, 1e300),
+                    bad=(NAN, INF, 1.0, 0.5, *NOT_NUMBERS),
+                    optional=True,
+                ),
+                eps=weps,
+                mu=wunit,
+                x=wunit,
+            ),
+            **W,
+        ),
+        S(
+            w + "algorithms:schedule_explorer",
+            dict(
+                n0=size(1, 10, optional=True),
+                alpha=Kind(
+                    st.sampled_from([1.1, 2.0]),
+                    edge=(1.001, 1e300),
+                    bad=(NAN, INF, 1.0, 0.5, *NOT_NUMBERS),
+                    optional=True,
+                ),
+                power=Kind(
+                    st.sampled_from([1.0, 2.0]),
+                    edge=(1e-3, 1e300),
+                    bad=(NAN, INF, 0.0, -1.0, *NOT_NUMBERS),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            w + "concentration:tail_explorer",
+            dict(
+                n=Kind(
+                    st.sampled_from([1000]), edge=(7, 2**62), bad=(NAN, "x", None, 0, -1, True), optional=True
+                ),
+                m=size(0, 10, optional=True),
+                eps=weps,
+                mu=wunit,
+                x=wunit,
+            ),
+            **W,
+        ),
+        S(
+            w + "concentration:exponent_explorer",
+            dict(
+                x=wunit,
+                mu=wunit,
+                eps=weps,
+                m_rule=Kind(st.sampled_from(["log n", "1"]), bad=("nope", None, 3), optional=True),
+            ),
+            **W,
+        ),
+        S(
+            w + "background:laplace_explorer",
+            dict(
+                eps=weps,
+                s=Kind(st.floats(0, 10), edge=(1e300, -1e300), bad=(NAN, INF, *NOT_NUMBERS), optional=True),
+                s_prime=Kind(st.floats(0, 10), edge=(-5.0,), bad=(NAN, INF, *NOT_NUMBERS), optional=True),
+            ),
+            **W,
+        ),
+        S(
+            w + "background:kl_explorer",
+            dict(
+                p=wunit,
+                c=Kind(
+                    st.sampled_from([0.1, 0.5]),
+                    edge=(1e-300, 1e300),
+                    bad=(NAN, INF, 0.0, -1.0, *NOT_NUMBERS),
+                    optional=True,
+                ),
+                eps=weps,
+            ),
+            **W,
+        ),
+        S(
+            w + "experiments:experiment_explorer",
+            dict(
+                env=Kind(st.sampled_from(["mu2", "custom"]), bad=("mu99", None, 3), optional=True),
+                means=Kind(st.just("0.9, 0.8"), edge=("x",), bad=(3, None, (0.5, 0.4)), optional=True),
+                eps=weps,
+                T=Kind(
+                    st.sampled_from([100_000]),
+                    edge=(1000, 2**62),
+                    bad=(NAN, "x", None, 0, -1, True),
+                    optional=True,
+                ),
+                runs=size(1, 10, optional=True),
+                algorithms=Kind(
+                    st.sampled_from([("DP-IMED",), ("DP-KLUCB", "IMED")]),
+                    edge=((), ("DP-NOPE",)),
+                    bad=("x", None, 3),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            w + "experiments:live_figure",
+            dict(
+                env=Kind(st.sampled_from(["mu2", "custom"]), bad=(None, 3)),
+                means=Kind(st.just("0.9, 0.8"), edge=("x", "0.5"), bad=(None, 3)),
+                eps=Kind(st.sampled_from([0.25, 1.0]), edge=(NAN, "x", None)),
+                T=Kind(st.sampled_from([100, 500]), edge=(2**62, NAN, "x", None)),
+                runs=size(1, 3),
+                # a bad value is drawn as a figure with the message: live_figure never raises for it
+                algorithms=Kind(st.sampled_from([("DP-IMED",)]), edge=("x", None, 3)),
+            ),
+            **W,
+        ),
+        S(
+            w + "lower_bound:parse_means",
+            dict(
+                text=Kind(
+                    st.sampled_from(["0.9, 0.8", "0.5 0.4 0.3", "[0.7; 0.2]"]),
+                    edge=("", "0.5", "nan, 0.5", "2, 0.5", "1e400, 0", "x, y"),
+                    bad=(3, None, True, (0.5, 0.4)),
+                )
+            ),
+            aliases={"text": ("means",)},
+        ),
+        S(
+            w + "lower_bound:message_on_error",
+            dict(plot=Kind(st.just(B("a_plot_function")), bad=("x", None, 3))),
+        ),
+        S(
+            w + "lower_bound:plot_environment_constants",
+            dict(
+                instance=Kind(st.sampled_from(["mu2", "custom"]), bad=("mu99", None, 3), optional=True),
+                custom_means=Kind(
+                    st.sampled_from(["0.9, 0.8", "0.5 0.4 0.3"]),
+                    edge=("x", "", "0.5"),
+                    bad=(3, None),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(w + "lower_bound:d_eps_explorer", dict(mu_a=wunit, mu_star=wunit, eps=weps), **W),
+        S(
+            w + "lower_bound:lower_bound_explorer",
+            dict(
+                instance=Kind(st.sampled_from(["mu2", "custom"]), bad=("mu99", None, 3), optional=True),
+                custom_means=Kind(st.sampled_from(["0.9, 0.8"]), edge=("x",), bad=(3, None), optional=True),
+            ),
+            **W,
+        ),
+        S(
+            w + "lower_bound:double_change_explorer",
+            dict(mu2=wunit, mu1=wunit, eps=weps, mu2_prime=wunit),
+            **W,
+        ),
+        S(
+            w + "lower_bound:coupled_simulation_explorer",
+            dict(
+                mu2=wunit,
+                mu2_prime=wunit,
+                mu1=wunit,
+                policy=Kind(
+                    st.sampled_from(["uniform", "random rate"]), bad=("nope", None, 3), optional=True
+                ),
+                horizon=Kind(
+                    st.sampled_from([100, 1000]),
+                    edge=(2**62,),
+                    bad=(NAN, "x", None, 0, -1, True),
+                    optional=True,
+                ),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            w + "privacy:audit_explorer",
+            dict(
+                policy=Kind(st.sampled_from(["DP-IMED"]), bad=("DP-NOPE", None, 3), optional=True),
+                eps=weps,
+                runs=Kind(
+                    st.sampled_from([200, 400]),
+                    edge=(2**62, 1),
+                    bad=(NAN, "x", None, 0, -1, True),
+                    optional=True,
+                ),
+                t_star=size(1, 5, optional=True),
+                pattern=Kind(st.sampled_from(["ones", "zeros"]), bad=("nope", None, 3), optional=True),
+            ),
+            **W,
+        ),
+        S(
+            w + "privacy:continual_release_explorer",
+            dict(
+                T=size(4, 40, optional=True),
+                t_star=size(1, 4, optional=True),
+                eps=weps,
+                schedule=Kind(st.sampled_from(["doubling", "steps"]), bad=("nope", None, 3), optional=True),
+                seed=SEED.but(edge=()),
+            ),
+            **W,
+        ),
+        S(
+            w + "regret:convergence_explorer",
+            dict(
+                instance=r_common["instance"],
+                eps=r_common["eps"],
+                alpha=r_alpha,
+                policy=pol2,
+                arm=size(1, 4, optional=True),
+            ),
+            **W,
+        ),
+        S(
+            w + "regret:alpha_tradeoff_explorer",
+            dict(instance=r_common["instance"], eps=r_common["eps"], policy=pol2),
+            **W,
+        ),
+        S(
+            w + "regret:distribution_explorer",
+            dict(
+                instance=r_common["instance"],
+                eps=r_common["eps"],
+                alpha=r_alpha,
+                policy=pol2,
+                T=Kind(
+                    st.sampled_from([10**8]),
+                    edge=(1000, 2**62),
+                    bad=(NAN, "x", None, 0, -1, True),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            w + "core:explorer",
+            dict(
+                plot=Kind(st.just(B("a_plot_function")), bad=("x", None, 3)),
+                controls=Kind(
+                    st.just(B("controls", "sliders")),
+                    edge=(B("controls", "empty"),),
+                    bad=(B("controls", "not-widgets"), "x", None, 3),
+                ),
+                title=TEXT,
+                run_button=FLAG,
+                quiet=Kind(
+                    st.sampled_from([0.0, 0.15]),
+                    edge=(1e300,),
+                    bad=(NAN, INF, -1.0, *NOT_NUMBERS),
+                    optional=True,
+                ),
+            ),
+            **W,
+        ),
+        S(
+            w + "core:Explorer",
+            dict(children=Kind(st.sampled_from([(), B("a_widget_list")]), bad=(3, "x", [3]), optional=True)),
+            **W,
+        ),
+        S(
+            w + "core:Coalescer",
+            dict(
+                action=Kind(st.just(B("an_action")), bad=("x", None, 3)),
+                quiet=Kind(
+                    st.sampled_from([0.0, 0.15]),
+                    edge=(1e300,),
+                    bad=(NAN, INF, -1.0, *NOT_NUMBERS),
+                    optional=True,
+                ),
+            ),
+        ),
+        S(
+            w + "core:control",
+            dict(
+                name=Kind(st.just("eps"), bad=()),
+                factory=Kind(
+                    st.sampled_from(["FloatSlider", "FloatLogSlider", "IntSlider"]).map(
+                        lambda c: B("obj", "ipywidgets:" + c)
+                    )
+                ),
+                value=Kind(
+                    st.sampled_from([1, 2]), edge=(0.5, 1e300, -1.0, 0.0), bad=(NAN, INF, "x", None, True)
+                ),
+                min=Kind(st.just(0)),
+                max=Kind(st.just(3)),
+            ),
+            label="dpb.widgets.core.control (sliders)",
+            aliases={"value": ("eps",)},
+        ),
+        S(
+            w + "core:control",
+            dict(
+                name=Kind(st.just("policy"), bad=()),
+                factory=Kind(
+                    st.sampled_from(["Dropdown", "ToggleButtons"]).map(lambda c: B("obj", "ipywidgets:" + c))
+                ),
+                value=Kind(st.sampled_from(["DP-IMED", "IMED"]), bad=("x", None, 3, True)),
+                options=Kind(st.just(("DP-IMED", "IMED"))),
+            ),
+            label="dpb.widgets.core.control (options)",
+            aliases={"value": ("policy",)},
+        ),
+        S(w + "core:figure_output", dict(fig=Kind(st.just(B("a_figure")), bad=("x", None, 3))), **W),
+    ]
+    # ------------------------------------------------------------------ policy registry and helpers
+    rg = "dpb.policies.registry:"
+    POLICY_CLASS = Kind(
+        st.sampled_from(["DPIMED", "KLUCB", "LazyDPTS"]).map(lambda n: B("obj", "dpb.policies:" + n)),
+        bad=("x", None, 3, B("obj", "builtins:int")),
+    )
+    specs += [
+        S(rg + "register", dict(cls=POLICY_CLASS)),
+        S(
+            rg + "policy_key",
+            dict(
+                name=Kind(
+                    st.sampled_from(["DP-IMED", "dp_imed", "Lazy DP TS"]),
+                    edge=("", "x" * 10**4),
+                    bad=(None, 3, True),
+                )
+            ),
+        ),
+        S(
+            rg + "reference_of",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "IMED", "Lazy-DP-TS"]) | POLICY_CLASS.good,
+                    bad=("DP-NOPE", None, 3),
+                )
+            ),
+        ),
+        S(
+            rg + "load_policy",
+            dict(
+                spec=Kind(
+                    st.just(B("policy_file", "good")).map(lambda b: b),
+                    edge=(
+                        B("policy_file", "broken"),
+                        B("policy_file", "empty"),
+                        B("tmp_str", "missing"),
+                        B("tmp_str", "empty"),
+                        "nonexistent_module_dpb:Cls",
+                    ),
+                    bad=(None, 3, True, 1.5),
+                )
+            ),
+        ),
+        S(
+            rg + "policy_source",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "IMED"]) | POLICY_CLASS.good, bad=("DP-NOPE", None, 3)
+                )
+            ),
+        ),
+        S(
+            rg + "policy_source_hash",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "IMED"]) | POLICY_CLASS.good, bad=("DP-NOPE", None, 3)
+                )
+            ),
+        ),
+        S(rg + "is_builtin", dict(cls=POLICY_CLASS)),
+    ]
+    bs = "dpb.policies.base:"
+    specs += [
+        S(bs + "check_eps", dict(eps=EPS)),
+        S(
+            bs + "check_real",
+            # name, low and high are the calling code's constants: only the checked value is fuzzed
+            dict(
+                name=fixed("alpha"),
+                value=Kind(st.floats(1, 10), edge=(1e300, 1.0), bad=(NAN, 0.5, "x", None, True, INF)),
+                low=fixed(1.0),
+                strict=FLAG,
+                high=fixed(INF, 100.0),
+            ),
+            aliases={"value": ("alpha",)},
+        ),
+    ]
+    # ------------------------------------------------------------------ the command line
+    specs += [
+        S("dpb.__main__:build_parser", {}),
+        S(
+            "dpb.__main__:main",
+            dict(
+                argv=Kind(
+                    st.sampled_from(["status", "list"]).map(lambda c: B("cli_args", c, "good")),
+                    bad=tuple(B("cli_args", "status", k) for k in CLI_BAD),
+                )
+            ),
+            aliases={
+                "argv": (
+                    "--runs",
+                    "--horizon",
+                    "--seed",
+                    "--out",
+                    "--jobs",
+                    "--n-eps",
+                    "--scale",
+                    "argument",
+                    "invalid choice",
+                )
+            },
+            timeout=60,
+            weight=0.5,
+        ),
+    ]
+    # ------------------------------------------------------------------ regret runs (small DEFAULTS)
+    rg = "dpb.regret:"
+    dec_policy = Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", "IMED", None, 3))
+    dec_params = Kind(
+        st.sampled_from([{"eps": 0.5}, {"eps": 1.0, "alpha": 1.5}]),
+        bad=({"eps": NAN}, {"eps": "x"}, {"eps": 0.5, "alpha": "2"}),
+        optional=False,
+    )
+    small_runs = B("dpb.regret:book_runs", "mu2", 0.25, 2, "DP-IMED", runs=4, T=1000)
+    decomposed = Kind(st.just(small_runs), bad=("x", None, 3))
+    grid = Kind(
+        st.sampled_from([None, (10, 100), np.array([50, 500])]),
+        edge=((2**62,), (0,)),
+        bad=(("x",), (NAN,), (-5,), "x"),
+        optional=True,
+    )
+    r_dir = DIR.but(optional=True)
+    specs += [
+        S(
+            rg + "decompose_runs",
+            dict(
+                policy=dec_policy,
+                env=ENV,
+                T=size(10, 2000, edge_extra=(2**62 + 1,)),
+                runs=size(1, 6),
+                seed=SEED.but(optional=False),
+                params=dec_params,
+                delta=Kind(
+                    st.sampled_from([None, 0.05, 0.2]),
+                    edge=(1e-300,),
+                    bad=(NAN, -1.0, INF, "x", True),
+                    optional=True,
+                ),
+                grid=grid,
+                max_seconds=Kind(
+                    st.sampled_from([None, 60.0]), edge=(1e-9,), bad=(NAN, -1.0, "x", True), optional=True
+                ),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "cached_runs",
+            dict(
+                policy=dec_policy,
+                env=Kind(st.sampled_from(["mu2", (0.7, 0.5)]), bad=("mu99", 3, None)),
+                eps=PLOT_EPS,
+                alpha=Kind(
+                    st.sampled_from([None, 2, 1.5]), edge=(1.001,), bad=(NAN, 0.5, "x", True), optional=True
+                ),
+                T=size(10, 2000, optional=True, edge_extra=(2**62 + 1,)),
+                runs=size(1, 6, optional=True),
+                seed=SEED,
+                delta=Kind(st.sampled_from([None, 0.05]), bad=(NAN, -1.0, "x"), optional=True),
+                directory=r_dir,
+                refresh=FLAG,
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "alpha_tradeoff",
+            dict(
+                policy=dec_policy,
+                env=Kind(st.sampled_from(["mu2", (0.7, 0.5)]), bad=("mu99", 3, None)),
+                eps=PLOT_EPS,
+                alphas=Kind(
+                    st.sampled_from([(1.5, 2), (2,)]),
+                    edge=((),),
+                    bad=((NAN,), ("x",), (0.5,), 3),
+                    optional=True,
+                ),
+                horizons=Kind(
+                    st.sampled_from([(1000,), (300, 3000)]),
+                    edge=((), (10**8,)),
+                    bad=((NAN,), ("x",), (0,), 3),
+                    optional=True,
+                ),
+                runs=size(1, 6, optional=True),
+                seed=SEED,
+                directory=r_dir,
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "book_runs",
+            dict(
+                instance=Kind(
+                    st.sampled_from(["mu2", "mu1", (0.7, 0.5)]), bad=("mu99", None, 3), optional=True
+                ),
+                eps=PLOT_EPS.but(optional=True),
+                alpha=Kind(
+                    st.sampled_from([2, 1.5, "polynomial"]),
+                    edge=(1.001,),
+                    bad=(NAN, 0.5, "nope", True, None),
+                    optional=True,
+                ),
+                policy=dec_policy.but(optional=True),
+                directory=r_dir,
+                runs=size(1, 6, optional=True),
+                T=size(10, 3000, optional=True, edge_extra=(2**62 + 1,)),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            rg + "pull_summary",
+            dict(
+                res=decomposed,
+                level=VLEVEL,
+                band=Kind(
+                    st.sampled_from([0.5, 0.8]),
+                    edge=(1e-9,),
+                    bad=(NAN, 0.0, 1.0, 1.5, "x", True),
+                    optional=True,
+                ),
+            ),
+        ),
+        S(
+            rg + "regret_quantiles",
+            dict(
+                res=decomposed,
+                qs=Kind(
+                    st.sampled_from([(0.1, 0.5, 0.9), (0.5,)]),
+                    edge=((), (0.0, 1.0)),
+                    bad=((NAN,), (1.5,), ("x",), "x", None),
+                    optional=True,
+                ),
+                term=Kind(
+                    st.sampled_from([None, "init", "pre", "post"]), bad=("nope", 3, True), optional=True
+                ),
+            ),
+        ),
+        S(rg + "imed_optimal_index", dict(res=decomposed)),
+        S(
+            rg + "cache_dir",
+            dict(
+                path=Kind(
+                    st.sampled_from([None, B("tmp_str", "empty")]),
+                    edge=(B("tmp_str", "file"),),
+                    bad=(3, True, 1.5),
+                    optional=True,
+                )
+            ),
+        ),
+        S(
+            rg + "cache_key",
+            dict(
+                kind=Kind(st.sampled_from(["runs", "tradeoff"]), bad=("a b", "", 3, None, "../x")),
+                params=Kind(
+                    st.sampled_from([{}, {"T": 10, "eps": 0.5}, {"a": np.arange(3)}]),
+                    edge=({"a": NAN},),
+                    bad=("x", None, 3, {"a": object()}),
+                ),
+            ),
+        ),
+        S(
+            "dpb.simulate:simulate_seeds",
+            dict(
+                policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB", "IMED"]), bad=("DP-NOPE", 3, None)),
+                env=ENV,
+                T=size(1, 500, edge_extra=(2**62 + 1,)),
+                seeds=Kind(
+                    st.sampled_from([1, 3]).map(lambda n: B("seed_sequences", n)),
+                    edge=((),),
+                    bad=("x", None, 3, [1, 2]),
+                ),
+                params=Kind(
+                    st.sampled_from([{"eps": 0.5}, {"eps": 1.0}]),
+                    bad=({"eps": NAN}, {"eps": "x"}),
+                    optional=True,
+                ),
+                fast=FLAG,
+                max_seconds=Kind(st.sampled_from([None, 60.0]), bad=(NAN, -1.0, "x", True), optional=True),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            "dpb.simulate:run_generators",
+            dict(
+                child=Kind(
+                    st.sampled_from([0, 5]).map(lambda k: B("numpy.random:SeedSequence", k)),
+                    bad=("x", None, 3, 1.5),
+                )
+            ),
+        ),
+    ]
+    for spec in specs:
+        # NaN marks "no algorithm of ours present" (documented) and "not drawn yet" in a trace
+        if spec.target in (
+            "dpb.experiments:final_regret_table",
+            "dpb.experiments:mean_regret_summary",
+            "dpb.plotting.algorithms:trace_for",
+        ):
+            spec.nan_ok = True
+        if spec.target == "dpb.plotting.algorithms:trace_for":
+            spec.inf_ok = True  # an index is +inf when a clipped private mean reaches 1 (kl(x, 1) = inf)
+        if spec.target == "dpb.widgets.lower_bound:plot_environment_constants":
+            spec.aliases.setdefault("custom_means", ("means",))  # parse_means names what it reads
+        if "target" in spec.params:
+            spec.aliases.setdefault("target", ("experiment",))
+        if "instances" in spec.params:
+            spec.aliases.setdefault("instances", ("instance",))
+        if spec.target == "dpb.widgets.experiments:live_figure":
+            # the explorer's callback draws the message of a refused value instead of raising it
+            spec.params = {p: k.but(edge=k.edge + k.bad, bad=()) for p, k in spec.params.items()}
+    return specs
+
+
+SPECS = module_specs() + tail_specs()

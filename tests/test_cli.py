@@ -40,6 +40,7 @@ def test_help_explains_every_option(capsys):
     assert exc.value.code == 0
     text = capsys.readouterr().out
     for option in ("--runs", "--horizon", "--n-eps", "--seed", "--out", "--jobs", "--scheduler", "--force",
+                   "--max-seconds",
                    "--no-figures", "fig1", "appendix", "eps-sweep", "all"):
         assert option in text
     with pytest.raises(SystemExit):
@@ -511,3 +512,79 @@ def test_the_runner_refuses_a_chunk_estimated_too_long_before_any_work(tmp_path)
     with pytest.raises(ValueError, match=r"cell imed_mu1.* for T=100000000 and runs=20 .*max_seconds=120"):
         E.run(exp, tmp_path, jobs=1, progress=False)
     assert not (tmp_path / "cells").exists() or not list((tmp_path / "cells").iterdir())
+
+
+class DaskWorker:
+    """``dask worker ADDRESS`` without a nanny (nothing restarts it when killed), one thread, on
+    127.0.0.1 with a free port and no dashboard, in a session of its own; killed on exit."""
+
+    def __init__(self, tmp_path, address, name):
+        self.log = tmp_path / f"{name}.log"
+        with open(self.log, "w") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "dask", "worker", address, "--no-nanny", "--nthreads", "1",
+                 "--host", "127.0.0.1", "--no-dashboard", "--name", name],
+                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+    def kill(self):
+        for pid in session_processes(self.proc.pid) if Path("/proc").exists() else []:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.kill()
+
+
+@needs_proc
+def test_dask_with_every_worker_killed_mid_sweep_waits_then_finishes_with_the_local_results(tmp_path):
+    """Every worker SIGKILLed mid-sweep: the command says it waits for workers (and computes
+    nothing meanwhile); a new worker on the same scheduler finishes the sweep, and every file equals
+    the local pool's bit for bit."""
+    distributed = pytest.importorskip("distributed")
+    from test_experiments import dask_cluster
+
+    out, ref = tmp_path / "dask", tmp_path / "ref"
+    args = ["reproduce", "fig1", "--runs", "10", "--horizon", "20000", "--no-figures", "--no-progress"]
+    exp = E.experiment("fig1", T=20000, runs=10)
+    total = sum(len(c.chunks()) for c in exp.cells)
+    with dask_cluster(distributed, 0) as cluster:  # the scheduler only; the workers are ours
+        address = cluster.scheduler_address
+        with DaskWorker(tmp_path, address, "w1") as w1, DaskWorker(tmp_path, address, "w2") as w2, \
+                Session(tmp_path, *args, "--out", str(out), "--scheduler", address) as run:
+            run.wait_for_files(out / "cells", 2, timeout=120)
+            w1.kill()
+            w2.kill()
+            t_killed = time.monotonic()
+            deadline = t_killed + 30
+            while "waiting for Dask workers" not in run.stderr():
+                assert run.proc.poll() is None, run.stderr()
+                assert time.monotonic() < deadline, f"no word about the missing workers: {run.stderr()}"
+                time.sleep(0.05)
+            said_after = time.monotonic() - t_killed
+            n_during = len(list((out / "cells").glob("*.npz")))
+            assert n_during < total, "the sweep ended before every worker was gone"
+            time.sleep(1.0)  # nothing is computed without a worker
+            assert run.proc.poll() is None
+            assert len(list((out / "cells").glob("*.npz"))) == n_during
+            with DaskWorker(tmp_path, address, "w3"):
+                assert run.wait(120) == 0, run.stderr()
+            err = run.stderr()
+    assert "Dask workers are back" in err
+    assert f"done: {total} result files computed, 0 reused" in run.stdout()
+    assert said_after < 15, said_after
+    print(f"both workers killed after {n_during} of {total} files; 'waiting for Dask workers' "
+          f"{said_after:.2f} s later")
+    E.run(exp, ref, jobs=1, progress=False)
+    for cell in exp.cells:
+        for a, b in cell.chunks():
+            x, y = Result.load(cell.path(ref, a, b)), Result.load(cell.path(out, a, b))
+            assert x.same_as(y), cell.path(out, a, b).name
+            assert E.chunk_status(cell, a, b, out) == "done"

@@ -225,8 +225,11 @@ def test_a_failing_chunk_stops_the_pool_and_names_the_cell(tmp_path):
     good = list(tiny(T=20000, runs=5, algorithms=("Lazy-DP-TS", "IMED")).cells)
     # bypasses Cell.make's check; a long horizon, so that it is the first chunk to start
     bad = E.Cell("Lazy-DP-TS", '{"eps": -1.0}', "mu1", (0.9, 0.8), 10**6, 2)
-    with pytest.raises(E.ChunkError) as info:
+    with pytest.raises(ValueError, match="eps must be"):  # the work bound's estimate checks it first
         E.run([bad, *good], tmp_path, jobs=2, progress=False)
+    assert not (tmp_path / "cells").exists()
+    with pytest.raises(E.ChunkError) as info:  # without the bound the chunk fails in a worker
+        E.run([bad, *good], tmp_path, jobs=2, progress=False, max_seconds=None)
     err = info.value
     assert err.cell == bad and (err.start, err.stop) == (0, 2) and bad.name in str(err)
     assert err.cause.startswith("ValueError") and "eps" in err.cause and "Traceback" in err.details
@@ -235,7 +238,7 @@ def test_a_failing_chunk_stops_the_pool_and_names_the_cell(tmp_path):
     assert n < sum(len(c.chunks()) for c in good)  # the rest was cancelled
     assert E.status(good, tmp_path)["done"] == n  # what was finished is complete
     with pytest.raises(E.ChunkError, match="ValueError"):  # the same in this process (jobs=1)
-        E.run(bad, tmp_path, jobs=1, progress=False)
+        E.run(bad, tmp_path, jobs=1, progress=False, max_seconds=None)
 
 
 def test_claims_exclude_each_other_and_die_with_their_holder(tmp_path):

@@ -9,6 +9,7 @@ numbers do not depend on where or in which order the chunks run.
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
 import traceback
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import cache
-from .._validate import as_int
+from .._validate import as_int, as_real, as_text
 from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
@@ -254,6 +255,19 @@ class _Dask:
             self.close()
 
 
+_SCHEDULER = re.compile(r"^(tcp|tls|ucx|ws|wss)://[^\s/:]+:\d{1,5}$")
+
+
+def _scheduler_address(scheduler) -> str:
+    """Check a Dask scheduler address ``protocol://host:port`` (``ValueError`` naming it otherwise)."""
+    if not isinstance(scheduler, str):
+        raise TypeError(f"scheduler must be a distributed.Client or an address such as "
+                        f"'tcp://127.0.0.1:8786', got {type(scheduler).__name__} {scheduler!r}")
+    if not _SCHEDULER.match(scheduler):
+        raise ValueError(f"scheduler must be an address such as 'tcp://127.0.0.1:8786', got {scheduler!r}")
+    return scheduler
+
+
 def connect(scheduler, timeout: float = 10.0):
     """A :class:`distributed.Client` of the Dask scheduler at the address ``scheduler``.
 
@@ -262,6 +276,8 @@ def connect(scheduler, timeout: float = 10.0):
     ConnectionError
         When no scheduler answers within ``timeout`` seconds.
     """
+    scheduler = _scheduler_address(scheduler)
+    timeout = as_real("timeout", timeout, low=0, low_open=True, high=3600)
     from distributed import Client
 
     try:
@@ -332,6 +348,9 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     out = _out(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
+    desc = as_text("desc", desc)
+    if scheduler is not None and not hasattr(scheduler, "submit"):
+        scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
     cells = _as_cells(target)
     todo = []

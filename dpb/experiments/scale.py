@@ -33,8 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_int
+from .._validate import as_instance, as_int, as_names, as_real
 from ..bounds import lower_bound_constant
+from ..policies.registry import policy_class
 from ..estimates import (
     BLOCK_EDGES,
     DEFAULT_CAP,
@@ -48,7 +49,7 @@ from .execution import RunReport
 from .execution import run as run_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, MissingResultsError, _load_cell, _out, chunk_provenance
-from .tables import final_regret_stats
+from .tables import _result, final_regret_stats
 
 __all__ = [
     "SCALES",
@@ -89,6 +90,7 @@ PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
 def min_runs(policy: str) -> int:
     """The minimum run count of the converged scale for ``policy`` (``MIN_RUNS``, or the
     paper's twenty for the per-step policies of ``PER_STEP``)."""
+    policy_class(policy)  # a registered policy (ValueError naming it otherwise)
     return PAPER_RUNS if policy in PER_STEP else MIN_RUNS
 
 
@@ -138,12 +140,8 @@ def _check(cap, rel, level):
     cap = as_int("cap", cap, minimum=PAPER_RUNS)
     if cap not in BLOCK_EDGES:
         raise ValueError(f"cap must be one of {BLOCK_EDGES}, got {cap}")
-    rel = float(rel)
-    if not 0.0 < rel < 1.0:
-        raise ValueError(f"rel must lie in (0, 1), got {rel!r}")
-    level = float(level)
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    rel = as_real("rel", rel, low=0.0, high=1.0, low_open=True, high_open=True)
+    level = as_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
     return cap, rel, level
 
 
@@ -249,7 +247,7 @@ def converged_status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = D
                      rel: float = REL_TARGET, level: float = LEVEL) -> dict:
     """Counts ``{"decided": ..., "undecided": ...}`` of the cells of ``target`` at the converged
     scale (a cell is decided when its memo matches the current code, seed and rule)."""
-    out = _out(out)
+    out, seed = _out(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     counts = {"decided": 0, "undecided": 0}
     for c in _targets(target):
@@ -271,7 +269,7 @@ def load_converged(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEF
     exp = experiment(target) if isinstance(target, str) else target
     if not isinstance(exp, Experiment):
         raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
-    out = _out(out)
+    out, seed = _out(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     results, estimates = {}, {}
     for cell in exp.cells:
@@ -296,10 +294,19 @@ def ensure_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | 
 # ----------------------------------------------------------------------------------------------
 # tables
 # ----------------------------------------------------------------------------------------------
+def _paper(res) -> ExperimentResults:
+    return as_instance("paper", res, ExperimentResults, "dpb.experiments.ExperimentResults")
+
+
+def _converged(res) -> ConvergedResults:
+    return as_instance("converged", res, ConvergedResults, "dpb.experiments.ConvergedResults")
+
+
 def expected_regret_table(paper: ExperimentResults, converged: ConvergedResults) -> list:
     """One row per (setting, algorithm): the paper-scale mean (``paper``, 20 runs) and the expected
     regret at ``T`` (``mean``, ``lo``, ``hi``: BCa 95 % interval, ``runs``: converged run count,
     ``converged``: False at the cap), and ``shift`` = paper / mean."""
+    paper, converged = _paper(paper), _converged(converged)
     rows = []
     for s in converged.settings:
         p = paper.setting(paper.find(s.env, s.eps))
@@ -316,6 +323,12 @@ def expected_regret_table(paper: ExperimentResults, converged: ConvergedResults)
 def ordering_table(converged: ConvergedResults, first: str = "DP-IMED", second: str = "DP-KLUCB") -> list:
     """Per setting, the expected regrets of ``first`` and ``second`` with intervals and the verdict
     ``"<"`` (first's interval entirely below second's), ``">"`` (entirely above) or ``"overlap"``."""
+    converged = _converged(converged)
+    present = {c.policy for s in converged.settings for c in s.cells}
+    for name, value in (("first", first), ("second", second)):
+        if not isinstance(value, str) or value not in present:
+            raise ValueError(f"{name} must be an algorithm of every setting of converged "
+                             f"({', '.join(sorted(present))}), got {value!r}")
     rows = []
     for s in converged.settings:
         a, b = converged.estimate(s, first).estimate, converged.estimate(s, second).estimate
@@ -332,6 +345,8 @@ def expected_dominance(converged: ConvergedResults, baselines: Sequence[str] = B
     interval of every private baseline, ``"no"`` when it lies entirely above some baseline's,
     ``"unclear"`` otherwise; plus ``ratio``, the best baseline's expected regret over the best of
     ours (as :func:`dpb.experiments.ratio_summary`, in expectation)."""
+    converged = _converged(converged)
+    baselines, ours = as_names("baselines", baselines), as_names("ours", ours)
     rows = []
     for s in converged.settings:
         est = {c.policy: converged.estimates[c].estimate for c in s.cells}
@@ -356,6 +371,7 @@ def expected_sweep_table(paper: ExperimentResults, converged: ConvergedResults) 
     """Per budget of the eps-sweep: the lower bound ``C_eps(mu) log T`` (:prf:ref:`thm-lower-bound`),
     the paper-scale ``paper_ratio`` (20-run mean over the bound), the expected regret over
     the bound ``ratio`` with its interval ``lo``, ``hi``, and the converged run count."""
+    paper, converged = _paper(paper), _converged(converged)
     rows = []
     for s in converged.settings:
         (c,) = s.cells
@@ -374,10 +390,8 @@ def tail_decomposition(result, factor: float = 10.0) -> dict:
     """How much of a cell's mean regret its rare bad runs make: ``runs``, ``tail_runs`` (runs whose
     regret at ``T`` exceeds ``factor`` times the median), ``tail_fraction``, ``mean``,
     ``tail_share`` (their part of the mean) and ``body_mean`` (the mean of the other runs)."""
-    factor = float(factor)
-    if not factor > 1.0:
-        raise ValueError(f"factor must be > 1, got {factor!r}")
-    reg = result.final_regret
+    factor = as_real("factor", factor, low=1.0, low_open=True, high=np.inf, high_open=True)
+    reg = np.asarray(_result("result", result).final_regret, dtype=float)
     tail = reg > factor * float(np.median(reg))
     total = float(reg.sum())
     return {"runs": int(reg.size), "tail_runs": int(tail.sum()), "tail_fraction": float(tail.mean()),
@@ -390,5 +404,9 @@ def sensitivity(results: Mapping, algorithms: Sequence[str] = ("DP-IMED", "DP-KL
     """For each algorithm, the means of disjoint groups of ``group`` consecutive runs of its
     result (:func:`dpb.estimates.seed_sensitivity`): what ``group``-run experiments with other seeds
     would have reported."""
+    as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
+    algorithms = as_names("algorithms", algorithms, tuple(results))
+    for a in algorithms:
+        _result(f"results[{a!r}]", results[a])
     return {a: seed_sensitivity(results[a].final_regret, group) for a in algorithms}
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_int, as_positive
+from .._validate import as_int, as_names, as_positive
 from ..batching import make_schedule
-from ..environments import INSTANCES, BernoulliBandit, instance
+from ..environments import INSTANCES, BernoulliBandit, instance, instance_names
 from ..estimates import BLOCK_EDGES
 from ..policies import Policy
 from ..policies.registry import is_builtin, policy_class
@@ -393,6 +393,7 @@ def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EP
     on Figure 1's settings; the default reading is Figure 1's own DP-SE cell (shared)."""
     from ..policies.dpse import ELIMINATION_RULES
 
+    instances = as_names("instances", instances, instance_names())
     settings = []
     for env in instances:
         e = float(as_positive("eps", eps, allow_inf=False))
@@ -447,5 +448,6 @@ def _as_cells(target) -> tuple:
             for c in _as_cells(t):
                 seen.setdefault(c, None)
         return tuple(seen)
-    raise TypeError(f"expected an Experiment, a Cell, an experiment name or a list of them, got {target!r}")
+    raise TypeError(f"target must be an Experiment, a Cell, an experiment name or a list of them, "
+                    f"got {target!r}")
 

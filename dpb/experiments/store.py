@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import cache
+from .._validate import as_directory, as_instance, as_int
 from ..policies.registry import policy_class, policy_source_hash
 from ..simulate import Result
 from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _as_cells, _policy_name, experiment
@@ -38,7 +39,19 @@ class MissingResultsError(FileNotFoundError):
 
 
 def _out(out) -> Path:
-    return cache.default_results_dir() if out is None else Path(out)
+    return cache.default_results_dir() if out is None else as_directory("out", out)
+
+
+def _seed(seed) -> int:
+    return as_int("seed", seed, minimum=0)
+
+
+def _chunk(cell, start, stop) -> tuple:
+    """Check a chunk ``[start, stop)`` of ``cell``: ``0 <= start < stop <= cell.runs``."""
+    as_instance("cell", cell, Cell, "dpb.experiments.Cell")
+    start = as_int("start", start, minimum=0, maximum=cell.runs - 1)
+    stop = as_int("stop", stop, minimum=start + 1, maximum=cell.runs)
+    return cell, start, stop
 
 
 def _policy_file(policy: str) -> Path | None:
@@ -79,6 +92,8 @@ def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEF
     seed, these runs and the current :func:`chunk_provenance` of the policy; damaged when it cannot
     be read whole or an array differs from its checksum (see :func:`dpb.cache.file_state`).
     """
+    cell, start, stop = _chunk(cell, start, stop)
+    seed = _seed(seed)
     expected = {"cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
                 **chunk_provenance(cell.policy)}
     return cache.file_state(cell.path(_out(out), start, stop), expected)
@@ -107,10 +122,15 @@ class Claim:
     def __exit__(self, *exc) -> None:
         self.release()
 
+    def __del__(self) -> None:  # a claim dropped unreleased must not block this process' runs
+        if getattr(self, "_fd", None) is not None:
+            self.release()
+
 
 def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
     """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
     another call in this process) holds it."""
+    cell, start, stop = _chunk(cell, start, stop)
     path = cell.path(_out(out), start, stop)
     lock = path.parent / ".claims" / (path.name + ".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
@@ -131,6 +151,7 @@ def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
     """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
     experiment (or a list of experiments or cells); see :func:`chunk_status`."""
     counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
+    out, seed = _out(out), _seed(seed)
     for cell in _as_cells(target):
         for a, b in cell.chunks():
             counts[chunk_status(cell, a, b, out, seed=seed)] += 1
@@ -182,8 +203,11 @@ class ExperimentResults:
 
 def cpu_seconds(results: Iterable[Result]) -> float:
     """Sum of the CPU-seconds recorded in results loaded from the cache (chunks added up)."""
+    if isinstance(results, (str, bytes)) or not isinstance(results, Iterable):
+        raise TypeError(f"results must be an iterable of dpb.simulate.Result, got {type(results).__name__}")
     total = 0.0
     for r in results:
+        as_instance("results", r, Result, "iterable of dpb.simulate.Result")
         total += float(r.extra.get("cpu_seconds", 0.0))
     return total
 
@@ -200,7 +224,7 @@ def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
     exp = experiment(target) if isinstance(target, str) else target
     if not isinstance(exp, Experiment):
         raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
-    out = _out(out)
+    out, seed = _out(out), _seed(seed)
     results = {}
     for cell in exp.cells:
         results[cell] = _load_cell(cell, out, seed)

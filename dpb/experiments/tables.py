@@ -7,11 +7,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._validate import as_positive
+from .._validate import as_float_array, as_instance, as_int, as_names, as_positive
 from ..tables import format_table as _format
 from ..bounds import lower_bound_constant
 from ..simulate import Result
 from .specs import BASELINES, OURS
+from .specs import Setting
 from .store import ExperimentResults
 
 __all__ = [
@@ -27,9 +28,34 @@ __all__ = [
 ]
 
 
+def _result(name: str, result) -> Result:
+    """``result`` if it is a :class:`~dpb.simulate.Result` or has its ``final_regret`` array (duck
+    typing: the summaries read nothing else); ``TypeError`` naming ``name`` otherwise."""
+    if isinstance(result, Result):
+        return result
+    reg = getattr(result, "final_regret", None)
+    if reg is None:
+        return as_instance(name, result, Result, "dpb.simulate.Result (or has final_regret)")
+    arr = as_float_array(f"{name}.final_regret", reg)
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}.final_regret must be a non-empty 1-d array of finite numbers")
+    return result
+
+
+def _results(name: str, res) -> ExperimentResults:
+    return as_instance(name, res, ExperimentResults, "dpb.experiments.ExperimentResults")
+
+
+def _result_map(name: str, results) -> Mapping:
+    as_instance(name, results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
+    for key, r in results.items():
+        _result(f"{name}[{key!r}]", r)
+    return results
+
+
 def final_regret_stats(result: Result) -> dict:
     """Mean, standard deviation (ddof = 1), median and 10%/90% quantiles of the regret at T."""
-    reg = np.asarray(result.final_regret, dtype=float)
+    reg = np.asarray(_result("result", result).final_regret, dtype=float)
     return {
         "runs": int(reg.size),
         "mean": float(reg.mean()),
@@ -44,6 +70,8 @@ def final_regret_table(results: Mapping[str, Result], ours: Sequence[str] = OURS
     """One row per algorithm: :func:`final_regret_stats` plus ``ratio``, its mean regret divided by
     the smaller mean regret of the paper's algorithms (DP-KLUCB, DP-IMED) present in ``results``
     (NaN when none is present)."""
+    results = _result_map("results", results)
+    ours = as_names("ours", ours)
     rows = []
     best = [final_regret_stats(results[a])["mean"] for a in ours if a in results]
     ref = min(best) if best else math.nan
@@ -62,6 +90,8 @@ def ratio_summary(res: ExperimentResults, baselines: Sequence[str] = BASELINES,
     baseline / best of ours: above 1 when ours wins) and ``max_ratio`` (worst baseline / best of
     ours).
     """
+    res = _results("res", res)
+    baselines, ours = as_names("baselines", baselines), as_names("ours", ours)
     rows = []
     for s in res.settings:
         by = {a: final_regret_stats(r)["mean"] for a, r in res.setting(s).items()}
@@ -95,6 +125,7 @@ def sweep_table(res: ExperimentResults) -> list:
     """Per budget of a sweep: :func:`final_regret_stats` of the regret at T, the lower bound
     ``lower_bound_constant(mu, eps) * log T`` (:prf:ref:`thm-lower-bound`), ``ratio`` (mean over
     the bound) and ``median_ratio`` (median over the bound)."""
+    res = _results("res", res)
     rows = []
     for s in res.settings:
         (r,) = res.setting(s).values()
@@ -108,7 +139,7 @@ def sweep_table(res: ExperimentResults) -> list:
 def outlier_runs(result: Result, factor: float = 10.0) -> int:
     """Number of runs whose regret at T exceeds ``factor`` times the median over runs."""
     factor = float(as_positive("factor", factor, allow_inf=False))
-    reg = np.asarray(result.final_regret, dtype=float)
+    reg = np.asarray(_result("result", result).final_regret, dtype=float)
     return int(np.count_nonzero(reg > factor * np.median(reg)))
 
 
@@ -116,6 +147,8 @@ def dominance(res: ExperimentResults, stat: str = "mean", baselines: Sequence[st
               ours: Sequence[str] = OURS) -> list:
     """Per setting, whether each of ``ours`` has a lower ``stat`` (``"mean"`` or ``"median"`` regret
     at T) than every private baseline: rows ``{"env", "eps", "DP-KLUCB": bool, "DP-IMED": bool}``."""
+    res = _results("res", res)
+    baselines, ours = as_names("baselines", baselines), as_names("ours", ours)
     if stat not in ("mean", "median"):
         raise ValueError(f"stat must be 'mean' or 'median', got {stat!r}")
     rows = []
@@ -142,12 +175,22 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
     column title.  The text is ``str`` of the :class:`dpb.tables.Table` (numbers right-aligned,
     text left-aligned, a rule under the headers); an empty ``rows`` gives the title or ``""``.
     """
-    if isinstance(digits, bool) or not isinstance(digits, (int, np.integer)) or not 0 <= digits <= 15:
-        raise ValueError(f"digits must be an integer in [0, 15], got {digits!r}")
-    rows = list(rows)
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
+        raise TypeError(f"rows must be a sequence of mappings, got {type(rows).__name__}")
+    if not all(isinstance(r, Mapping) for r in rows):
+        raise TypeError("rows must be a sequence of mappings (one per table row)")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+    digits = as_int("digits", digits, minimum=0, maximum=20)
+    if headers is not None and not isinstance(headers, Mapping):
+        raise TypeError(f"headers must be a mapping from key to title, got {type(headers).__name__}")
     if not rows:
         return title or ""
-    columns = list(columns or rows[0].keys())
+    columns = as_names("columns", columns) if columns is not None else tuple(rows[0].keys())
+    missing = [k for k in columns if any(k not in r for r in rows)]
+    if missing:
+        raise ValueError(f"columns {missing!r} are missing from some rows")
+    headers = dict(headers or {})
 
     def fmt(key):
         def f(v):
@@ -165,5 +208,10 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
 
 def reading_results(res: ExperimentResults, setting) -> dict:
     """``"DP-SE (reading)"`` -> Result for one setting of :func:`dpb.experiments.dpse_readings`."""
-    s = res.settings[setting] if isinstance(setting, int) else setting
+    res = _results("res", res)
+    if isinstance(setting, Setting):
+        s = setting
+    else:
+        i = as_int("setting", setting, minimum=0, maximum=len(res.settings) - 1)
+        s = res.settings[i]
     return {f"{c.policy} ({c.params.get('elimination', 'radius')})": res.results[c] for c in s.cells}

@@ -27,6 +27,8 @@ import time
 import traceback
 from multiprocessing.connection import wait as wait_any
 
+from .._validate import as_int
+
 __all__ = ["WATCH_INTERVAL", "Pool", "process_alive", "process_start_time"]
 
 #: Seconds between two checks of the watchdog thread of a worker.
@@ -36,6 +38,7 @@ WATCH_INTERVAL = 0.5
 def process_start_time(pid: int) -> str | None:
     """The start time of process ``pid`` (field 22 of ``/proc/<pid>/stat``, clock ticks since boot),
     ``""`` when ``/proc`` is not available, None when the process does not exist or is a zombie."""
+    pid = as_int("pid", pid, minimum=0)
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read().decode(errors="replace")
@@ -52,6 +55,8 @@ def process_start_time(pid: int) -> str | None:
 def process_alive(pid: int, start_time: str | None = None) -> bool:
     """Whether process ``pid`` runs and, when ``start_time`` is given, is the same process (a reused
     process id has another start time)."""
+    if start_time is not None and not isinstance(start_time, str):
+        raise TypeError(f"start_time must be a string or None, got {type(start_time).__name__}")
     now = process_start_time(pid)
     if now is None:
         return False
@@ -123,6 +128,9 @@ class Pool:
     """
 
     def __init__(self, jobs: int, context) -> None:
+        jobs = as_int("jobs", jobs, minimum=1, maximum=256)
+        if not hasattr(context, "Process") or not hasattr(context, "Pipe"):
+            raise TypeError(f"context must be a multiprocessing context, got {type(context).__name__}")
         self._ctx = context
         self._workers: list = []  # [process, connection, tag or None]
         me = os.getpid()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_positive, as_probability
+from .._validate import as_positive, as_probability, as_real
 from ..divergences import kl, kl_ucb
 from ..privacy import laplace_log_density_ratio, laplace_pdf
 from .style import COLORS, new_figure
@@ -37,6 +37,8 @@ def plot_laplace_mechanism(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.
     """
     eps = float(as_positive("eps", eps, allow_inf=False))
     sensitivity = float(as_positive("sensitivity", sensitivity, allow_inf=False))
+    s = as_real("s", s, low=-1e300, high=1e300)
+    s_prime = as_real("s_prime", s_prime, low=-1e300, high=1e300)
     scale = sensitivity / eps
     lo, hi = min(s, s_prime) - 6 * scale, max(s, s_prime) + 6 * scale
     x = np.linspace(lo, hi, 801)

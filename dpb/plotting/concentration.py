@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .. import concentration as conc
-from .._validate import as_float_array, as_int, as_probability
+from .._validate import as_float_array, as_int, as_probability, as_real
 from ..concentration import (
     M_RULES,
     _threshold_means,
@@ -91,7 +91,7 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
     ``x < mu`` are moved to ``mu``.
     """
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    x = min(max(float(x), mu), 1.0)
+    x = max(as_real("x", x, low=0.0, high=1.0), mu)  # documented: x < mu is moved to mu
     t = np.linspace(mu, 1.0, 41)
     data = tail_comparison(t, n, m, mu, eps, runs=runs, seed=seed)
     fig, (ax1, ax2) = new_figure(2, width=4.6, height=3.8)
@@ -142,7 +142,7 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
     noise-free rate).  Values ``x < mu`` are moved to ``mu``.
     """
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    x = min(max(float(x), mu), 1.0)
+    x = max(as_real("x", x, low=0.0, high=1.0), mu)  # documented: x < mu is moved to mu
     data = exponent_curves(x, mu, eps, m_rule)
     fig, ax = new_figure(1, width=6.4, height=3.6)
     ns = data["n"]

@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_int, as_positive
+from .._validate import (as_choice, as_float_array, as_instance, as_int, as_names, as_positive, as_real,
+                         as_text)
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
 from ..estimates import MeanEstimate, bca_columns
@@ -73,6 +74,26 @@ _BANDS = ("std", "quantile", "ci", None)
 BAND_BOOT = 500
 
 
+def _check_scale(name: str, scale):
+    return as_choice(name, scale, ("linear", "log"))
+
+
+def _res(res) -> ExperimentResults:
+    return as_instance("res", res, ExperimentResults, "dpb.experiments.ExperimentResults")
+
+
+def _rows(rows, keys) -> list:
+    """Check the table rows a figure reads: a non-empty sequence of mappings with ``keys``."""
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
+        raise TypeError(f"rows must be a sequence of mappings, got {type(rows).__name__}")
+    if not rows:
+        raise ValueError("rows must not be empty")
+    for r in rows:
+        if not isinstance(r, Mapping) or any(k not in r for k in keys):
+            raise ValueError(f"rows must be mappings with the keys {', '.join(keys)}, got {r!r}")
+    return list(rows)
+
+
 def _check_band(band):
     if band not in _BANDS:
         raise ValueError(f"band must be one of {_BANDS}, got {band!r}")
@@ -106,8 +127,15 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
     matplotlib.figure.Figure
     """
     _check_band(band)
+    _check_scale("xscale", xscale)
+    _check_scale("yscale", yscale)
+    as_text("title", title)
+    as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
     if not results:
         raise ValueError("results must contain at least one algorithm")
+    for name, res in results.items():
+        if not isinstance(res, Result):
+            raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
     if ax is None:
         fig, ax = new_figure(1, width=6.0, height=3.6)
     else:
@@ -163,6 +191,9 @@ def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: 
     yscale : {"linear", "log"}
         ``"log"`` separates the lowest curves, which a linear axis squashes against zero.
     """
+    res = _res(res)
+    _check_band(band)
+    _check_scale("yscale", yscale)
     n = len(res.settings)
     fig, axes = new_figure(n, width=4.1, height=3.5, squeeze=False)
     for ax, s in zip(axes[0], res.settings, strict=True):
@@ -194,6 +225,9 @@ def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "
     yscale : {"linear", "log"}
         See :func:`plot_figure1`.
     """
+    res = _res(res)
+    _check_band(band)
+    _check_scale("yscale", yscale)
     settings = [s for s in res.settings if s.env == env]
     if not settings:
         envs = sorted({s.env for s in res.settings})
@@ -218,6 +252,7 @@ def plot_ratio_grid(res: ExperimentResults):
     DP-IMED wins), annotated with the ratio and the name of the best baseline
     (:func:`dpb.experiments.ratio_summary`).
     """
+    res = _res(res)
     rows = ratio_summary(res)
     if not rows:
         raise ValueError("no setting has both a paper algorithm and a baseline")
@@ -252,6 +287,7 @@ def plot_eps_sweep(res: ExperimentResults):
     and the upper bound's leading term ``alpha lower_bound_constant log T`` (:prf:ref:`thm-upper-bound`),
     log scale.  Right: the mean and the median regret divided by the lower bound.
     """
+    res = _res(res)
     rows = sweep_table(res)
     if not rows:
         raise ValueError("the sweep has no setting")
@@ -310,6 +346,8 @@ def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: st
     -------
     matplotlib.figure.Figure
     """
+    as_text("title", title)
+    as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
     if not results:
         raise ValueError("results must contain at least one algorithm")
     if ax is None:
@@ -350,8 +388,19 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         Algorithm -> the twenty-run mean of the book's seed.
     title : str, optional
     """
+    as_text("title", title)
+    as_instance("means", means, Mapping, "mapping from algorithm name to group means")
+    as_instance("expected", expected, Mapping, "mapping from algorithm name to MeanEstimate")
+    if reported is not None:
+        as_instance("reported", reported, Mapping, "mapping from algorithm name to a number")
     if not means:
         raise ValueError("means must contain at least one algorithm")
+    for name, m in means.items():
+        if not np.all(np.isfinite(as_float_array(f"means[{name!r}]", m))):
+            raise ValueError(f"means[{name!r}] must be finite")
+        as_instance(f"expected[{name!r}]", expected.get(name), MeanEstimate, "dpb.estimates.MeanEstimate")
+        if reported is not None and name in reported:
+            as_real(f"reported[{name!r}]", reported[name], low=0.0, high=math.inf, high_open=True)
     fig, axes = new_figure(len(means), width=4.2, height=3.2, squeeze=False)
     for ax, (name, m) in zip(axes[0], means.items(), strict=True):
         m = np.asarray(m, dtype=float)
@@ -391,6 +440,8 @@ def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = 
     policy : str
         Its name, for the colour and the legend.
     """
+    rows = _rows(rows, ("eps", "ratio", "lo", "hi", "paper_ratio"))
+    policy_style(policy)  # a registered policy (ValueError naming it otherwise)
     if not rows:
         raise ValueError("rows must not be empty")
     alpha = float(as_positive("alpha", alpha, allow_inf=False))
@@ -423,6 +474,10 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
     algorithms : sequence of str
         Which algorithms to draw.
     """
+    rows = _rows(rows, ("env", "eps", "algorithm", "shift"))
+    algorithms = as_names("algorithms", algorithms, registered())
+    if not algorithms:
+        raise ValueError("algorithms must name at least one policy")
     if not rows:
         raise ValueError("rows must not be empty")
     settings = list(dict.fromkeys((r["env"], r["eps"]) for r in rows))
@@ -445,6 +500,8 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
 def plot_dpse_readings(res: ExperimentResults, yscale: str = "linear"):
     """DP-SE under each reading of its elimination rule, one panel per setting of
     :func:`dpb.experiments.dpse_readings` (mean regret against ``t``, 10%-90% band)."""
+    res = _res(res)
+    _check_scale("yscale", yscale)
     n = len(res.settings)
     if n == 0:
         raise ValueError("res has no setting")
@@ -506,8 +563,11 @@ def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25,
     T = as_int("T", T, minimum=100)
     runs = as_int("runs", runs, minimum=1)
     seed = as_int("seed", seed, minimum=0)
+    if not isinstance(means, str):
+        raise TypeError(f"means must be a string of arm means, got {type(means).__name__}")
     if isinstance(algorithms, str):
         algorithms = (algorithms,)
+    algorithms = as_names("algorithms", algorithms, registered())
     if not algorithms:
         raise ValueError("algorithms must name at least one policy")
     if env == "custom":

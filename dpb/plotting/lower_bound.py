@@ -171,12 +171,12 @@ def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float 
         raise ValueError("the environment needs at least 2 arms")
     mu = np.asarray(bandit.means)
     if np.all(bandit.gaps == 0):
-        raise ValueError("all arms have the same mean: every constant is 0")
+        raise ValueError("env: all arms have the same mean, every constant is 0")
     eps_min = float(as_positive("eps_min", eps_min, allow_inf=False))
     eps_max = float(as_positive("eps_max", eps_max, allow_inf=False))
     if not eps_min < eps_max:
         raise ValueError(f"need eps_min < eps_max, got {eps_min!r} and {eps_max!r}")
-    n_eps = as_int("n_eps", n_eps, minimum=2)
+    n_eps = as_int("n_eps", n_eps, minimum=2, maximum=10**5)  # points of one curve
     grid = np.logspace(np.log10(eps_min), np.log10(eps_max), n_eps)
     new = lower_bound_constant(mu, grid)
     old = azize_basu_2022_constant(mu, grid)

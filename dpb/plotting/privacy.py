@@ -21,10 +21,14 @@ __all__ = [
 ]
 
 
+#: Longest stream the release figures draw (one marker per step).
+MAX_STREAM = 10**5
+
+
 def release_starts(T: int, schedule: str = "doubling") -> np.ndarray:
     """0-based phase starts of a stream of length ``T``: ``"doubling"`` (phases 1, 2, 4, ...),
     ``"constant"`` (phases of 3 steps) or ``"steps"`` (one release per step)."""
-    T = as_int("T", T, minimum=1)
+    T = as_int("T", T, minimum=1, maximum=MAX_STREAM)
     if schedule == "doubling":
         st = [0]
         length = 1
@@ -70,7 +74,7 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     -------
     matplotlib.figure.Figure
     """
-    T = as_int("T", T, minimum=2)
+    T = as_int("T", T, minimum=2, maximum=MAX_STREAM)
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
     eps = float(as_positive("eps", eps, allow_inf=False))
     seed = as_int("seed", seed, minimum=0)
@@ -168,6 +172,8 @@ def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: in
     T = as_int("T", T, minimum=3)
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
     runs = as_int("runs", runs, minimum=10)
+    if not isinstance(policy, str):
+        raise TypeError(f"policy must be a name of dpb.audit.audit_policy_names(), got {policy!r}")
     pol = make_audit_policy(policy, eps)
     adv = LeaderAdversary()
     trL = run_game(pol, adv, t_star, "L", runs, T, seed=seed)

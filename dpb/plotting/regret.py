@@ -20,8 +20,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_int
-from ..regret import TERMS, alpha_tradeoff, book_runs, pull_summary
+from .._validate import as_choice, as_directory, as_int, as_real
+from ..regret import POLYNOMIAL, TERMS, alpha_tradeoff, book_runs, pull_summary
 
 __all__ = [
     "ALPHAS",
@@ -65,8 +65,31 @@ def _panels(width: float = 7.0, height: float = 3.9):
 def alpha_label(alpha) -> str:
     """``"α = 2"``, or a description of the polynomial schedule for :data:`dpb.regret.POLYNOMIAL`."""
     if isinstance(alpha, str):
+        as_choice("alpha", alpha, (POLYNOMIAL,))
         return "polynomial batches $B_m=(m+1)^3$"
-    return f"α = {float(alpha):g}"
+    return f"α = {_ratio('alpha', alpha):g}"
+
+
+def _ratio(name: str, value) -> float:
+    return as_real(name, value, low=1.0, low_open=True, high=np.inf, high_open=True)
+
+
+def _check(instance, directory, alphas=None, horizons=None) -> None:
+    """Refuse a bad ``instance``, ``directory`` or ``alphas`` before any run is read or computed."""
+    if isinstance(instance, (bool, bytes, int, float)) or instance is None:
+        raise TypeError(f"instance must be an instance name or a sequence of arm means, got {instance!r}")
+    if directory is not None:
+        as_directory("directory", directory)
+    if alphas is not None:
+        if isinstance(alphas, (str, bytes)) or not hasattr(alphas, "__iter__"):
+            raise TypeError(f"alphas must be a sequence of batch ratios > 1, got {alphas!r}")
+        for i, a in enumerate(alphas):
+            _ratio(f"alphas[{i}]", a)
+    if horizons is not None:
+        if isinstance(horizons, (str, bytes)) or not hasattr(horizons, "__iter__"):
+            raise TypeError(f"horizons must be a sequence of horizons, got {horizons!r}")
+        for i, h in enumerate(horizons):
+            as_int(f"horizons[{i}]", h, minimum=2)
 
 
 def _upper_label(res) -> str:
@@ -103,6 +126,7 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     directory : path, optional
         Cache directory (default :func:`dpb.regret.cache_dir`).
     """
+    _check(instance, directory)
     res = book_runs(instance, eps, alpha, policy, directory=directory)
     c = res.constants()
     sub = np.flatnonzero(c["suboptimal"])
@@ -171,6 +195,7 @@ def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str =
     directory : path, optional
         Cache directory.
     """
+    _check(instance, directory, alphas)
     res = book_runs(instance, eps, alpha, policy, directory=directory)
     c = res.constants()
     t = res.grid
@@ -232,6 +257,7 @@ def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLU
     directory : path, optional
         Cache directory.
     """
+    _check(instance, directory, alphas, horizons)
     tr = alpha_tradeoff(policy, instance, eps=eps, alphas=alphas, horizons=horizons, directory=directory)
     a = tr["alphas"]
     logs = np.log(tr["horizons"].astype(float))
@@ -293,6 +319,7 @@ def plot_regret_distribution(instance="mu2", eps: float = 0.25, alpha=2, policy:
     directory : path, optional
         Cache directory.
     """
+    _check(instance, directory)
     res = book_runs(instance, eps, alpha, policy, directory=directory)
     c = res.constants()
     col = res.at(T)

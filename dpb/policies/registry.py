@@ -50,11 +50,15 @@ _PALETTE = ("#2ca02c", "#17becf", "#bcbd22", "#aec7e8", "#ffbb78", "#98df8a", "#
 
 def policy_key(name: str) -> str:
     """The lookup key of a name: lower case, letters and digits only (``"DP_imed"`` -> ``"dpimed"``)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a policy name (str), got {type(name).__name__} {name!r}")
     return "".join(ch for ch in name.lower() if ch.isalnum())
 
 
 def is_builtin(cls: type[Policy]) -> bool:
     """Whether ``cls`` is one of the package's own policies (defined in :mod:`dpb.policies`)."""
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise TypeError(f"cls must be a Policy subclass, got {cls!r}")
     return cls.__module__.startswith("dpb.policies.")
 
 
@@ -70,7 +74,7 @@ def register(cls: type[Policy]) -> type[Policy]:
         taken by a different class (the same module and qualified name replace the old class).
     """
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
-        raise TypeError(f"only Policy subclasses can be registered, got {cls!r}")
+        raise TypeError(f"cls must be a Policy subclass (only those can be registered), got {cls!r}")
     name = cls.name
     if not isinstance(name, str) or not policy_key(name):
         raise ValueError(f"{cls.__qualname__}.name must be a non-empty string with a letter or digit, "

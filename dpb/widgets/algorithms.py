@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import ipywidgets as W
 
+from .._validate import as_int
 from ..environments import instance_names
 from ..plotting.algorithms import plot_forgetting, plot_schedules, plot_trace_phase, trace_for
 from ..policies import POLICIES
-from .core import explorer
+from .core import control, explorer
 
 __all__ = ["trace_explorer", "forgetting_explorer", "schedule_explorer"]
 
@@ -31,15 +32,21 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
     if eps not in _EPS_CHOICES:
         raise ValueError(f"eps must be one of {_EPS_CHOICES}, got {eps!r}")
     n_phases = len(trace_for(policy, env, eps, seed, T))
+    phase = min(as_int("phase", phase, minimum=0), n_phases - 1)  # past the run: its last phase
     controls = {
-        "policy": W.Dropdown(options=list(POLICIES), value=policy, description="policy", style=_STYLE),
-        "env": W.Dropdown(options=instance_names(), value=env, description="environment", style=_STYLE),
-        "eps": W.SelectionSlider(options=_EPS_CHOICES, value=eps, description="ε", style=_STYLE),
-        "seed": W.BoundedIntText(value=seed, min=0, max=10**6, description="seed", style=_STYLE,
-                                 layout=W.Layout(width="150px")),
-        "T": W.Dropdown(options=_T_CHOICES, value=T, description="horizon T", style=_STYLE),
-        "phase": W.IntSlider(value=min(phase, n_phases - 1), min=0, max=n_phases - 1, description="phase",
-                             style=_STYLE, continuous_update=False),
+        "policy": control("policy", W.Dropdown, options=list(POLICIES), value=policy, description="policy",
+                          style=_STYLE),
+        "env": control("env", W.Dropdown, options=instance_names(), value=env, description="environment",
+                       style=_STYLE),
+        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε",
+                       style=_STYLE),
+        "seed": control("seed", W.BoundedIntText, value=seed, min=0, max=10**6, description="seed",
+                        style=_STYLE,
+                        layout=W.Layout(width="150px")),
+        "T": control("T", W.Dropdown, options=_T_CHOICES, value=T, description="horizon T", style=_STYLE),
+        "phase": control("phase", W.IntSlider, value=phase, min=0, max=n_phases - 1,
+                         description="phase",
+                         style=_STYLE, continuous_update=False),
     }
     slider = controls["phase"]
 
@@ -79,11 +86,15 @@ def forgetting_explorer(n0: int = 1, alpha: float = 2.0, eps: float = 0.25, mu: 
     if eps not in _EPS_CHOICES:
         raise ValueError(f"eps must be one of {_EPS_CHOICES}, got {eps!r}")
     controls = {
-        "n0": W.IntSlider(value=n0, min=1, max=20, description="first batch n0", style=_STYLE),
-        "alpha": W.FloatSlider(value=alpha, min=1.1, max=4.0, step=0.1, description="ratio α", style=_STYLE),
-        "eps": W.SelectionSlider(options=_EPS_CHOICES, value=eps, description="ε", style=_STYLE),
-        "mu": W.FloatSlider(value=mu, min=0.05, max=0.9, step=0.05, description="mean μ", style=_STYLE),
-        "x": W.FloatSlider(value=x, min=0.05, max=1.0, step=0.01, description="threshold x", style=_STYLE),
+        "n0": control("n0", W.IntSlider, value=n0, min=1, max=20, description="first batch n0", style=_STYLE),
+        "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.1, max=4.0, step=0.1,
+                         description="ratio α", style=_STYLE),
+        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε",
+                       style=_STYLE),
+        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.9, step=0.05, description="mean μ",
+                      style=_STYLE),
+        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01, description="threshold x",
+                     style=_STYLE),
     }
 
     def plot(n0, alpha, eps, mu, x):
@@ -99,10 +110,12 @@ def schedule_explorer(n0: int = 1, alpha: float = 1.1, power: float = 2.0) -> W.
     Redraws :func:`dpb.plotting.algorithms.plot_schedules`.
     """
     controls = {
-        "n0": W.IntSlider(value=n0, min=1, max=50, description="first batch n0", style=_STYLE),
-        "alpha": W.FloatSlider(value=alpha, min=1.05, max=4.0, step=0.05, description="ratio α",
-                               style=_STYLE),
-        "power": W.FloatSlider(value=power, min=0.5, max=4.0, step=0.5, description="power p", style=_STYLE),
+        "n0": control("n0", W.IntSlider, value=n0, min=1, max=50, description="first batch n0", style=_STYLE),
+        "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.05, max=4.0, step=0.05,
+                         description="ratio α",
+                         style=_STYLE),
+        "power": control("power", W.FloatSlider, value=power, min=0.5, max=4.0, step=0.5,
+                         description="power p", style=_STYLE),
     }
     def plot(n0, alpha, power):
         return plot_schedules(n0=n0, alpha=round(alpha, 6), power=round(power, 6))

@@ -21,13 +21,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import inspect
+import math
+import numbers
 import time
 from collections.abc import Callable
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
+import numpy as np
 
-__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "NOTICE_HTML", "QUIET_SECONDS"]
+__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "NOTICE_HTML", "QUIET_SECONDS"]
 
 #: Seconds without a new change before a coalesced redraw starts.
 QUIET_SECONDS = 0.15
@@ -40,6 +43,72 @@ NOTICE_HTML = (
     "(this page, in the browser) or <code>make lab</code> (JupyterLab); the figure above shows its "
     "default parameters.</span></div>"
 )
+
+
+def _option_values(options) -> list:
+    return [o[1] if isinstance(o, tuple) and len(o) == 2 and isinstance(o[0], str) else o for o in options]
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)):
+        return False  # True == 1, but a bool is no numeric option
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - arrays and other odd values are no option
+        return False
+
+
+def _quiet(quiet) -> float:
+    if isinstance(quiet, (bool, np.bool_)) or not isinstance(quiet, numbers.Real):
+        raise TypeError(f"quiet must be a number of seconds, got {type(quiet).__name__} {quiet!r}")
+    if not 0 <= quiet <= 60:  # NaN fails too
+        raise ValueError(f"quiet must lie in [0, 60] seconds, got {quiet!r}")
+    return float(quiet)
+
+
+def control(name: str, factory, **kwargs):
+    """The control ``factory(**kwargs)`` for the explorer parameter ``name``, or a clear error.
+
+    A control silently clamps a value outside its range to the nearest end, and raises a
+    ``TraitError`` for a value of the wrong kind or not among its options.  This checks the
+    initial ``value`` first: ``TypeError`` (wrong type: a string, a bool or None where a number is
+    meant) or ``ValueError`` naming ``name`` and the control's range or options, before the
+    control is built.
+
+    Parameters
+    ----------
+    name : str
+        The explorer's parameter (the control's key), named by the errors.
+    factory : type
+        An ``ipywidgets`` control class (slider, dropdown, text box, ...).
+    **kwargs
+        Its arguments, ``value`` included.
+    """
+    value = kwargs.get("value")
+    if "options" in kwargs:
+        allowed = _option_values(kwargs["options"])
+        values = value if factory is W.SelectMultiple else (value,)
+        if factory is W.SelectMultiple and not isinstance(value, tuple):
+            raise TypeError(f"{name} must be a tuple of options, got {value!r}")
+        for v in values:
+            if not any(_same(v, a) for a in allowed):
+                raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}; got {v!r}")
+    elif factory in (W.Text, W.Textarea):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string, got {type(value).__name__} {value!r}")
+    elif "min" in kwargs or "max" in kwargs or factory.__name__.endswith(("Slider", "Text")):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{name} must be a number, got {type(value).__name__} {value!r}")
+        integral = factory.__name__.startswith(("Int", "BoundedInt"))
+        if integral and not float(value).is_integer():
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        lo, hi = kwargs.get("min", -math.inf), kwargs.get("max", math.inf)
+        if factory is W.FloatLogSlider:
+            base = kwargs.get("base", 10.0)
+            lo, hi = base ** lo, base ** hi
+        if not lo <= value <= hi:  # NaN fails too
+            raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}] (the range of its control), got {value!r}")
+    return factory(**kwargs)
 
 
 class Explorer(W.VBox):
@@ -56,6 +125,14 @@ class Explorer(W.VBox):
     redraw : callable
         ``redraw()`` draws now with the controls' current values.
     """
+
+    def __init__(self, children=(), **kwargs):
+        if isinstance(children, (str, bytes)) or not hasattr(children, "__iter__"):
+            raise TypeError(f"children must be a sequence of widgets, got {type(children).__name__}")
+        children = tuple(children)
+        if not all(isinstance(c, W.Widget) for c in children):
+            raise TypeError(f"children must be a sequence of widgets, got {children!r}")
+        super().__init__(children=children, **kwargs)
 
     def _repr_mimebundle_(self, **kwargs):
         data = super()._repr_mimebundle_(**kwargs)
@@ -81,8 +158,9 @@ class Coalescer:
     """
 
     def __init__(self, action: Callable[[], None], quiet: float = QUIET_SECONDS):
-        if quiet < 0:
-            raise ValueError(f"quiet must be >= 0 seconds, got {quiet!r}")
+        if not callable(action):
+            raise TypeError(f"action must be callable, got {type(action).__name__} {action!r}")
+        quiet = _quiet(quiet)
         self.action = action
         self.quiet = float(quiet)
         self._handle: asyncio.TimerHandle | None = None
@@ -112,7 +190,10 @@ class Coalescer:
 def figure_output(fig) -> dict:
     """The notebook output (``display_data``) of a matplotlib figure: PNG plus a text label."""
     from IPython.core.pylabtools import print_figure
+    from matplotlib.figure import Figure
 
+    if not isinstance(fig, Figure):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__} {fig!r}")
     png = print_figure(fig, "png", bbox_inches="tight")
     return {
         "output_type": "display_data",
@@ -153,6 +234,14 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
     Explorer
         The widget; it shows the figure at the controls' initial values at once.
     """
+    if not callable(plot):
+        raise TypeError(f"plot must be a plotting function, got {type(plot).__name__} {plot!r}")
+    if not isinstance(controls, dict) or not all(isinstance(c, W.ValueWidget) for c in controls.values()):
+        raise TypeError(f"controls must be a dict from keyword name to an ipywidgets control, "
+                        f"got {controls!r}")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+    quiet = _quiet(quiet)
     if not controls:
         raise ValueError("controls must name at least one control")
     for control in controls.values():

@@ -7,7 +7,7 @@ import ipywidgets as W
 from ..environments import instance_names
 from ..experiments import ALGORITHMS
 from ..plotting import experiments as pe
-from .core import explorer
+from .core import control, explorer
 
 __all__ = ["experiment_explorer", "live_figure"]
 
@@ -39,19 +39,26 @@ def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: flo
     simulation takes seconds at the defaults (T = 1e5, 10 runs, six algorithms) and minutes at
     T = 1e6, where the per-step policies (Lazy-DP-TS, IMED) dominate the time.
     """
+    if isinstance(algorithms, (str, bytes)) or not hasattr(algorithms, "__iter__"):
+        raise TypeError(f"algorithms must be a sequence of policy names, got {algorithms!r}")
     if T not in [v for _, v in _HORIZONS]:
         raise ValueError(f"T must be one of {[v for _, v in _HORIZONS]}, got {T!r}")
     controls = {
-        "env": W.Dropdown(options=[*instance_names(), "custom"], value=env, description="instance",
-                          style=_STYLE),
-        "means": W.Text(value=means, description="custom means", continuous_update=False, style=_STYLE),
-        "eps": W.FloatLogSlider(value=eps, base=10, min=-2, max=0.5, step=0.05, description="ε",
-                                continuous_update=False, style=_STYLE),
-        "T": W.Dropdown(options=_HORIZONS, value=T, description="T", style=_STYLE),
-        "runs": W.IntSlider(value=runs, min=2, max=50, step=1, description="runs", continuous_update=False,
-                            style=_STYLE),
-        "algorithms": W.SelectMultiple(options=list(ALGORITHMS), value=tuple(algorithms),
-                                       rows=len(ALGORITHMS), description="algorithms", style=_STYLE),
+        "env": control("env", W.Dropdown, options=[*instance_names(), "custom"], value=env,
+                       description="instance",
+                       style=_STYLE),
+        "means": control("means", W.Text, value=means, description="custom means", continuous_update=False,
+                         style=_STYLE),
+        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=0.5, step=0.05,
+                       description="ε",
+                       continuous_update=False, style=_STYLE),
+        "T": control("T", W.Dropdown, options=_HORIZONS, value=T, description="T", style=_STYLE),
+        "runs": control("runs", W.IntSlider, value=runs, min=2, max=50, step=1, description="runs",
+                        continuous_update=False,
+                        style=_STYLE),
+        "algorithms": control("algorithms", W.SelectMultiple, options=list(ALGORITHMS),
+                              value=tuple(algorithms),
+                              rows=len(ALGORITHMS), description="algorithms", style=_STYLE),
     }
     return explorer(live_figure, controls, "The paper's comparison, simulated live (press Run)",
                     run_button=True)

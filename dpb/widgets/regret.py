@@ -18,7 +18,7 @@ from ..plotting.regret import (
     plot_regret_distribution,
 )
 from ..regret import POLYNOMIAL
-from .core import explorer
+from .core import control, explorer
 from .lower_bound import message_on_error
 
 __all__ = [
@@ -44,15 +44,18 @@ _POLICIES = ("DP-IMED", "DP-KLUCB")
 
 def _common(instance, eps, policy, alpha=None) -> dict:
     controls = {
-        "instance": W.Dropdown(options=instance_names(), value=instance, description="environment",
-                               style=_STYLE, layout=W.Layout(width="190px")),
-        "eps": W.Dropdown(options=list(EPS_OPTIONS), value=eps, description="ε", style=_STYLE,
-                          layout=W.Layout(width="110px")),
-        "policy": W.ToggleButtons(options=list(_POLICIES), value=policy, style={"button_width": "85px"}),
+        "instance": control("instance", W.Dropdown, options=instance_names(), value=instance,
+                            description="environment",
+                            style=_STYLE, layout=W.Layout(width="190px")),
+        "eps": control("eps", W.Dropdown, options=list(EPS_OPTIONS), value=eps, description="ε", style=_STYLE,
+                       layout=W.Layout(width="110px")),
+        "policy": control("policy", W.ToggleButtons, options=list(_POLICIES), value=policy,
+                          style={"button_width": "85px"}),
     }
     if alpha is not None:
-        controls["alpha"] = W.Dropdown(options=list(ALPHA_OPTIONS), value=alpha, description="batches α",
-                                       style=_STYLE, layout=W.Layout(width="230px"))
+        controls["alpha"] = control("alpha", W.Dropdown, options=list(ALPHA_OPTIONS), value=alpha,
+                                    description="batches α",
+                                    style=_STYLE, layout=W.Layout(width="230px"))
     return controls
 
 
@@ -60,8 +63,9 @@ def convergence_explorer(instance: str = "mu2", eps: float = 0.25, alpha=2, poli
                          arm: int = 1) -> W.VBox:
     """Environment, ``eps``, schedule, policy, arm: ``N_i(t)/log t`` against ``t`` and both asymptotes."""
     controls = _common(instance, eps, policy, alpha)
-    controls["arm"] = W.BoundedIntText(value=arm, min=0, max=9, description="arm", style=_STYLE,
-                                       layout=W.Layout(width="110px"))
+    controls["arm"] = control("arm", W.BoundedIntText, value=arm, min=0, max=9, description="arm",
+                              style=_STYLE,
+                              layout=W.Layout(width="110px"))
     return explorer(message_on_error(plot_convergence), controls,
                     "Normalised pulls N_i(t) / log t (400 runs, T = 1e8; a new setting is simulated once)")
 
@@ -76,7 +80,8 @@ def distribution_explorer(instance: str = "mu2", eps: float = 0.25, alpha=2, pol
                           T: int = 10**8) -> W.VBox:
     """Environment, ``eps``, schedule, policy, horizon: histogram and quantile bands of ``Reg_T / log T``."""
     controls = _common(instance, eps, policy, alpha)
-    controls["T"] = W.Dropdown(options=list(HORIZON_OPTIONS), value=T, description="T", style=_STYLE,
-                               layout=W.Layout(width="120px"))
+    controls["T"] = control("T", W.Dropdown, options=list(HORIZON_OPTIONS), value=T, description="T",
+                            style=_STYLE,
+                            layout=W.Layout(width="120px"))
     return explorer(message_on_error(plot_regret_distribution), controls,
                     "The regret over runs: distribution at T and quantiles against t")
