@@ -1,7 +1,9 @@
 """The exact fast path of Lazy-DP-TS: its rare-side events, and the whole simulator in distribution.
 
-Two levels of checks, with fixed seeds and a significance of ALPHA = 1e-3 per statistical test
-(about 20 tests here: family-wise false-alarm rate below 2%, Bonferroni):
+Two levels of checks, with fixed seeds and a significance of ALPHA = 1e-3 per statistical
+assertion (or 4.5 standard errors for the normal approximations, < 1e-5); there are about 50 of
+them here, so the family-wise false-alarm rate is below 5% (Bonferroni), and a failure is
+reproducible:
 
 * **Unit level, the envelope sampler.**  In a window of rounds with fixed private statistics, a
   skipped arm's rare-side events must form independent Bernoulli(r(s)) trials with
@@ -14,6 +16,9 @@ Two levels of checks, with fixed seeds and a significance of ALPHA = 1e-3 per st
   small t, long windows), the clip at 1 (b = 1) and at 0 (a = 1), and both sides (the leader's
   lower tail, another arm's upper tail).  A deliberately wrong envelope (its height lowered by
   5 %, so that it no longer dominates the density near tau) is rejected by the same statistics.
+* **Arms clipped at 1 as one virtual arm**: a window simulated with the group has the law of the
+  same window without it (KS on the released arm, rounds used and pulls); uniform labels instead of
+  labels proportional to O_j + 1 are rejected.
 * **Whole simulator, against the literal per-step reference** (:mod:`dpb.reference`), two-sample
   KS on the final regret, the mid-horizon regret and the optimal arm's pulls, on instances where
   uncertain rounds dominate (mu1-like challengers close to the best arm at a small budget), a tiny
