@@ -45,6 +45,7 @@ def _window(mu_tilde, obs, eps, t, L, A, tau, c=3.0, seed=0):
     mu_tilde = np.asarray(mu_tilde, dtype=float)
     obs = np.asarray(obs, dtype=float)
     w = lazy._Window(np.random.default_rng(seed), mu_tilde, (c / eps) / obs, obs, t, L)
+    w._plan()  # (also for a short window, which the simulator would run plain)
     w.A, w.tau = A, float(tau)
     w.plain = np.zeros(mu_tilde.size, dtype=bool)
     w.plan = True
