@@ -19,6 +19,7 @@ __all__ = [
     "MAX_HORIZON",
     "MAX_RUNS",
     "MAX_SIZE",
+    "MAX_SECONDS",
     "as_float_array",
     "as_finite",
     "as_probability",
@@ -32,6 +33,7 @@ __all__ = [
     "check_eps",
     "check_real",
     "check_elements",
+    "check_seconds",
     "broadcast",
     "as_instance",
     "as_path",
@@ -55,6 +57,24 @@ MAX_RUNS = 10**6
 #: Largest count (horizon, number of runs, phases, ...) accepted where a count is meant: sizes
 #: must stay exactly representable as int64 and as float64 (2**53) for the numpy code paths.
 MAX_SIZE = 2**53
+
+
+#: Default limit of one call's estimated cost, in CPU-seconds: a simulation estimated above it is
+#: refused before any work (the ``max_seconds`` keyword of the simulators; None lifts it).
+MAX_SECONDS = 120.0
+
+
+def check_seconds(what: str, seconds: float, max_seconds, detail: str = "",
+                  advice: str = "pass max_seconds=None (or a larger limit) to run it anyway") -> None:
+    """Refuse a call estimated at ``seconds`` CPU-seconds above ``max_seconds`` (None: no limit)
+    with a ``ValueError``: "``what`` is estimated at ... ``detail``, more than max_seconds=...;
+    ``advice``"."""
+    if max_seconds is None:
+        return
+    limit = as_real("max_seconds", max_seconds, low=0.0, low_open=True)
+    if seconds > limit:
+        raise ValueError(f"{what} is estimated at {seconds:.3g} CPU-seconds{' ' + detail if detail else ''}, "
+                         f"more than max_seconds={limit:g}; {advice}")
 
 
 def as_float_array(name: str, value) -> np.ndarray:

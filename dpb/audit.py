@@ -56,12 +56,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validate import MAX_RUNS, as_choice, as_float_array, as_int, as_real, check_real
+from ._validate import MAX_RUNS, MAX_SECONDS, as_choice, as_float_array, as_int, as_real, check_real
 from .interaction import (
     Transcript,
     _check_transcript,
     _rewards_list,
     neighbouring_list,
+    _check_work,
     run_on_list,
 )
 from .policies import DPIMED, DPKLUCB, Policy
@@ -458,7 +459,7 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = 
 
 def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: int = 2,
                 eps: float | None = None, confidence: float = 0.95, method: str = "split",
-                params: dict | None = None, **kwargs) -> AuditResult:
+                params: dict | None = None, max_seconds: float | None = MAX_SECONDS, **kwargs) -> AuditResult:
     """Audit a policy on two neighbouring reward lists (View DP).
 
     Runs ``policy`` ``runs`` times on each list (independent seeds: children ``0..runs-1`` and
@@ -482,6 +483,9 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
         Passed to :func:`audit`.
     params : dict, optional
         Policy parameters when ``policy`` is a name.
+    max_seconds : float or None
+        Refuse, before any work, runs estimated above this many CPU-seconds (as
+        :func:`dpb.interaction.run_on_list`; None lifts the limit).
 
     Returns
     -------
@@ -500,8 +504,9 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
         eps = as_real("eps", eps, low=0.0, low_open=True)
     _confidence(confidence)
     pol = as_policy(policy, params)
-    tr1 = run_on_list(pol, r, runs, seed=seed, K=K)
-    tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs)
+    _check_work("audit_lists (both lists)", r.size, 2 * runs, max_seconds)
+    tr1 = run_on_list(pol, r, runs, seed=seed, K=K, max_seconds=None)
+    tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs, max_seconds=None)
     claimed = eps if eps is not None else getattr(pol, "eps", None)
     res = audit(tr1, tr2, t_star, eps=claimed, confidence=confidence, method=method, **kwargs)
     res.info.update({"rewards": r.tolist(), "rewards_prime": rp.tolist(), "runs": runs, "seed": seed})

@@ -40,6 +40,7 @@ import numpy as np
 
 from ._validate import (
     MAX_ELEMENTS,
+    MAX_SECONDS,
     MAX_SIZE,
     as_finite,
     as_float_array,
@@ -49,6 +50,7 @@ from ._validate import (
     as_rng,
     broadcast,
     check_elements,
+    check_seconds,
 )
 from .divergences import d_eps, kl, z_star
 
@@ -415,6 +417,7 @@ def simulate_coupled_environment(
     seed=None,
     method: str = "per_step",
     return_streams: bool = False,
+    max_seconds: float | None = MAX_SECONDS,
 ) -> CoupledHistory:
     """Simulate the coupled bandit environment ``gamma`` of Step 1 of the lower-bound proof.
 
@@ -463,6 +466,9 @@ def simulate_coupled_environment(
         Binomial, so ``"binomial"`` is refused for callables.
     return_streams : bool
         Keep the ``(n_runs, T)`` arrays of arms and coupled rewards (per-step method only).
+    max_seconds : float or None
+        Refuse, before any work, a per-step simulation estimated above this many CPU-seconds
+        (about ``horizon (1e-4 + n_runs 2e-7)``, pessimistic; default 120); None lifts the limit.
 
     Returns
     -------
@@ -482,6 +488,11 @@ def simulate_coupled_environment(
     if method == "per_step" and horizon * n_runs > MAX_ELEMENTS // 4:
         raise ValueError(f"horizon * n_runs = {horizon * n_runs} steps is too much for the per-step method "
                          f"(at most {MAX_ELEMENTS // 4}); use method='binomial' or fewer steps")
+    if method == "per_step":  # one Python step per round: 3.3e-5 s, + 5.7e-8 s per run (measured)
+        check_seconds(f"the per-step coupled simulation for horizon={horizon} and n_runs={n_runs}",
+                      horizon * (1e-4 + n_runs * 2e-7), max_seconds,
+                      advice="use method='binomial', a shorter horizon or fewer runs, or pass "
+                             "max_seconds=None (or a larger limit) to run it anyway")
     kind, policy = _as_policy(policy_pulls_arm2, horizon)
     if method == "binomial" and kind == "rule":
         raise ValueError(

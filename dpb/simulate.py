@@ -56,7 +56,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_real, as_seed_sequence
+from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_seconds
+from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
@@ -473,8 +474,9 @@ PolicySpec = Policy | str | Callable[[], Policy] | tuple
 # ----------------------------------------------------------------------------------------------
 # the cost of a call, estimated before any work
 # ----------------------------------------------------------------------------------------------
-#: Default limit of one call's estimated cost, in CPU-seconds (``max_seconds`` of :func:`simulate`).
-MAX_SECONDS = 120.0
+#: Default limit of one call's estimated cost, in CPU-seconds (``max_seconds`` of :func:`simulate`;
+#: the same default bounds :mod:`dpb.reference`, :mod:`dpb.interaction` and :mod:`dpb.coupling`).
+MAX_SECONDS = _MAX_SECONDS
 
 #: CPU-seconds per decision of the fast paths, as ``(per round, per round and run)``: a call of
 #: ``runs`` runs to horizon T is estimated at ``T * (c_step + runs * c_run)``.  Measured on the
@@ -592,15 +594,8 @@ _ADVICE = "use a smaller T or fewer runs, or pass max_seconds=None (or a larger 
 def _check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
     """Refuse ``cost`` above ``max_seconds`` (None: no limit) with a ``ValueError`` naming ``T``,
     ``runs``, the estimate, the limit and how to lift it (``advice``)."""
-    if max_seconds is None:
-        return
-    limit = as_real("max_seconds", max_seconds, low=0.0, low_open=True)
-    if cost.seconds > limit:
-        raise ValueError(
-            f"{what} for T={T} and runs={runs} is estimated at {cost.seconds:.3g} CPU-seconds "
-            f"({cost.phases} decisions per run, {cost.engine} engine), more than max_seconds={limit:g}; "
-            f"{advice}"
-        )
+    check_seconds(f"{what} for T={T} and runs={runs}", cost.seconds, max_seconds,
+                  f"({cost.phases} decisions per run, {cost.engine} engine)", advice)
 
 
 

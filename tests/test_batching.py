@@ -289,3 +289,13 @@ def test_schedule_comparison_sublinear():
     assert d["doubling"]["phases"][-1] == 20  # ceil(log2(1e6 + 1))
     # geometric 1.1: about log(n (alpha - 1) + 1) / log(alpha) phases
     assert abs(d["geometric"]["phases"][-1] - math.log(1e5 + 1) / math.log(1.1)) < 2
+
+
+def test_schedule_comparison_names_n_max_past_its_range():
+    from dpb.batching import schedule_comparison
+
+    with pytest.raises(ValueError, match=r"n_max must be <= 9007199254740992"):
+        schedule_comparison(n0=18, alpha=3.1, n_max=2**62)
+    assert schedule_comparison(n0=18, alpha=3.1, n_max=2**53)["n"][-1] == 2**53
+    with pytest.raises(ValueError, match="n_max"):  # past the exact float grid
+        schedule_comparison(n0=18, alpha=3.1, n_max=2**61)

@@ -53,3 +53,34 @@ def test_exact_values_of_schedule_parameters():
             V.as_exact("alpha", bad)
         with pytest.raises(exc, match="alpha must"):
             GeometricSchedule(alpha=bad)
+
+
+def test_the_other_step_by_step_simulators_refuse_minutes_before_any_work(monkeypatch):
+    """run_on_list, run_game, audit_lists and the per-step coupled simulation step through every
+    round in Python: hours are refused at once, with the reason and how to lift the limit."""
+    import dpb.interaction as I
+    from dpb.audit import audit_lists, audit_lists_default
+
+    def never(*args, **kwargs):  # pragma: no cover - reached only by a broken check
+        raise AssertionError("the simulation started")
+
+    monkeypatch.setattr(I, "_drive", never)
+    lifted = "max_seconds=None"
+    with pytest.raises(ValueError, match=rf"run_on_list for T=10000000 and runs=10 .*=120; .*{lifted}"):
+        I.run_on_list("DP-IMED", np.ones(10**7), 10, params={"eps": 1.0})
+    with pytest.raises(ValueError, match=rf"run_game for T=10000000 .*{lifted}"):
+        I.run_game("DP-IMED", I.LeaderAdversary(), 1, "L", 10, 10**7, params={"eps": 1.0})
+    with pytest.raises(ValueError,
+                       match=rf"audit_lists \(both lists\) for T=1000000 and runs=100 .*{lifted}"):
+        audit_lists("DP-IMED", *audit_lists_default(10**6, 1), runs=50, params={"eps": 1.0})
+    with pytest.raises(ValueError,
+                       match=rf"per-step coupled simulation for horizon=60000000 .*binomial.*{lifted}"):
+        simulate_coupled_environment([0.7, 0.3], [0.7, 0.5], horizon=6 * 10**7, n_runs=1, seed=1)
+    # the binomial method has no step loop; a small call passes, and the limit is the caller's
+    assert simulate_coupled_environment([0.7, 0.3], [0.7, 0.5], horizon=6 * 10**7, n_runs=1, seed=1,
+                                        method="binomial").d_ham.shape == (1,)
+    with pytest.raises(ValueError, match="max_seconds=1e-09"):
+        simulate_coupled_environment([0.7, 0.3], [0.7, 0.5], horizon=10, n_runs=1, seed=1, max_seconds=1e-9)
+    monkeypatch.undo()
+    tr = I.run_on_list("DP-IMED", np.ones(50), 2, params={"eps": 1.0}, max_seconds=None)
+    assert tr.actions.shape == (2, 50)

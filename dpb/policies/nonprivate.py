@@ -11,32 +11,58 @@ Ties are broken uniformly at random.
 
 Two simulators are provided.  The classes follow the generic phase protocol of
 :class:`~dpb.policies.base.Policy` with phases of one pull (exact and simple, but a numpy call per
-step).  :func:`simulate_imed_fast` / :func:`simulate_klucb_fast` are exact fast paths: most of the
-time these policies keep pulling the same *leader* arm, and while they do only the leader's
-statistics move.  The fast path therefore looks ahead at a window of the leader's next rewards
-(read from the run's own uniform stream), computes in one vectorised pass the first step at which
-the decision could differ from the leader (a stopping time), accepts the steps before it, and hands
-that step to the exact per-step rule (ties included).  Unread rewards are not consumed, so each run
-reads its generator's stream in order and the law of the trajectory is exactly the policy's.  See
-``benchmarks/README.md`` for the reasoning and the speed.
+step).  :func:`simulate_imed_fast` and :func:`simulate_klucb_fast` are exact fast paths built on
+one observation: most of the time these policies keep pulling the same *leader* arm, and while
+they do only the leader's statistics move.
+
+**IMED: reward tapes and certified segments** (:func:`simulate_imed_fast`, one run at a time).
+The k-th pull of arm a pays the k-th entry of an i.i.d. Bernoulli(mu_a) sequence, whatever the
+round, so each arm's future rewards can be drawn ahead as a *tape* of segments (L, s): L entries
+summing to s, one Binomial(L, mu_a) draw for the T - t + 1 entries that can still be read.  Given
+s, the entries are a uniformly random arrangement of s ones, so the first L_1 of them sum to a
+Hypergeometric(s, L - s, L_1) variate and both parts are again uniform given their sums: a
+segment is split exactly, at any point, and the unread part stays on the tape.
+
+While A is the unique empirical best, its index is log N_A and arm j's index
+N_j kl(mu_j, m) + log N_j increases with A's mean m > mu_j, so A is the rule's unique choice at
+(N_A = n, mean m) iff m > theta(n) = max_j max(mu_j, kl_ucb(mu_j, (log n - log N_j) / N_j)), which
+increases with n.  Along a segment (L, s) read from state (N_A, S_A), the lowest mean any
+arrangement can reach is S_A / (N_A + min(L - s, L - 1)) (zeros first), so the segment is accepted
+at once when that value exceeds theta(N_A + L - 1): every step in it is then a leader pull,
+whatever the arrangement.  theta_j is concave in log n, so its tangent at an anchor n_0 bounds it
+above for n >= n_0 (one inversion per arm and anchor).  A segment that fails is split (at a
+fraction of the length that is safe whatever the rewards, from the linearised margin) and the
+first part is examined; when even the next step is not certain, the exact rule decides it (ties
+uniformly at random, as in the reference) and the chosen arm's reward is the first entry of its
+tape.  The cost follows the segments examined and the decisions, not T (on the paper's
+instances it grew like T^0.3 in the benchmark).  A margin of 1e-9 (plus 1e-13 N_j) on the
+indexes covers rounding.
+
+**KL-UCB** (:func:`simulate_klucb_fast`) uses the same tapes.  The index
+U_a = kl_ucb(mu_a, f(t) / N_a), f(t) = log t + c log log t, is concave and increasing in the
+budget f, so its tangent at an anchor bounds it above for later rounds while the arm is not
+pulled (a zero reward keeps the bound valid: the index can only drop).  In a leader block of the
+most pulled arm A the other indexes are below U0 + k (t - t0) (the tangents, and
+f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0), and A's index is at least
+kl_ucb(w, f(t0) / n_end) along a segment whose lowest possible mean is w and last count n_end: the
+segment is accepted when that exceeds the others' bound (a kl comparison).  An exact step
+computes the indexes in decreasing order of their upper bounds until the best value found
+exceeds every remaining bound (an arm below it cannot tie), usually one or two inversions
+instead of K.
+
+See ``benchmarks/README.md`` for the speed.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import xlogy
 
 from ._numerics import kl_fast, kl_ucb_fast
-from .base import InitialRoundRobin, Policy, RunRandom, UniformStream, check_real, pick_max, pick_min
+from .base import InitialRoundRobin, Policy, check_real
 
 __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
-
-_L_MIN, _L_MAX = 4, 1 << 15  # look-ahead window lengths
-_STREAM_CAP = 4096  # initial per-run buffer of uniforms (it grows as needed)
-_CHUNK_RUNS = 64  # runs simulated together: memory is O(_CHUNK_RUNS * _L_MAX), whatever the runs
 
 
 def _kl(p: float, q: float) -> float:
@@ -151,276 +177,433 @@ class KLUCB(_PerStep):
 
 
 # ----------------------------------------------------------------------------------------------
-# fast exact paths
+# fast exact paths: reward tapes refined by hypergeometric bisection
 # ----------------------------------------------------------------------------------------------
-class _LeaderEngine:
-    """Lock-step engine for per-step empirical-mean policies, vectorised over runs.
+_BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
+_STREAM_CAP = 256  # uniforms pre-drawn per refill of a run's single-pull reads
+_REANCHOR = 0.01  # re-anchor a threshold tangent when log N_A has grown by this much
+# wrong variants, for the tests' power checks only: check a segment at its first step only
+# (_CHECK_AT_END = False), or at its end point's mean instead of its worst path (_WORST_PATH = False)
+_CHECK_AT_END = True
+_WORST_PATH = True
+_SPLIT_SAFETY = 0.8  # split length = this fraction of the linearised all-zeros safe length
+_ONE_MINUS = float(np.nextafter(1.0, 0.0))
 
-    Each iteration runs, for every active run, one *leader block* (a window of consecutive pulls
-    of a candidate arm, cut at the first step where the exact rule might choose otherwise), then
-    one exact step of the policy for the runs whose block was cut.  Subclasses define the block's
-    continuation test and the exact rule.
+
+def _kl_ucb(x: float, c: float) -> float:
+    """max{q in [x, 1] : kl(x, q) <= c} for two floats, as :func:`~dpb.policies._numerics.kl_ucb_fast`
+    computes it (Newton's iteration from above; 1 when x >= 1 or c is infinite, x when c <= 0)."""
+    if x >= 1.0 or c == math.inf:
+        return 1.0
+    if not c > 0.0:
+        return x
+    one_m_x = 1.0 - x
+    neg_ent = (x * math.log(x) if x > 0.0 else 0.0) + one_m_x * math.log(one_m_x)
+    upper = min(x + math.sqrt(0.5 * c), -math.expm1(-(c - neg_ent) / one_m_x), _ONE_MINUS)
+    guess = x + math.sqrt(2.0 * c * x * one_m_x)
+    q = min(guess, upper) if guess > x else upper
+    x_safe = x if x > 0.0 else 1.0
+    log1p = math.log1p
+    for _ in range(60):  # (the same arithmetic as kl_ucb_fast, with scalar comparisons)
+        d = q - x
+        r = d / x_safe
+        g = -(x * log1p(r if r < 1e300 else 1e300) + one_m_x * log1p(-d / one_m_x)) - c
+        q_new = q - g * q * (1.0 - q) / (d if d > 1e-300 else 1e-300)
+        if q_new < x:
+            q_new = x
+        if q_new > upper:
+            q_new = upper
+        delta = q_new - q
+        q = q_new
+        if -1e-9 <= delta <= 1e-9:
+            break
+    return q
+
+
+class _Tapes:
+    """The future rewards of every arm of one run, as stacks of segments (length, sum).
+
+    Arm ``a``'s k-th pull pays the k-th entry of an i.i.d. Bernoulli(mu_a) sequence, whichever
+    rounds it is pulled in.  A segment of ``L`` entries with sum ``s`` is drawn as one
+    Binomial(L, mu_a); given ``s``, its entries are a uniformly random arrangement of ``s`` ones,
+    so its first ``L1`` entries sum to a Hypergeometric(s, L - s, L1) variate and the two parts
+    are again uniformly arranged given their sums.  Splitting the top segment therefore refines
+    the sequence exactly, as far as the policy needs to look, and unread segments stay on the
+    tape for the arm's later pulls.
     """
 
-    kind = "min"
-    scalar = False  # whether _scalar_steps is a fast scalar loop (else lock-step exact steps)
+    def __init__(self, means, T: int, gen: np.random.Generator) -> None:
+        self.means = [float(m) for m in means]
+        self.T = T
+        self.gen = gen
+        self.lens = [[] for _ in self.means]
+        self.sums = [[] for _ in self.means]
+        self._u: list[float] = []
 
-    def __init__(
-        self,
-        means,
-        T: int,
-        env_generators: Sequence,
-        policy_generators: Sequence,
-        recorder,
-        offset: int = 0,
-    ) -> None:
-        self.means = np.asarray(means, dtype=float)
-        self.K = self.means.size
-        self.T = int(T)
-        if self.T < self.K:
-            raise ValueError(f"T must be >= K={self.K} (every arm is pulled once first), got T={self.T}")
-        self.R = len(env_generators)
-        self.stream = UniformStream(env_generators, cap=_STREAM_CAP)
-        self.rand = RunRandom(policy_generators)
-        self.rec = recorder
-        self.off = int(offset)  # row of run 0 in the recorder
-        self.N = np.zeros((self.R, self.K), dtype=np.int64)
-        self.S = np.zeros((self.R, self.K), dtype=np.int64)
-        self.t = np.ones(self.R, dtype=np.int64)
-        self.L = np.full(self.R, _L_MIN, dtype=np.int64)
-        self.wait = np.zeros(self.R, dtype=np.int64)  # exact steps before the next look-ahead
-        self.backoff = np.zeros(self.R, dtype=np.int64)
-        self._eye = np.eye(self.K, dtype=np.int64)
+    def top(self, a: int, t: int) -> tuple[int, int]:
+        """The next segment of arm ``a`` at round ``t`` (a new Binomial segment of at most the
+        T - t + 1 remaining rounds when the tape is empty)."""
+        la, sa = self.lens[a], self.sums[a]
+        if not la:
+            L = min(self.T - t + 1, _BLOCK_CAP)
+            la.append(L)
+            sa.append(int(self.gen.binomial(L, self.means[a])))
+        return la[-1], sa[-1]
 
-    def run(self) -> None:
-        R, K = self.R, self.K
-        rows = np.arange(R)
-        self.stream.ensure(rows, K)
-        u = self.stream.peek(rows[:, None], np.arange(K)[None, :])
-        self.stream.advance(rows, K)
-        self.S[:] = u < self.means  # initialisation: each arm once, in arm order
-        self.N[:] = 1
-        for k in range(K):
-            self.rec.record(rows + self.off, np.full(R, k + 1), np.broadcast_to(self._eye[k], (R, K)))
-        self.t[:] = K + 1
-        active = rows[self.t <= self.T]
-        while active.size:
-            # a run whose look-ahead just failed at once (early rounds, near-ties) backs off and
-            # makes a few exact steps before the next attempt; this changes the cost, not the
-            # trajectory (both paths follow the exact rule on the same stream)
-            waiting = active[self.wait[active] > 0]
-            if self.scalar and waiting.size:  # all the waiting steps now, one run at a time
-                for r in waiting.tolist():
-                    self._scalar_steps(r, int(self.wait[r]))
-                self.wait[waiting] = 0
-                active = active[self.t[active] <= self.T]
-                waiting = waiting[:0]
-            trying = active[self.wait[active] == 0]
-            step = waiting
-            if trying.size:
-                cut = self._block(trying)
-                step = np.concatenate([waiting, trying[cut]])
-            step = step[self.t[step] <= self.T]
-            if step.size:
-                self._exact_step(step)
-            self.wait[waiting] -= 1
-            active = active[self.t[active] <= self.T]
+    def split(self, a: int, L1: int) -> tuple[int, int]:
+        """Split arm ``a``'s top segment after its first ``L1`` entries; return the first part."""
+        la, sa = self.lens[a], self.sums[a]
+        L, s = la[-1], sa[-1]
+        if s == 0 or s == L:
+            s1 = s and L1
+        else:
+            s1 = int(self.gen.hypergeometric(s, L - s, L1))
+        la[-1], sa[-1] = L - L1, s - s1
+        la.append(L1)
+        sa.append(s1)
+        return L1, s1
 
-    # -- the block -------------------------------------------------------------------------
-    def _candidate(self, rows: np.ndarray, mu: np.ndarray) -> np.ndarray:  # pragma: no cover
-        raise NotImplementedError
+    def pop(self, a: int) -> None:
+        self.lens[a].pop()
+        self.sums[a].pop()
 
-    def _continue(self, rows, Lr, k, m, NA) -> np.ndarray:  # pragma: no cover - abstract
-        """Whether the candidate is surely the exact rule's unique choice at each window step."""
-        raise NotImplementedError
-
-    def _block(self, rows: np.ndarray) -> np.ndarray:
-        n = rows.size
-        i = np.arange(n)
-        Nr, Sr = self.N[rows], self.S[rows]
-        mu = Sr / Nr
-        A = self._candidate(rows, mu)
-        Lr = np.minimum(self.L[rows], self.T - self.t[rows] + 1)
-        self._prepare(rows, mu, Nr, A, Lr)
-        self.stream.ensure(rows, Lr)
-        starts = np.cumsum(Lr) - Lr
-        k = np.arange(int(Lr.sum())) - np.repeat(starts, Lr)
-        X = self.buf_read(rows, Lr, k) < np.repeat(self.means[A], Lr)
-        c0 = np.zeros(X.size + 1, dtype=np.int64)
-        np.cumsum(X, out=c0[1:])
-        NA = np.repeat(Nr[i, A], Lr) + k
-        # leader mean before step k of the block: (S_A + rewards of steps 0..k-1) / (N_A + k)
-        m = (c0[:-1] + np.repeat(Sr[i, A] - c0[starts], Lr)) / NA
-        ok = self._continue(rows, Lr, k, m, NA)
-        acc = np.minimum.reduceat(np.where(ok, np.repeat(Lr, Lr), k), starts)
-        got = c0[starts + acc] - c0[starts]
-        self.N[rows, A] += acc
-        self.S[rows, A] += got
-        self.stream.advance(rows, acc)
-        has = acc > 0
-        if has.any():
-            h = np.flatnonzero(has)
-            self.rec.record(
-                rows[h] + self.off, self.t[rows[h]], self._eye[A[h]] * acc[h, None], decisions=acc[h]
-            )
-        self.t[rows] += acc
-        cut = acc < Lr
-        self.L[rows] = np.where(cut, np.clip(2 * acc, _L_MIN, _L_MAX), np.minimum(2 * self.L[rows], _L_MAX))
-        failed = acc == 0
-        top = 255 if self.scalar else 16
-        self.backoff[rows] = np.where(failed, np.minimum(2 * self.backoff[rows] + 1, top), 0)
-        self.wait[rows] = np.where(failed, self.backoff[rows], 0)
-        return cut
-
-    def buf_read(self, rows: np.ndarray, Lr: np.ndarray, k: np.ndarray) -> np.ndarray:
-        """The next ``Lr[i]`` unread uniforms of each run, concatenated."""
-        return self.stream.buf[np.repeat(rows, Lr), np.repeat(self.stream.ptr[rows], Lr) + k]
-
-    def _prepare(self, rows, mu, Nr, A, Lr) -> None:
-        pass
-
-    # -- the exact step ----------------------------------------------------------------------
-    def _index(self, rows: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def _exact_step(self, g: np.ndarray) -> None:
-        idx = self._index(g)
-        arm = pick_min(idx, g, self.rand) if self.kind == "min" else pick_max(idx, g, self.rand)
-        self.stream.ensure(g, 1)
-        x = self.stream.peek(g, 0) < self.means[arm]
-        self.stream.advance(g, 1)
-        self.S[g, arm] += x
-        self.N[g, arm] += 1
-        self.rec.record(g + self.off, self.t[g], self._eye[arm])
-        self.t[g] += 1
+    def pull(self, a: int, t: int) -> int:
+        """The reward of one pull of arm ``a`` at round ``t``: the first entry of its tape."""
+        L, s = self.top(a, t)
+        if L == 1:
+            self.pop(a)
+            return s
+        if not self._u:
+            self._u = self.gen.random(_STREAM_CAP).tolist()
+        x = 1 if self._u.pop() * L < s else 0  # P(first entry = 1 | L, s) = s / L
+        self.lens[a][-1], self.sums[a][-1] = L - 1, s - x
+        return x
 
 
-class _IMEDEngine(_LeaderEngine):
-    kind = "min"
-    scalar = True
+def _pick(idx: list[float], best: float, rand: list, gen: np.random.Generator) -> int:
+    """The arm whose index equals ``best``, ties broken uniformly at random (one uniform)."""
+    tied = [a for a, v in enumerate(idx) if v == best]
+    if len(tied) == 1:
+        return tied[0]
+    if not rand:
+        rand.extend(gen.random(64).tolist())
+    return tied[min(int(rand.pop() * len(tied)), len(tied) - 1)]
 
-    def _scalar_steps(self, r: int, n: int) -> None:
-        """Up to ``n`` exact IMED steps of run ``r`` in plain Python, on the run's stream.
 
-        The same rule as :meth:`_exact_step` (argmin of N_a kl(mu_a, mu*) + log N_a, random ties
-        from the run's policy stream, reward = next uniform < mu_a), at a few microseconds a step
-        instead of a lock-step numpy iteration: a run whose lead keeps changing (near-ties) no
-        longer keeps the loop of all the runs going one step at a time.
-        """
-        n = min(n, self.T - int(self.t[r]) + 1)
-        if n <= 0:
-            return
-        row = np.array([r])
-        self.stream.ensure(row, n)
-        buf, p0 = self.stream.buf[r], int(self.stream.ptr[r])
-        means = self.means.tolist()
-        N, S = self.N[r].tolist(), self.S[r].tolist()
-        K, log, arms = self.K, math.log, []
-        mu = [S[a] / N[a] for a in range(K)]
-        top = max(mu)
-        idx = [N[a] * _kl(mu[a], top) + log(N[a]) for a in range(K)]
-        for i in range(n):
-            if i:  # only the pulled arm's statistics moved: recompute its index, or all if mu* moved
-                a = arms[-1]
-                mu[a] = S[a] / N[a]
-                new_top = max(mu)
-                if new_top != top:
-                    top = new_top
-                    idx = [N[b] * _kl(mu[b], top) + log(N[b]) for b in range(K)]
-                else:
-                    idx[a] = N[a] * _kl(mu[a], top) + log(N[a])
-            best = min(idx)
-            tied = [a for a in range(K) if idx[a] == best]
-            if len(tied) == 1:
-                arm = tied[0]
+class _Stretches:
+    """Consecutive pulls of one run, merged into stretches (arm, length) for the recorder."""
+
+    def __init__(self) -> None:
+        self.arms: list[int] = []
+        self.lengths: list[int] = []
+
+    def add(self, a: int, n: int) -> None:
+        if self.arms and self.arms[-1] == a:
+            self.lengths[-1] += n
+        else:
+            self.arms.append(a)
+            self.lengths.append(n)
+
+
+def _imed_run(means, T: int, env_gen, pol_gen, rec, run: int) -> None:
+    """One exact IMED run (see the module docstring), written into row ``run`` of ``rec``."""
+    K = len(means)
+    log, kl = math.log, _kl
+    tape, out, rand = _Tapes(means, T, env_gen), _Stretches(), []
+    hyper = env_gen.hypergeometric
+    N = [1] * K
+    S = [tape.pull(a, a + 1) for a in range(K)]  # initialisation: each arm once, in arm order
+    for a in range(K):
+        out.add(a, 1)
+    # tangent of each arm's threshold, valid while the arm is not pulled: (N_j, log n_0, A_j, b_j)
+    anchor: list = [None] * K
+    mu = [S[a] / N[a] for a in range(K)]
+    top = -1.0
+    dirty = -1  # arm whose index is stale (-1: all of them)
+    t = K + 1
+    while t <= T:
+        # the exact rule's indexes N_a kl(mu_a, mu*) + log N_a; an index changes only when its
+        # arm moved or mu* changed, so after an exact step only the pulled arm's is recomputed
+        new_top = max(mu)
+        if new_top != top or dirty < 0:
+            top = new_top
+            idx = [N[a] * kl(mu[a], top) + log(N[a]) for a in range(K)]
+        else:
+            idx[dirty] = N[dirty] * kl(mu[dirty], top) + log(N[dirty])
+        A = mu.index(top)
+        lead = mu.count(top) == 1
+        if lead:  # is the next step surely the leader's (margins as below)?
+            ln0 = log(N[A])
+            for j in range(K):
+                if j != A and idx[j] - 1e-9 - 1e-13 * N[j] <= ln0:
+                    lead = False
+                    break
+        if lead:
+            # Leader block.  While A is the unique empirical best, its index is log N_A, and arm
+            # j's index N_j kl(mu_j, m) + log N_j grows with A's mean m > mu_j: A is the exact
+            # rule's unique choice at (N_A = n, mean m) iff m > theta_j(n) for every j, where
+            # theta_j(n) = max(mu_j, kl_ucb(mu_j, (log n - log N_j) / N_j)).  theta_j is concave
+            # in log n where it exceeds mu_j, so its tangent at log n_0 bounds it above for
+            # n >= n_0: one inversion per arm and re-anchoring, then one line per check.
+            nA, sA, acc = N[A], S[A], 0
+            mmax, t0, slope = -1.0, -1.0, 0.0
+            for j in range(K):
+                if j == A:
+                    continue
+                if mu[j] > mmax:
+                    mmax = mu[j]
+                an = anchor[j]
+                if an is None or an[0] != N[j] or not 0.0 <= ln0 - an[1] <= _REANCHOR:
+                    an = None
+                    c = (ln0 + 1e-9 + 1e-13 * N[j] - log(N[j])) / N[j]
+                    if c > 0.0:
+                        q = _kl_ucb(mu[j], c)  # (Newton from above: q >= the root)
+                        if q - mu[j] > 1e-8 and q < 1.0:
+                            # d theta_j / d log n = q (1 - q) / ((q - mu_j) N_j) at the root; the
+                            # denominator is shrunk by 1e-9 so that the slope is not underestimated
+                            b = q * (1.0 - q) / ((q - mu[j] - 1e-9) * N[j])
+                            an = (N[j], ln0, q + 1e-9 - b * ln0, b)
+                    anchor[j] = an
+                    if an is None:
+                        break
+                # the upper envelope of the tangents for log n >= ln0: one line, through the
+                # highest tangent at ln0, with the largest slope
+                v = an[2] + an[3] * ln0
+                if v > t0:
+                    t0 = v
+                if an[3] > slope:
+                    slope = an[3]
             else:
-                u = float(self.rand.uniform(row)[0])
-                arm = tied[min(int(u * len(tied)), len(tied) - 1)]
-            N[arm] += 1
-            S[arm] += 1 if buf[p0 + i] < means[arm] else 0
-            arms.append(arm)
-        self.stream.advance(row, n)
-        self.N[r], self.S[r] = N, S
-        self.rec.record_steps(r + self.off, int(self.t[r]), np.array(arms, dtype=np.int64))
-        self.t[r] += n
-
-    def _index(self, rows):
-        n = self.N[rows]
-        mu = self.S[rows] / n
-        return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + np.log(n)
-
-    def _candidate(self, rows, mu):
-        return np.argmax(mu, axis=1)  # the empirical leader, whose IMED index is log N
-
-    def _prepare(self, rows, mu, Nr, A, Lr):
-        # The leader A (unique largest mean) has IMED index log N_A; arm j != A has index
-        # N_j kl(mu_j, m) + log N_j, increasing in the leader's mean m >= mu_j.  Over the window
-        # log N_A <= c = log(N_A + L - 1), so A stays the unique argmin while m exceeds
-        #     thr = max( max_j mu_j, max_j kl_ucb(mu_j, (c - log N_j) / N_j) ),
-        # a sufficient condition (exact up to the 1e-9 margin covering the inversion's error).
-        i = np.arange(rows.size)
-        c = np.log(Nr[i, A] + Lr - 1.0)
-        level = (c[:, None] - np.log(Nr)) / Nr
-        thr = np.where(level > 0.0, kl_ucb_fast(mu, np.maximum(level, 0.0)) + 1e-9, -np.inf)
-        thr = np.maximum(thr, mu + 1e-12)
-        thr[i, A] = -np.inf
-        self._thr = thr.max(axis=1)
-
-    def _continue(self, rows, Lr, k, m, NA):
-        return m > np.repeat(self._thr, Lr)
-
-
-class _KLUCBEngine(_LeaderEngine):
-    kind = "max"
-
-    def __init__(self, *args, c: float = 0.0, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.c = float(c)
-
-    def _index(self, rows):
-        n = self.N[rows]
-        mu = self.S[rows] / n
-        return kl_ucb_fast(mu, _budget(self.t[rows], self.c)[:, None] / n)
-
-    def _candidate(self, rows, mu):
-        return np.argmax(self.N[rows], axis=1)  # the most pulled arm
-
-    def _prepare(self, rows, mu, Nr, A, Lr):
-        # the other arms' indexes only grow with t inside the block: bound them at its last round
-        i = np.arange(rows.size)
-        t_end = self.t[rows] + Lr - 1
-        u_end = kl_ucb_fast(mu, _budget(t_end, self.c)[:, None] / Nr)
-        u_end[i, A] = -np.inf
-        u = u_end.max(axis=1) + 1e-9  # margin >> the 1e-11 accuracy of the inversion
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self._coef = (u, np.log(u), np.log1p(-u))
-
-    def _continue(self, rows, Lr, k, m, NA):
-        u, lu, l1u = (np.repeat(v, Lr) for v in self._coef)
-        f = _budget(np.repeat(self.t[rows], Lr) + k, self.c)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            klv = xlogy(m, m) + xlogy(1.0 - m, 1.0 - m) - m * lu - (1.0 - m) * l1u
-            inside = (u < 1.0) & (NA * klv < f - 1e-12 * (1.0 + f))
-        # leader index > u: either its mean already exceeds u, or kl(m, u) is within budget
-        return (m > u) | inside
-
-
-def _in_chunks(engine, means, T, env_generators, policy_generators, recorder, **kwargs) -> None:
-    """Run the engine on chunks of ``_CHUNK_RUNS`` runs: the memory does not grow with the runs,
-    and since every run owns its generators the results do not depend on the chunking."""
-    env_generators, policy_generators = list(env_generators), list(policy_generators)
-    if len(env_generators) != len(policy_generators):
-        raise ValueError("env_generators and policy_generators must have the same length")
-    for lo in range(0, len(env_generators), _CHUNK_RUNS):
-        hi = lo + _CHUNK_RUNS
-        engine(means, T, env_generators[lo:hi], policy_generators[lo:hi], recorder, offset=lo, **kwargs).run()
+                mmax += 1e-12
+                # log n - log n_0 <= (n - n_0) / n_0: the envelope at n is below t0 + k (n - n_0)
+                n0, k = nA, slope / nA
+                la, sa = tape.lens[A], tape.sums[A]
+                while t <= T:
+                    if not la:
+                        tape.top(A, t)
+                    L, s = la[-1], sa[-1]
+                    if L > T - t + 1:
+                        L, s = tape.split(A, T - t + 1)
+                    # along a segment of L pulls with sum s the lowest mean comes after its zeros
+                    # come first: S_A / (N_A + min(L - s, L - 1)); theta grows with n, so one
+                    # check at the segment's end covers every step in it
+                    w = sA / (nA + (L - s if s else L - 1))
+                    thr = t0 + k * ((nA + L - 1 if _CHECK_AT_END else nA) - n0)
+                    if w > thr and w > mmax:
+                        la.pop()
+                        sa.pop()
+                        nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+                        continue
+                    if L == 1:
+                        break
+                    # not certified: split the segment.  The split point only changes the cost:
+                    # aim at a fraction of the length that is safe whatever the rewards.
+                    w0 = sA / nA
+                    thr = t0 + k * (nA - n0)
+                    if thr < mmax:
+                        thr = mmax
+                    if w0 <= thr:
+                        break  # the next step is uncertain: the exact rule decides it
+                    if w0 >= 1.0:  # (only ones so far: no linearisation, halve)
+                        L1 = L >> 1
+                    else:
+                        # after j zeros the mean is ~ w0 (1 - j / N_A), theta ~ thr + slope j / N_A
+                        guess = _SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0))
+                        L1 = max(int(guess), 1) if guess < L else L >> 1
+                    s1 = s and L1 if s == 0 or s == L else int(hyper(s, L - s, L1))
+                    la[-1], sa[-1] = L - L1, s - s1
+                    la.append(L1)
+                    sa.append(s1)
+                N[A], S[A] = nA, sA
+                if acc:  # the leader moved: mu* and every index change
+                    out.add(A, acc)
+                    mu[A] = sA / nA
+                    dirty = -1
+                    continue
+        # one exact step of the rule (random ties), as in the per-step reference
+        best = min(idx)
+        if idx.count(best) == 1:
+            b = idx.index(best)
+        else:
+            b = _pick(idx, best, rand, pol_gen)
+        S[b] += tape.pull(b, t)
+        N[b] += 1
+        mu[b] = S[b] / N[b]
+        out.add(b, 1)
+        t += 1
+        dirty = b
+    rec.record_runs(run, 1, np.array(out.arms, dtype=np.int64), np.array(out.lengths, dtype=np.int64))
 
 
 def simulate_imed_fast(means, T, env_generators, policy_generators, recorder) -> None:
     """Exact fast IMED simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _in_chunks(_IMEDEngine, means, T, env_generators, policy_generators, recorder)
+    env_generators, policy_generators = _check_generators(env_generators, policy_generators)
+    means = [float(m) for m in np.asarray(means, dtype=float)]
+    T = _check_horizon(T, len(means))
+    for r, (ge, gp) in enumerate(zip(env_generators, policy_generators, strict=True)):
+        _imed_run(means, T, ge, gp, recorder, r)
+
+
+def _check_generators(env_generators, policy_generators):
+    env_generators, policy_generators = list(env_generators), list(policy_generators)
+    if len(env_generators) != len(policy_generators):
+        raise ValueError("env_generators and policy_generators must have the same length")
+    return env_generators, policy_generators
+
+
+def _check_horizon(T, K: int) -> int:
+    T = int(T)
+    if T < K:
+        raise ValueError(f"T must be >= K={K} (every arm is pulled once first), got T={T}")
+    return T
+
+
+def _budget_scalar(t: int, c: float) -> float:
+    """KL-UCB exploration budget log t + c log log t (floored at 0), for one round."""
+    lt = math.log(t)
+    if c == 0.0:
+        return lt
+    return max(lt + c * math.log(lt), 0.0) if lt > 0.0 else 0.0
+
+
+def _klucb_run(means, T: int, c: float, env_gen, pol_gen, rec, run: int) -> None:
+    """One exact KL-UCB run (see the module docstring), written into row ``run`` of ``rec``."""
+    K = len(means)
+    kl = _kl
+    tape, out, rand = _Tapes(means, T, env_gen), _Stretches(), []
+    hyper = env_gen.hypergeometric
+    N = [1] * K
+    S = [tape.pull(a, a + 1) for a in range(K)]  # initialisation: each arm once, in arm order
+    for a in range(K):
+        out.add(a, 1)
+    mu = [S[a] / N[a] for a in range(K)]
+    # U_a(f) = kl_ucb(mu_a, f / N_a) is concave and increasing in the budget f, so its tangent at
+    # an anchor f_a bounds it above for f >= f_a, and its value there bounds it below:
+    # (N_a, f_a, value + 1e-9, slope, value - 1e-9), valid while the arm is not pulled (after a
+    # zero reward the index can only go down: the upper bound stays, the lower one goes)
+    anchor: list = [None] * K
+
+    def exact(a: int, f: float) -> float:
+        v = _kl_ucb(mu[a], f / N[a])
+        if mu[a] >= 1.0:
+            anchor[a] = (N[a], f, 1.0 + 1e-9, 0.0, v - 1e-9)
+        elif v - mu[a] > 1e-8 and v < 1.0:
+            slope = v * (1.0 - v) / ((v - mu[a] - 1e-9) * N[a]) * (1.0 + 1e-6)
+            anchor[a] = (N[a], f, v + 1e-9, slope, v - 1e-9)
+        else:
+            anchor[a] = None
+        return v
+
+    def bound(a: int, f: float) -> float:
+        an = anchor[a]
+        if an is None or an[0] != N[a] or f < an[1]:
+            return 2.0
+        return an[2] + an[3] * (f - an[1])
+
+    t = K + 1
+    while t <= T:
+        # Leader block: the most pulled arm A.  The others do not move while A is pulled, and
+        # their indexes grow with t only: below U0 + ku (t - t0) by their tangents and
+        # f(t) - f(t0) <= (t - t0) (1 + c / log t0) / t0.  A's index kl_ucb(m, f / n) grows with
+        # its mean m and the budget and falls with n: along a segment it is at least
+        # kl_ucb(w, f(t0) / n_end) with w the segment's lowest possible mean.
+        A = N.index(max(N))
+        t0 = t
+        f0 = _budget_scalar(t0, c)
+        U0, smax = -1.0, 0.0
+        for k in range(K):
+            if k == A:
+                continue
+            v = bound(k, f0)
+            if v > 1.0:
+                exact(k, f0)
+                v = bound(k, f0)
+            if v > U0:
+                U0 = v
+            an = anchor[k]
+            if an is None or an[3] > smax:
+                smax = math.inf if an is None else an[3]
+        lt0 = math.log(t0)
+        ku = smax * (1.0 + c / lt0) / t0 if U0 <= 1.0 and smax < math.inf else math.inf
+        fmarg = f0 - 1e-9 * (1.0 + f0)
+        nA, sA, acc = N[A], S[A], 0
+        la, sa = tape.lens[A], tape.sums[A]
+        t_stop = min(T, t0 + (t0 >> 6))  # then a new block: fresh budget and bounds
+        while t <= t_stop and ku < math.inf:
+            if not la:
+                tape.top(A, t)
+            L, s = la[-1], sa[-1]
+            if L > T - t + 1:
+                L, s = tape.split(A, T - t + 1)
+            w = sA / (nA + (L - s if s else L - 1)) if _WORST_PATH else (sA + s) / (nA + L)
+            u = U0 + ku * ((t + L - 1 if _CHECK_AT_END else t) - t0)
+            if u < 1.0 and (w > u or (nA + L - 1) * kl(w, u) < fmarg - 1e-13 * (nA + L)):
+                la.pop()
+                sa.pop()
+                nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+                continue
+            if L == 1:
+                break
+            w0 = sA / nA
+            u0 = U0 + ku * (t - t0)
+            if u0 >= 1.0:
+                break
+            if w0 > u0 or w0 <= 0.0:
+                L1 = L >> 1
+            else:
+                g0 = fmarg - 1e-13 * nA - nA * kl(w0, u0)
+                if g0 <= 0.0:
+                    break  # the next step is uncertain: the exact rule decides it
+                # per zero, n kl(S / n, u) grows by ~ log((1 - w0) / (1 - u0)); per step, u by ku
+                dz = math.log((1.0 - w0) / (1.0 - u0))
+                du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
+                guess = _SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du)
+                L1 = max(int(guess), 1) if guess < L else L >> 1
+            s1 = s and L1 if s == 0 or s == L else int(hyper(s, L - s, L1))
+            la[-1], sa[-1] = L - L1, s - s1
+            la.append(L1)
+            sa.append(s1)
+        if acc:
+            N[A], S[A] = nA, sA
+            mu[A] = sA / nA
+            out.add(A, acc)
+            continue
+        if t > T:
+            break
+        # one exact step: argmax of the indexes (random ties), as in the per-step reference.
+        # Indexes are computed in decreasing order of their upper bounds until the best value
+        # found exceeds every remaining bound; an arm below the best cannot tie with it.
+        f = _budget_scalar(t, c)
+        ubs = [bound(a, f) for a in range(K)]
+        lbs = [-1.0 if ubs[a] > 1.0 else anchor[a][4] for a in range(K)]
+        b = lbs.index(max(lbs))
+        if any(ubs[a] >= lbs[b] for a in range(K) if a != b):
+            best, vals = -1.0, {}
+            for a in sorted(range(K), key=ubs.__getitem__, reverse=True):
+                if ubs[a] < best:
+                    break
+                v = vals[a] = exact(a, f)
+                if v > best:
+                    best = v
+            tied = sorted(a for a, v in vals.items() if v == best)
+            b = tied[0] if len(tied) == 1 else tied[_pick([best] * len(tied), best, rand, pol_gen)]
+        # (else arm b's index is above every other arm's bound: b is the argmax, with no inversion)
+        x = tape.pull(b, t)
+        an = anchor[b]
+        S[b] += x
+        N[b] += 1
+        mu[b] = S[b] / N[b]
+        if an is not None and x == 0 and an[0] == N[b] - 1:
+            anchor[b] = (N[b], an[1], an[2], an[3], -1.0)  # a zero lowers the index
+        out.add(b, 1)
+        t += 1
+    rec.record_runs(run, 1, np.array(out.arms, dtype=np.int64), np.array(out.lengths, dtype=np.int64))
 
 
 def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0) -> None:
     """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``."""
-    _in_chunks(_KLUCBEngine, means, T, env_generators, policy_generators, recorder, c=c)
+    env_generators, policy_generators = _check_generators(env_generators, policy_generators)
+    means = [float(m) for m in np.asarray(means, dtype=float)]
+    T = _check_horizon(T, len(means))
+    for r, (ge, gp) in enumerate(zip(env_generators, policy_generators, strict=True)):
+        _klucb_run(means, T, float(c), ge, gp, recorder, r)

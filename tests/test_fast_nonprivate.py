@@ -1,0 +1,223 @@
+"""The IMED and KL-UCB fast paths (reward tapes, certified leader segments) against exact laws.
+
+:mod:`dpb.policies.nonprivate` draws a leader's rewards over a segment as one Binomial sum and
+refines the segment by hypergeometric splits only where the decision could change.  These tests
+check (1) that the refinement produces exactly an i.i.d. Bernoulli sequence, whatever the order
+of splits and single pulls (chi-square over all 2^8 patterns of 8 rewards; a wrong splitting
+rule is rejected by the same test), (2) the exact law of the optimal arm's pull count of a
+two-armed IMED and KL-UCB at T = 24, computed by dynamic programming over the states
+(N_0, S_0, N_1, S_1) with the reference's rule and index functions (chi-square against
+10,000-20,000 fast runs), (3) that this test rejects deliberately wrong certifications (IMED: a
+segment's threshold checked at its first step instead of its last; KL-UCB: a segment certified
+by its end point's mean instead of its worst path), and (4) IMED against the literal per-step
+reference on horizons where segments of thousands of pulls are certified and split (two-sample
+KS on the final and mid-horizon regret and the optimal arm's pulls; the tests of
+``tests/test_reference_agreement.py`` cover the paper's instances, ties and near-ties for both
+policies).  Seeds are fixed; each test has a false-alarm rate below ALPHA = 1e-3 (discrete
+statistics make KS conservative).
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import chi2, ks_2samp
+
+import dpb.policies.nonprivate as nonprivate
+from dpb.policies.nonprivate import _Tapes
+from dpb.reference import _kl_scalar, _kl_ucb_scalar, reference_simulate
+from dpb.simulate import Result, simulate
+
+ALPHA = 1e-3
+REF_RUNS, FAST_RUNS = 200, 400
+
+
+def _refined_paths(p, reps, seed, wrong=False):
+    """``reps`` sequences of 8 rewards of one arm read through a tape, with random split points."""
+    gen = np.random.default_rng(seed)
+    plan = np.random.default_rng(seed + 1)
+    out = np.empty((reps, 8), dtype=np.int64)
+    for r in range(reps):
+        tape = _Tapes([p], 8, gen)
+        tape.top(0, 1)  # one Binomial(8, p) segment
+        k = 0
+        while k < 8:
+            L, s = tape.top(0, 1 + k)
+            if L > 1 and plan.random() < 0.6:  # split at a random point, keep refining
+                L1 = int(plan.integers(1, L))
+                if wrong:  # a plausible bug: the first part gets its proportional share
+                    s1 = int(round(s * L1 / L))
+                    tape.lens[0][-1], tape.sums[0][-1] = L - L1, s - s1
+                    tape.lens[0].append(L1)
+                    tape.sums[0].append(s1)
+                else:
+                    tape.split(0, L1)
+                continue
+            if L == 1 or plan.random() < 0.5:
+                out[r, k] = tape.pull(0, 1 + k)  # a single pull (peels one entry)
+                k += 1
+            else:  # a whole segment at once: spread its sum over its entries by further pulls
+                for _ in range(L):
+                    out[r, k] = tape.pull(0, 1 + k)
+                    k += 1
+    return out
+
+
+def _pattern_chi2_pvalue(paths, p):
+    codes = paths @ (1 << np.arange(8))
+    counts = np.bincount(codes, minlength=256)
+    ones = np.array([bin(c).count("1") for c in range(256)])
+    expected = paths.shape[0] * p**ones * (1 - p) ** (8 - ones)
+    stat = ((counts - expected) ** 2 / expected).sum()
+    return chi2.sf(stat, df=255)
+
+
+def test_tape_refinement_is_iid_bernoulli():
+    # every one of the 256 patterns has expected count >= 25600 * 0.5^8 = 100 at p = 0.5, and
+    # >= 30000 * 0.3^8 * ... on the lighter patterns at p = 0.7 (the smallest is 30000 * 0.3^8
+    # = 2.0: pooled below by the chi-square approximation being conservative at df = 255)
+    assert _pattern_chi2_pvalue(_refined_paths(0.5, 25600, 11), 0.5) > ALPHA
+    paths = _refined_paths(0.7, 30000, 12)
+    assert _pattern_chi2_pvalue(paths, 0.7) > ALPHA
+    # and the per-position marginals are Bernoulli(0.7) (5 standard errors)
+    se = np.sqrt(0.7 * 0.3 / paths.shape[0])
+    assert np.all(np.abs(paths.mean(axis=0) - 0.7) < 5 * se)
+
+
+def test_wrong_refinement_is_rejected():
+    # the same test rejects a split that gives the first part its proportional share of the sum
+    assert _pattern_chi2_pvalue(_refined_paths(0.5, 25600, 11, wrong=True), 0.5) < ALPHA
+
+
+def test_tape_split_keeps_the_sum_and_the_rest():
+    tape = _Tapes([0.4], 10**6, np.random.default_rng(3))
+    L, s = tape.top(0, 1)
+    assert L == 10**6 and 0 < s < L
+    L1, s1 = tape.split(0, 1000)
+    assert L1 == 1000 and tape.lens[0] == [L - 1000, 1000] and tape.sums[0] == [s - s1, s1]
+    x = tape.pull(0, 1)
+    assert x in (0, 1) and tape.lens[0][-1] == 999 and tape.sums[0][-1] == s1 - x
+
+
+CASES = {
+    # long horizons: segments of thousands of pulls are certified and split
+    "mu2-long": ((0.75, 0.625, 0.5, 0.375, 0.25), 10_000),
+    "two-arms": ((0.9, 0.8), 10_000),
+    "near-tied": ((0.75, 0.74, 0.5), 5_000),
+}
+
+
+def _ref(env, T):
+    return reference_simulate("IMED", env, T, runs=REF_RUNS, seed=1000)
+
+
+def _ks(ref, res):
+    a = ks_2samp(np.round(ref.regret[:, -1], 9), np.round(res.regret[:, -1], 9)).pvalue
+    b = ks_2samp(ref.pulls[:, 0], res.pulls[:, 0]).pvalue
+    mid = np.searchsorted(ref.checkpoints, ref.T // 2)
+    c = ks_2samp(np.round(ref.regret[:, mid], 9), np.round(res.regret[:, mid], 9)).pvalue
+    return a, b, c
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", list(CASES))
+def test_imed_fast_matches_reference(key):
+    env, T = CASES[key]
+    res = simulate("IMED", env, T, runs=FAST_RUNS, seed=2000)
+    assert np.all(res.pulls.sum(axis=1) == T)
+    assert min(_ks(_ref(env, T), res)) > ALPHA, key
+
+
+def test_imed_runs_are_independent_of_grouping():
+    env, T = (0.3, 0.25, 0.25, 0.25, 0.25), 3000
+    together = simulate("IMED", env, T, runs=4, seed=77)
+    alone = Result.concat([simulate("IMED", env, T, seed=77, run_ids=[i]) for i in range(4)])
+    assert together.same_as(alone)
+
+
+def _imed_index(n, s, top, t, c):
+    return n * _kl_scalar(s / n, top) + math.log(n)
+
+
+def _klucb_index(n, s, top, t, c):
+    budget = max(math.log(t) + (c * math.log(math.log(t)) if c else 0.0), 0.0)
+    return -_kl_ucb_scalar(s / n, budget / n)  # (minimised, like IMED's)
+
+
+def _exact_pulls_law(name, means, T, c=0.0):
+    """Exact law of N_0(T) for a two-armed IMED or KL-UCB (the reference's rule and index
+    functions, ties at random), by dynamic programming over (N_0, S_0, N_1, S_1)."""
+    index = _imed_index if name == "IMED" else _klucb_index
+    p = means
+    dist = {}
+    for x0 in (0, 1):
+        for x1 in (0, 1):
+            pr = (p[0] if x0 else 1 - p[0]) * (p[1] if x1 else 1 - p[1])
+            dist[(1, x0, 1, x1)] = pr
+    for t in range(3, T + 1):
+        new = {}
+        for (n0, s0, n1, s1), pr in dist.items():
+            top = max(s0 / n0, s1 / n1)
+            i0, i1 = index(n0, s0, top, t, c), index(n1, s1, top, t, c)
+            choices = [0] if i0 < i1 else [1] if i1 < i0 else [0, 1]
+            for a in choices:
+                for x, px in ((1, p[a]), (0, 1 - p[a])):
+                    key = (n0 + 1, s0 + x, n1, s1) if a == 0 else (n0, s0, n1 + 1, s1 + x)
+                    new[key] = new.get(key, 0.0) + pr / len(choices) * px
+        dist = new
+    law = np.zeros(T + 1)
+    for (n0, _, _, _), pr in dist.items():
+        law[n0] += pr
+    return law
+
+
+def _law_pvalue(name, means, T, runs, seed, c=0.0):
+    """Chi-square p-value of the fast path's N_0(T) against the exact law (cells with expected
+    count < 5 pooled into one)."""
+    law = _exact_pulls_law(name, means, T, c)
+    assert abs(law.sum() - 1.0) < 1e-12
+    res = simulate(name, means, T, runs=runs, seed=seed, params={"c": c} if name == "KL-UCB" else {})
+    counts = np.bincount(res.pulls[:, 0], minlength=T + 1)
+    exp = runs * law
+    keep = exp >= 5
+    stat = ((counts[keep] - exp[keep]) ** 2 / exp[keep]).sum()
+    df = keep.sum() - 1
+    if (~keep).any():
+        stat += (counts[~keep].sum() - exp[~keep].sum()) ** 2 / exp[~keep].sum()
+        df += 1
+    return chi2.sf(stat, df)
+
+
+@pytest.mark.parametrize(
+    "name, means, c, runs",
+    [
+        ("IMED", (0.6, 0.4), 0.0, 20000),
+        ("IMED", (0.3, 0.25), 0.0, 10000),
+        ("KL-UCB", (0.6, 0.4), 0.0, 20000),
+        ("KL-UCB", (0.8, 0.3), 1.0, 10000),
+    ],
+)
+def test_fast_path_matches_the_exact_law(name, means, c, runs):
+    assert _law_pvalue(name, means, 24, runs, seed=5, c=c) > ALPHA
+
+
+@pytest.mark.parametrize("name, flag", [("IMED", "_CHECK_AT_END"), ("KL-UCB", "_WORST_PATH")])
+def test_wrong_certification_is_rejected(name, flag, monkeypatch):
+    # two deliberately wrong certifications, each rejected by the exact-law test that the correct
+    # code passes above: IMED checking a segment's threshold at its first step instead of its
+    # last (p ~ 1e-160 in development), KL-UCB certifying a segment by its end point's mean
+    # instead of its worst path (p ~ 1e-47)
+    monkeypatch.setattr(nonprivate, flag, False)
+    assert _law_pvalue(name, (0.6, 0.4), 24, 20000, seed=5) < ALPHA
+
+
+def test_scalar_kl_ucb_matches_the_bisection():
+    # the scalar Newton inversion of the fast paths against the reference's 60 halvings
+    from dpb.policies.nonprivate import _kl_ucb
+    from dpb.reference import _kl_ucb_scalar
+
+    rng = np.random.default_rng(0)
+    xs = np.concatenate([[0.0, 1.0, 1e-12, 1 - 1e-12], rng.random(400)])
+    cs = np.concatenate([[0.0, 1e-12, 50.0, 0.3], rng.exponential(0.05, 200), rng.exponential(2.0, 200)])
+    for x, c in zip(xs, cs, strict=True):
+        assert abs(_kl_ucb(float(x), float(c)) - _kl_ucb_scalar(float(x), float(c))) < 1e-10, (x, c)
