@@ -683,6 +683,8 @@ def cached_runs(
     refresh : bool
         Recompute even when the file exists.
     """
+    if policy not in ("DP-IMED", "DP-KLUCB"):
+        raise ValueError(f"policy must be 'DP-IMED' or 'DP-KLUCB', got {policy!r}")
     if schedule is not None and alpha is not None:
         raise ValueError("give either alpha (geometric batches) or schedule, not both")
     kwargs = {"eps": eps, "n0": n0}
@@ -790,7 +792,7 @@ def regret_quantiles(res: DecomposedRuns, qs=(0.1, 0.5, 0.9), *, term: str | Non
     """
     res = _decomposed(res)
     qs = as_float_array("qs", qs)
-    if qs.ndim != 1 or np.any((qs < 0) | (qs > 1)):
+    if qs.ndim != 1 or not np.all((qs >= 0) & (qs <= 1)):  # NaN fails too
         raise ValueError("qs must be a 1-d sequence of levels in [0, 1]")
     if term is None:
         reg = res.regret()
@@ -827,7 +829,7 @@ def alpha_tradeoff(
         ``alpha C log t`` and ``lower`` (H,) ``C log t`` with ``C`` :func:`dpb.bounds.lower_bound_constant`.
     """
     alphas = as_float_array("alphas", alphas)
-    if alphas.ndim != 1 or alphas.size == 0 or np.any(alphas <= 1):
+    if alphas.ndim != 1 or alphas.size == 0 or not np.all((alphas > 1) & np.isfinite(alphas)):
         raise ValueError("alphas must be a non-empty 1-d sequence of ratios > 1")
     horizons = np.asarray(horizons)
     if horizons.ndim != 1 or horizons.size == 0 or not np.issubdtype(horizons.dtype, np.integer):

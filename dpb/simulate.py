@@ -30,7 +30,7 @@ is a deliberately pessimistic cost model, a small table of measured CPU-seconds 
   fast paths are slowest per round (their cost per round falls as T grows);
 * a batched private policy decides once per phase: at most K times the number of batches of its
   schedule up to T per run (:func:`dpb.batching.phases_to_reach`), logarithmic in T, or
-  K (log2 T + 2) for the doubling baselines (DP-SE, AdaP-KLUCB, AdaP-UCB, DP-UCB);
+  K (log2 T + 2) for the doubling baselines (DP-SE, AdaP-KLUCB, AdaP-UCB: their ``max_phases``);
 * a policy of your own is assumed to decide in every round, unless it keeps the phase logic
   (``decide`` and ``update``) of a policy of the package or defines a method
   ``max_phases(K, T)`` returning an upper bound of its phases per run.
@@ -495,8 +495,6 @@ _REFERENCE_COST = {"KL-UCB": 2e-4}
 _REFERENCE_COST_OTHER = 3e-5
 #: Policies deciding in every round (T phases per run).
 _PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
-#: Policies whose phases double an arm's count or an epoch's length: at most K (log2 T + 2) phases.
-_DOUBLING = ("DP-SE", "AdaP-KLUCB", "AdaP-UCB", "DP-UCB")
 
 
 class Cost(NamedTuple):
@@ -526,8 +524,6 @@ def _max_phases(pol: Policy, K: int, T: int) -> int:
         # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
         # reaching n reach 2n
         bound = K * int(phases_to_reach(T, schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, schedule))
-    elif pol.name in _DOUBLING:
-        bound = K * (int(T).bit_length() + 2)
     else:
         bound = T
     return min(bound, T)

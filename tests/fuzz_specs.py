@@ -2994,6 +2994,8 @@ def tail_specs() -> list[Spec]:
             spec.aliases.setdefault("target", ("experiment",))
         if "instances" in spec.params:
             spec.aliases.setdefault("instances", ("instance",))
+        if "params" in spec.params:  # a bad entry of a params dict is named by its key
+            spec.aliases.setdefault("params", ("parameters", "eps", "alpha"))
         if spec.target == "dpb.widgets.experiments:live_figure":
             # the explorer's callback draws the message of a refused value instead of raising it
             spec.params = {p: k.but(edge=k.edge + k.bad, bad=()) for p, k in spec.params.items()}

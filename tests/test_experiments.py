@@ -256,7 +256,7 @@ def test_claims_exclude_each_other_and_die_with_their_holder(tmp_path):
     # a claim held by a process that was killed is free at once (the kernel drops the lock)
     fields = tuple(getattr(cell, f) for f in ("policy", "params_json", "env", "means", "T", "runs"))
     code = (f"import sys; from dpb import experiments as E; c = E.Cell(*{fields!r}); "
-            f"assert E.claim(c, 0, 3, {str(tmp_path)!r}) is not None; print('held', flush=True); "
+            f"h = E.claim(c, 0, 3, {str(tmp_path)!r}); assert h is not None; print('held', flush=True); "
             "sys.stdin.read()")
     proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True)

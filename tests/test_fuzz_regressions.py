@@ -361,6 +361,10 @@ def test_regret_runs_name_the_argument_at_fault(tmp_path):
          "directory"),
         (lambda: regret.book_runs(3), TypeError, "instance"),  # was named "env"
         (lambda: run_generators("x"), TypeError, "child"),  # was AttributeError
+        (lambda: regret.regret_quantiles(runs, qs=(NAN,)), ValueError, "qs"),  # was numpy's message
+        (lambda: regret.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(NAN,), horizons=(300,)), ValueError,
+         "alphas"),  # was named "alpha"
+        (lambda: regret.cached_runs("IMED", "mu2", eps=0.5, directory=tmp_path), ValueError, "policy"),
     ]:
         with pytest.raises(exc, match=param):
             call()

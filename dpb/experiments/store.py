@@ -106,6 +106,7 @@ class Claim:
     one results directory (two terminals, two machines on a shared local disk) each compute the
     chunks the other has not claimed.  The kernel releases the lock when its holder exits, however
     it exits (``kill -9`` included), so a claim is never stale; the lock files themselves stay.
+    A claim is also released when the object is dropped: keep a reference while computing.
     """
 
     def __init__(self, fd: int, path: Path) -> None:

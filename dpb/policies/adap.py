@@ -41,6 +41,11 @@ class _AdaP(InitialRoundRobin, Policy):
     def params(self) -> dict:
         return {"eps": self.eps, "alpha": self.alpha}
 
+    def max_phases(self, K: int, T: int) -> int:
+        """Upper bound of the phases of one run: an arm's episodes double its count, so each arm
+        has at most log2 T + 2 of them (used by :func:`dpb.simulate.estimate_cost`)."""
+        return K * (int(T).bit_length() + 2)
+
     def _start(self) -> None:
         R, K = self.R, self.K
         self.mu_tilde = np.zeros((R, K))

@@ -78,6 +78,12 @@ class DPSE(Policy):
         if self.beta is not None and self.beta >= 1.0:
             raise ValueError(f"beta must lie in (0, 1), got {self.beta!r}")
 
+    def max_phases(self, K: int, T: int) -> int:
+        """Upper bound of the phases of one run: epoch e pulls each surviving arm once as a phase
+        and epochs double in length, so at most K (log2 T + 2) phases (used by
+        :func:`dpb.simulate.estimate_cost`)."""
+        return K * (int(T).bit_length() + 2)
+
     @property
     def params(self) -> dict:
         return {"eps": self.eps, "beta": self.beta, "elimination": self.elimination}
