@@ -369,18 +369,35 @@ class PolynomialSchedule(BatchSchedule):
 
 
 def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
-    """Return ``schedule`` if it is a :class:`BatchSchedule`, else the geometric one (n0, alpha)."""
+    """Return ``schedule`` if it is a :class:`BatchSchedule`, else the geometric one (n0, alpha).
+
+    ``schedule`` may also be a name (``"geometric"``, ``"doubling"``) or the dict that a schedule's
+    ``params()`` returns (``{"kind": "polynomial", "n0": 1, "power": 2}``), so that a policy's
+    ``params`` (and a :class:`~dpb.simulate.Result`'s) rebuild the same policy.
+    """
     geometric = GeometricSchedule(n0=n0, alpha=alpha)  # checks n0 and alpha whatever the schedule
     if schedule is None:
         return geometric
     if isinstance(schedule, BatchSchedule):
         return schedule
+    if isinstance(schedule, dict):
+        classes = {"geometric": GeometricSchedule, "doubling": DoublingSchedule,
+                   "polynomial": PolynomialSchedule}
+        spec = dict(schedule)
+        kind = spec.pop("kind", None)
+        if not isinstance(kind, str) or kind not in classes:
+            raise ValueError(f"schedule['kind'] must be one of {sorted(classes)}, got {kind!r}")
+        try:
+            return classes[kind](**spec)
+        except TypeError as exc:
+            raise TypeError(f"schedule: bad parameters for a {kind} schedule {spec!r}: {exc}") from exc
     if isinstance(schedule, str):
         kinds = {"geometric": lambda: GeometricSchedule(n0, alpha), "doubling": lambda: DoublingSchedule(n0)}
         if schedule not in kinds:
             raise ValueError(f"schedule must be a BatchSchedule or one of {sorted(kinds)}, got {schedule!r}")
         return kinds[schedule]()
-    raise TypeError(f"schedule must be a BatchSchedule, a name or None, got {type(schedule).__name__}")
+    raise TypeError(f"schedule must be a BatchSchedule, a name, a params() dict or None, got "
+                    f"{type(schedule).__name__}")
 
 
 def batch_sizes(n0: int, alpha, count: int) -> np.ndarray:

@@ -299,3 +299,20 @@ def test_schedule_comparison_names_n_max_past_its_range():
     assert schedule_comparison(n0=18, alpha=3.1, n_max=2**53)["n"][-1] == 2**53
     with pytest.raises(ValueError, match="n_max"):  # past the exact float grid
         schedule_comparison(n0=18, alpha=3.1, n_max=2**61)
+
+
+def test_a_policys_params_rebuild_the_same_policy():
+    # Result.params holds the schedule as its params() dict; passing them back must give the same
+    # runs (the benchmark and readers rerun a result this way)
+    from dpb.batching import DoublingSchedule, PolynomialSchedule, make_schedule
+    from dpb.simulate import simulate
+
+    for sched in (None, DoublingSchedule(2), PolynomialSchedule(n0=1, power=2)):
+        params = {"eps": 0.5} if sched is None else {"eps": 0.5, "schedule": sched}
+        first = simulate("DP-IMED", "mu2", 10**4, runs=3, seed=1, params=params)
+        again = simulate("DP-IMED", "mu2", 10**4, runs=3, seed=1, params=first.params)
+        assert again.same_as(first) and again.params == first.params
+    with pytest.raises(ValueError, match="kind"):
+        make_schedule({"kind": "cubic"})
+    with pytest.raises(TypeError, match="geometric"):
+        make_schedule({"kind": "geometric", "ratio": 2})
