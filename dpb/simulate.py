@@ -480,9 +480,10 @@ MAX_SECONDS = _MAX_SECONDS
 
 #: CPU-seconds per decision of the fast paths, as ``(per round, per round and run)``: a call of
 #: ``runs`` runs to horizon T is estimated at ``T * (c_step + runs * c_run)``.  Measured on the
-#: paper's cells at T = 10^6 (20 and 320 runs; IMED 0.07 s a run, KL-UCB 0.36 s, Lazy-DP-TS 0.28 s in
-#: chunks of 5) and rounded up; beyond 10^6 rounds the fast paths cost less per round, so the linear
-#: extrapolation overestimates.  Adjust when a fast path changes (``benchmarks/``).
+#: paper's cells at T = 10^6 (20 runs on a quiet machine: IMED 0.05 s a run, KL-UCB 0.17 s,
+#: Lazy-DP-TS 0.11 s on mu1, the slowest instance) and rounded up generously; beyond 10^6 rounds
+#: the fast paths cost less per round, so the linear extrapolation overestimates.  Adjust when a
+#: fast path changes (``benchmarks/``).
 _FAST_COST = {"IMED": (5e-7, 1e-7), "KL-UCB": (4e-6, 4e-7), "Lazy-DP-TS": (5e-7, 3e-7)}
 #: ... for a fast path of a policy not in the table.
 _FAST_COST_OTHER = (5e-6, 1e-6)

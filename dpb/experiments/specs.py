@@ -80,9 +80,9 @@ APPENDIX_INSTANCES = ("mu1", "mu2", "mu3", "mu4")
 #: the converged scale's large blocks split into resumable, parallel tasks.
 CHUNK_RUNS = {"Lazy-DP-TS": 10}
 #: Resource limits of a cell (checked before anything is allocated or computed): the horizon (the
-#: per-step Lazy-DP-TS takes about 9 CPU-minutes a run at 1e9), the runs of a cell (a cell keeps
-#: every run's regret and pulls at ~150 checkpoints in memory), the budgets of an eps-sweep (one
-#: cell each), and the experiment seed (a 63-bit integer).
+#: per-step baselines still grow with T; the work bound of simulate refuses what would take
+#: minutes), the runs of a cell (a cell keeps every run's regret and pulls at ~150 checkpoints in
+#: memory), the budgets of an eps-sweep (one cell each), and the experiment seed (a 63-bit integer).
 MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
 #: Rough CPU-seconds per run at T = 1e6 (benchmarks/README.md), to start the longest tasks first:
 #: measured in ``reproduce all`` cold (mean over its cells; Lazy-DP-TS 0.05-0.16 by setting, IMED
