@@ -23,7 +23,7 @@ import pytest
 from dpb import __main__ as cli
 from dpb import experiments as E
 from dpb.experiments.specs import _as_cells
-from dpb.simulate import Result
+from dpb.simulate import Result, estimate_cost
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -509,7 +509,13 @@ def test_the_paper_scales_pass_the_work_bound(argv, tmp_path, capsys, monkeypatc
 
 def test_the_runner_refuses_a_chunk_estimated_too_long_before_any_work(tmp_path):
     exp = E.experiment("fig1", T=10**8, runs=20)
-    with pytest.raises(ValueError, match=r"cell imed_mu1.* for T=100000000 and runs=20 .*max_seconds=120"):
+    # the message names the chunk with the largest estimate (fig1's per-step cells on mu1)
+    costs = {(c.name, a, b): estimate_cost(c.policy, c.bandit(), c.T, b - a, params=c.params).seconds
+             for c in exp.cells for a, b in c.chunks()}
+    name, a, b = max(costs, key=costs.get)
+    assert "mu1" in name and costs[name, a, b] > 120
+    expected = rf"cell {name}.* for T=100000000 and runs={b - a} .*max_seconds=120"
+    with pytest.raises(ValueError, match=expected):
         E.run(exp, tmp_path, jobs=1, progress=False)
     assert not (tmp_path / "cells").exists() or not list((tmp_path / "cells").iterdir())
 
