@@ -8,6 +8,7 @@ numbers do not depend on where or in which order the chunks run.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import sys
@@ -28,6 +29,8 @@ __all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "MAX_JOBS"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
+#: Seconds to wait for a finished Dask chunk's result (its worker may have died since).
+_GATHER_SECONDS = 2.0
 #: Most worker processes of the local pool.
 MAX_JOBS = 256
 
@@ -230,12 +233,20 @@ class _Dask:
             time.sleep(0.01)
         events = []
         for fut in done:
-            tag, (cell, a, b, *_) = self._futures.pop(fut)
+            tag, (cell, a, b, *_) = self._futures[fut]
             if fut.status == "finished":
-                res = fut.result()
+                try:
+                    # a bounded wait: when the worker holding the result has died, the client
+                    # reschedules the chunk and result() would block until a worker comes back,
+                    # so that this loop could not say it is waiting for workers
+                    res = fut.result(timeout=_GATHER_SECONDS)
+                except (TimeoutError, asyncio.TimeoutError):
+                    continue  # still tracked: computed again by the next worker, collected then
+                del self._futures[fut]
                 res.save(cell.path(self._out, a, b))
                 events.append((tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))))
             else:
+                del self._futures[fut]
                 exc = fut.exception()
                 tb = "".join(traceback.format_exception(type(exc), exc, fut.traceback()))
                 events.append((tag, ("error", f"{type(exc).__name__}: {exc}", tb)))
