@@ -221,6 +221,18 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="ne
 SWEEP = ["reproduce", "appendix", "--runs", "5", "--horizon", "20000", "--no-figures"]
 
 
+def kill_session(proc: subprocess.Popen, sid: int | None) -> None:
+    """SIGKILL every process of session ``sid`` (none when ``None``), then ``proc`` itself."""
+    for pid in session_processes(sid) if sid is not None else []:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=10)
+
+
 def session_processes(sid: int) -> list:
     """Process ids of the live (not zombie) processes of session ``sid``."""
     found = []
@@ -295,14 +307,7 @@ class Session:
         return self
 
     def __exit__(self, *exc):
-        for pid in session_processes(self.sid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=10)
+        kill_session(self.proc, self.sid)
 
 
 def done_files(cells: Path) -> dict:
@@ -533,14 +538,7 @@ class DaskWorker:
                 cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
 
     def kill(self):
-        for pid in session_processes(self.proc.pid) if Path("/proc").exists() else []:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(timeout=10)
+        kill_session(self.proc, self.proc.pid if Path("/proc").exists() else None)
 
     def __enter__(self):
         return self
