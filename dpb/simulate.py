@@ -18,10 +18,14 @@ How it is exact and fast
   only defines its index) have a lean lock-step fast path with the same draws and arithmetic as
   the generic engine, hence the same numbers: no diagnostics, finished runs dropped, all phases
   recorded at once (:meth:`~dpb.policies.base.Recorder.record_phases`); DP-IMED's runs are
-  compiled with numba (``DPB_JIT=0`` in the environment runs the numpy version).
+  compiled with numba (``engine="python"`` runs the numpy version, with the same numbers).
 * The per-step policies (IMED, KL-UCB, Lazy-DP-TS) have their own exact fast paths
   (``policy.fast_simulate``); see :mod:`dpb.policies.nonprivate`, :mod:`dpb.policies.lazy_dpts`
   and ``benchmarks/README.md``.  ``fast=False`` runs them through the generic engine instead.
+* ``engine`` chooses how a fast path runs: ``"numba"`` (compiled kernels where it has some, the
+  default) or ``"python"`` (IMED's and KL-UCB's kernels uncompiled, DP-IMED's numpy lock-step:
+  the same numbers, slower).  The environment variable ``DPB_JIT=0`` only changes the default to
+  ``"python"``.  :attr:`Result.engine` records the engine that ran.
 
 How long a call may take
 ------------------------
@@ -52,6 +56,8 @@ on the other runs, so ``simulate(..., runs=20, seed=s)`` equals the 20 single-ru
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -62,11 +68,11 @@ from typing import NamedTuple
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._jit import jit_enabled
 from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_seconds
 from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
 from .policies import Policy
+from .policies._tapes import ENGINES, check_engine
 from .policies.registry import as_policy
 
 __all__ = [
@@ -169,7 +175,8 @@ class Result:
     laplace_draws : ndarray (runs,)
         Number of Laplace draws (private releases) of each run.
     engine : str
-        ``"phases"`` (generic engine) or ``"fast"`` (the policy's own exact fast path).
+        ``"phases"`` (the generic engine), or the policy's own exact fast path run by the
+        ``"numba"`` or the ``"python"`` engine (see :func:`simulate`).
     elapsed : float
         Wall-clock seconds (not compared by :meth:`same_as`).
     """
@@ -254,12 +261,13 @@ class Result:
                 and r.T == first.T
                 and r.seed == first.seed
                 and r.spawn_key == first.spawn_key
+                and r.engine == first.engine
                 and np.array_equal(r.means, first.means)
                 and np.array_equal(r.checkpoints, first.checkpoints)
             )
             if not same:
                 raise ValueError(
-                    "results to concatenate must share policy, params, means, T, seed and checkpoints"
+                    "results to concatenate must share policy, params, means, T, seed, engine and checkpoints"
                 )
         stack = {k: np.concatenate([getattr(r, k) for r in results]) for k in ("run_ids", "regret", "pulls")}
         stack.update(
@@ -536,8 +544,8 @@ MAX_SECONDS = _MAX_SECONDS
 #: one-time compilation of a kernel (seconds, once per machine) is not included.  Adjust when a
 #: fast path changes (``benchmarks/``).
 _FAST_COST = {"IMED": (6e-8, 1.2e-8), "KL-UCB": (2.5e-7, 2.5e-8), "Lazy-DP-TS": (5e-7, 3e-7)}
-#: ... of the Python engines of IMED and KL-UCB (``DPB_JIT=0``: 0.05 s and 0.17 s a run).
-_FAST_COST_PYTHON = {"IMED": (5e-7, 1e-7), "KL-UCB": (4e-6, 4e-7)}
+#: ... of IMED's and KL-UCB's kernels uncompiled (``engine="python"``: about 100 times slower).
+_FAST_COST_PYTHON = {"IMED": (1e-5, 5e-6), "KL-UCB": (3e-5, 1e-5)}
 #: ... for a fast path of a policy not in the table.
 _FAST_COST_OTHER = (5e-6, 1e-6)
 #: ... for a fast path advancing all runs phase by phase (DP-KLUCB, DP-IMED), per lock-step phase
@@ -586,13 +594,16 @@ def _max_phases(pol: Policy, K: int, T: int) -> int:
     return min(bound, T)
 
 
-def _call_cost(pol: Policy, K: int, T: int, runs: int, engine: str) -> Cost:
+def _call_cost(pol: Policy, K: int, T: int, runs: int, engine: str, compiled: bool | None = None) -> Cost:
+    """The :class:`Cost` of ``runs`` runs on ``engine`` ("fast", "phases" or "reference"), a fast
+    path compiled or not (None: the default engine)."""
     if engine == "reference":
         per_round = _REFERENCE_COST.get(pol.name, _REFERENCE_COST_OTHER)
         return Cost(float(T) * runs * per_round, T, engine)
     phases = _max_phases(pol, K, T)
     if engine == "fast" and (pol.name in _FAST_COST or phases == T):
-        table = _FAST_COST if jit_enabled() else {**_FAST_COST, **_FAST_COST_PYTHON}
+        compiled = check_engine(None) == "numba" if compiled is None else compiled
+        table = _FAST_COST if compiled else {**_FAST_COST, **_FAST_COST_PYTHON}
         step, run = table.get(pol.name, _FAST_COST_OTHER)
         return Cost(float(T) * (step + runs * run), T, engine)
     if engine == "fast":  # a fast path advancing phase by phase (the batched private policies)
@@ -618,9 +629,10 @@ def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dic
         As in :func:`simulate`.
     runs : int
         Number of runs, 1 to 10^6.
-    engine : {None, "reference"}
-        None: the engine :func:`simulate` would use; ``"reference"``: the literal per-step
-        simulator :func:`dpb.reference.reference_simulate`.
+    engine : {None, "numba", "python", "reference"}
+        None: the engine :func:`simulate` would use by default; ``"numba"``, ``"python"``: as
+        :func:`simulate` with that ``engine``; ``"reference"``: the literal per-step simulator
+        :func:`dpb.reference.reference_simulate`.
 
     Returns
     -------
@@ -638,11 +650,12 @@ def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dic
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    if engine not in (None, "reference"):
-        raise ValueError(f"engine must be None or 'reference', got {engine!r}")
-    if engine is None:
-        engine = "fast" if fast and getattr(pol, "fast_simulate", None) is not None else "phases"
-    return _call_cost(pol, bandit.K, T, runs, engine)
+    if engine == "reference":
+        return _call_cost(pol, bandit.K, T, runs, engine)
+    if engine not in (None, *ENGINES):
+        raise ValueError(f"engine must be None, 'numba', 'python' or 'reference', got {engine!r}")
+    kind = "fast" if fast and getattr(pol, "fast_simulate", None) is not None else "phases"
+    return _call_cost(pol, bandit.K, T, runs, kind, check_engine(engine) == "numba")
 
 
 _ADVICE = "use a smaller T or fewer runs, or pass max_seconds=None (or a larger limit) to run it anyway"
@@ -686,7 +699,18 @@ class _ProgressHook:
         self.bar.update(int(counts.sum()))
 
 
-def _simulate_with_progress(pol: Policy, means, T: int, seeds, gaps, ck, use_fast: bool) -> _Recorder:
+def _fast_path(pol: Policy, engine: str):
+    """``pol.fast_simulate``, given ``engine`` when it takes one (the package's fast paths do)."""
+    f = pol.fast_simulate
+    try:
+        takes = "engine" in inspect.signature(f).parameters
+    except (TypeError, ValueError):  # (a callable without a signature)
+        takes = False
+    return functools.partial(f, engine=engine) if takes else f
+
+
+def _simulate_with_progress(pol: Policy, means, T: int, seeds, gaps, ck, use_fast: bool,
+                            engine: str) -> _Recorder:
     """Simulate ``seeds`` as :func:`simulate_seeds` does, with a progress bar.
 
     A fast path runs the seeds in about ten groups (each run owns its generators, so grouping
@@ -708,7 +732,7 @@ def _simulate_with_progress(pol: Policy, means, T: int, seeds, gaps, ck, use_fas
             part = seeds[lo : lo + size]
             sub = _Recorder(len(part), gaps, ck)
             env_gens, pol_gens = zip(*(run_generators(s) for s in part), strict=True)
-            pol.fast_simulate(means, T, list(env_gens), list(pol_gens), sub)
+            _fast_path(pol, engine)(means, T, list(env_gens), list(pol_gens), sub)
             rows = slice(lo, lo + len(part))
             for name in ("regret", "pulls", "reg", "next", "phases", "laplace"):
                 getattr(rec, name)[rows] = getattr(sub, name)
@@ -729,9 +753,10 @@ def simulate_seeds(
     run_ids=None,
     max_seconds: float | None = MAX_SECONDS,
     progress: bool = False,
+    engine: str | None = None,
 ) -> Result:
     """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`;
-    ``max_seconds`` and ``progress`` as there)."""
+    ``max_seconds``, ``progress`` and ``engine`` as there)."""
     t_start = time.perf_counter()
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
@@ -750,18 +775,19 @@ def simulate_seeds(
         raise ValueError(f"runs: at most {MAX_RUNS} runs per call, got {len(seeds)}")
     if not all(isinstance(s, np.random.SeedSequence) for s in seeds):
         raise TypeError("seeds must be numpy SeedSequence objects (see child_seeds)")
+    engine = check_engine(engine)
     use_fast = bool(fast) and getattr(pol, "fast_simulate", None) is not None
-    _check_cost(_call_cost(pol, bandit.K, T, len(seeds), "fast" if use_fast else "phases"), max_seconds,
-                f"simulate({pol.name!r})", T, len(seeds))
+    cost = _call_cost(pol, bandit.K, T, len(seeds), "fast" if use_fast else "phases", engine == "numba")
+    _check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, len(seeds))
     ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     means = np.asarray(bandit.means, dtype=float)
     if progress:
-        rec = _simulate_with_progress(pol, means, T, seeds, bandit.gaps, ck, use_fast)
+        rec = _simulate_with_progress(pol, means, T, seeds, bandit.gaps, ck, use_fast, engine)
     else:
         rec = _Recorder(len(seeds), bandit.gaps, ck)
         env_gens, pol_gens = zip(*(run_generators(s) for s in seeds), strict=True)
         if use_fast:
-            pol.fast_simulate(means, T, list(env_gens), list(pol_gens), rec)
+            _fast_path(pol, engine)(means, T, list(env_gens), list(pol_gens), rec)
         else:
             _run_phases(pol, means, T, list(env_gens), list(pol_gens), rec)
     if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
@@ -788,7 +814,7 @@ def simulate_seeds(
         pulls=rec.pulls,
         n_phases=rec.phases,
         laplace_draws=rec.laplace,
-        engine="fast" if use_fast else "phases",
+        engine=engine if use_fast else "phases",
         elapsed=time.perf_counter() - t_start,
     )
 
@@ -804,6 +830,7 @@ def simulate(
     run_ids=None,
     checkpoints=None,
     fast: bool = True,
+    engine: str | None = None,
     max_seconds: float | None = MAX_SECONDS,
     progress: bool = False,
 ) -> Result:
@@ -832,6 +859,12 @@ def simulate(
     fast : bool
         Use the policy's exact fast path when it has one (default); False forces the generic
         phase engine.
+    engine : {"numba", "python"} or None
+        How a fast path runs: ``"numba"``, its compiled kernels where it has some (IMED, KL-UCB,
+        DP-IMED); ``"python"``, the same code uncompiled (IMED, KL-UCB) or numpy (DP-IMED), with
+        the same numbers for the same seed, slower.  None: ``"numba"``, or ``"python"`` when the
+        environment variable ``DPB_JIT`` is ``0``.  Recorded in :attr:`Result.engine` (which is
+        ``"phases"`` when the generic engine ran).
     max_seconds : float or None
         Refuse, before any work, a call whose estimated cost (:func:`estimate_cost`, a
         pessimistic model) exceeds this many CPU-seconds; default :data:`MAX_SECONDS` (120).
@@ -874,13 +907,14 @@ def simulate(
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    engine = check_engine(engine)
     use_fast = bool(fast) and getattr(pol, "fast_simulate", None) is not None
-    _check_cost(_call_cost(pol, bandit.K, T, run_ids.size, "fast" if use_fast else "phases"), max_seconds,
-                f"simulate({pol.name!r})", T, run_ids.size)
+    cost = _call_cost(pol, bandit.K, T, run_ids.size, "fast" if use_fast else "phases", engine == "numba")
+    _check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, run_ids.size)
     seeds = child_seeds(root, run_ids)
     return simulate_seeds(
         pol, bandit, T, seeds, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
-        max_seconds=None, progress=progress,
+        max_seconds=None, progress=progress, engine=engine,
     )
 
 

@@ -1,6 +1,6 @@
 """The IMED and KL-UCB fast paths (reward tapes, certified leader segments) against exact laws.
 
-:mod:`dpb.policies.nonprivate` draws a leader's rewards over a segment as one Binomial sum and
+:mod:`dpb.policies._tapes` draws a leader's rewards over a segment as one Binomial sum and
 refines the segment by hypergeometric splits only where the decision could change.  These tests
 check (1) that the refinement produces exactly an i.i.d. Bernoulli sequence, whatever the order
 of splits and single pulls (chi-square over all 2^8 patterns of 8 rewards; a wrong splitting
@@ -14,53 +14,55 @@ reference on horizons where segments of thousands of pulls are certified and spl
 KS on the final and mid-horizon regret and the optimal arm's pulls; the tests of
 ``tests/test_reference_agreement.py`` cover the paper's instances, ties and near-ties for both
 policies).  Seeds are fixed; each test has a false-alarm rate below ALPHA = 1e-3 (discrete
-statistics make KS conservative).
+statistics make KS conservative).  The statistical tests run the compiled engine; the Python
+engine runs the same kernels uncompiled and is checked equal to it run for run, bitwise.
 """
 
+import functools
 import math
 
 import numpy as np
 import pytest
 from scipy.stats import chi2, ks_2samp
 
-import dpb.policies.nonprivate as nonprivate
-from dpb.policies.nonprivate import _Tapes
+import dpb.policies._tapes as tapes
+from dpb.policies import _tape_kernel as tk
+from dpb.policies.nonprivate import IMED, KLUCB, simulate_imed_fast, simulate_klucb_fast
 from dpb.reference import _kl_scalar, _kl_ucb_scalar, reference_simulate
 from dpb.simulate import Result, simulate
 
 ALPHA = 1e-3
 REF_RUNS, FAST_RUNS = 200, 400
-ENGINES = ["numba", "python"]  # the compiled kernel (default) and the Python engine
 
 
 def _refined_paths(p, reps, seed, wrong=False):
-    """``reps`` sequences of 8 rewards of one arm read through a tape, with random split points."""
+    """``reps`` sequences of 8 rewards of one arm read through a tape of the kernels (arm 0's
+    stack of segments in ``tl, ts, tn``), with random split points."""
     gen = np.random.default_rng(seed)
     plan = np.random.default_rng(seed + 1)
+    means = np.array([p])
     out = np.empty((reps, 8), dtype=np.int64)
+    tl, ts, tn = np.zeros((1, 16), np.int64), np.zeros((1, 16), np.int64), np.zeros(1, np.int64)
     for r in range(reps):
-        tape = _Tapes([p], 8, gen)
-        tape.top(0, 1)  # one Binomial(8, p) segment
+        tn[0] = 0
+        tk._ensure_top(tl, ts, tn, 0, 1, 8, means, gen)  # one Binomial(8, p) segment
         k = 0
         while k < 8:
-            L, s = tape.top(0, 1 + k)
+            i = tn[0] - 1
+            L, s = (int(tl[0, i]), int(ts[0, i])) if tn[0] else (1, 0)
             if L > 1 and plan.random() < 0.6:  # split at a random point, keep refining
                 L1 = int(plan.integers(1, L))
                 if wrong:  # a plausible bug: the first part gets its proportional share
                     s1 = int(round(s * L1 / L))
-                    tape.lens[0][-1], tape.sums[0][-1] = L - L1, s - s1
-                    tape.lens[0].append(L1)
-                    tape.sums[0].append(s1)
+                    tl[0, i], ts[0, i], tl[0, i + 1], ts[0, i + 1] = L - L1, s - s1, L1, s1
+                    tn[0] = i + 2
                 else:
-                    tape.split(0, L1)
+                    tk._split_top(tl, ts, tn, 0, L1, gen)
                 continue
-            if L == 1 or plan.random() < 0.5:
-                out[r, k] = tape.pull(0, 1 + k)  # a single pull (peels one entry)
+            n = 1 if L == 1 or plan.random() < 0.5 else L  # one pull, or a whole segment at once
+            for _ in range(n):
+                out[r, k] = tk._pull(tl, ts, tn, 0, 1 + k, 8, means, gen)  # (peels one entry)
                 k += 1
-            else:  # a whole segment at once: spread its sum over its entries by further pulls
-                for _ in range(L):
-                    out[r, k] = tape.pull(0, 1 + k)
-                    k += 1
     return out
 
 
@@ -91,13 +93,16 @@ def test_wrong_refinement_is_rejected():
 
 
 def test_tape_split_keeps_the_sum_and_the_rest():
-    tape = _Tapes([0.4], 10**6, np.random.default_rng(3))
-    L, s = tape.top(0, 1)
-    assert L == 10**6 and 0 < s < L
-    L1, s1 = tape.split(0, 1000)
-    assert L1 == 1000 and tape.lens[0] == [L - 1000, 1000] and tape.sums[0] == [s - s1, s1]
-    x = tape.pull(0, 1)
-    assert x in (0, 1) and tape.lens[0][-1] == 999 and tape.sums[0][-1] == s1 - x
+    tl, ts, tn = np.zeros((1, 4), np.int64), np.zeros((1, 4), np.int64), np.zeros(1, np.int64)
+    gen, means = np.random.default_rng(3), np.array([0.4])
+    tk._ensure_top(tl, ts, tn, 0, 1, 10**6, means, gen)
+    L, s = int(tl[0, 0]), int(ts[0, 0])
+    assert tn[0] == 1 and L == 10**6 and 0 < s < L
+    tk._split_top(tl, ts, tn, 0, 1000, gen)
+    s1 = int(ts[0, 1])
+    assert tn[0] == 2 and list(tl[0, :2]) == [L - 1000, 1000] and ts[0, 0] == s - s1
+    x = tk._pull(tl, ts, tn, 0, 1, 10**6, means, gen)
+    assert x in (0, 1) and tl[0, 1] == 999 and ts[0, 1] == s1 - x
 
 
 CASES = {
@@ -121,27 +126,51 @@ def _ks(ref, res):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("key", list(CASES))
-def test_imed_fast_matches_reference(key, engine, monkeypatch):
-    monkeypatch.setenv("DPB_JIT", "1" if engine == "numba" else "0")
+def test_imed_fast_matches_reference(key):
     env, T = CASES[key]
     res = simulate("IMED", env, T, runs=FAST_RUNS, seed=2000)
     assert np.all(res.pulls.sum(axis=1) == T)
     assert min(_ks(_ref(env, T), res)) > ALPHA, key
 
 
-def test_engine_switch():
-    env, T = (0.3, 0.25, 0.25, 0.25, 0.25), 3000
-    for name in ("IMED", "KL-UCB"):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("DPB_JIT", "0")
-            py = simulate(name, env, T, runs=3, seed=77)
-        jit = simulate(name, env, T, runs=3, seed=77)  # (default: compiled)
-        assert np.all(py.pulls.sum(axis=1) == T) and np.all(jit.pulls.sum(axis=1) == T)
-        assert not py.same_as(jit)  # the two engines draw their random numbers differently
-    with pytest.raises(ValueError, match="engine must be"):
-        nonprivate._use_kernel("cython")
+ENGINE_CELLS = [  # (policy, means, T, params): ties, near-ties, one arm far ahead, c > 0
+    ("IMED", (0.3, 0.25, 0.25, 0.25, 0.25), 4000, {}),
+    ("IMED", (0.5, 0.5, 0.3), 20_000, {}),
+    ("IMED", (0.9, 0.8), 20_000, {}),
+    ("KL-UCB", (0.3, 0.25, 0.25, 0.25, 0.25), 4000, {}),
+    ("KL-UCB", (0.2, 0.2, 0.2, 0.1), 20_000, {}),
+    ("KL-UCB", (0.75, 0.625, 0.5, 0.375, 0.25), 20_000, {"c": 3.0}),
+]
+
+
+def _same_runs(a, b):
+    return all(np.array_equal(getattr(a, k), getattr(b, k)) for k in Result._ARRAYS)
+
+
+@pytest.mark.parametrize("name, env, T, params", ENGINE_CELLS)
+def test_the_python_engine_is_the_compiled_kernels_run_for_run(name, env, T, params):
+    # one source: the Python engine runs the kernels uncompiled, with the same draws in the same
+    # order, so one seed gives the same runs bitwise; Result.engine says which engine ran
+    jit = simulate(name, env, T, runs=3, seed=77, params=params, engine="numba")
+    py = simulate(name, env, T, runs=3, seed=77, params=params, engine="python")
+    assert (jit.engine, py.engine) == ("numba", "python") and np.all(py.pulls.sum(axis=1) == T)
+    assert _same_runs(py, jit)
+    assert not _same_runs(py, simulate(name, env, T, runs=3, seed=78, params=params, engine="python"))
+
+
+def test_the_engine_argument(monkeypatch):
+    assert simulate("IMED", "mu1", 500, seed=0).engine == "numba"  # the default
+    monkeypatch.setenv("DPB_JIT", "0")  # the environment sets the default only
+    assert simulate("IMED", "mu1", 500, seed=0).engine == "python"
+    assert simulate("IMED", "mu1", 500, seed=0, engine="numba").engine == "numba"
+    assert simulate("IMED", "mu1", 500, seed=0, fast=False).engine == "phases"
+    with pytest.raises(ValueError, match="engine must be 'numba' or 'python', got 'cython'"):
+        simulate("IMED", "mu1", 500, seed=0, engine="cython")
+    a = simulate("IMED", "mu1", 500, seed=0, run_ids=[0], engine="numba")
+    b = simulate("IMED", "mu1", 500, seed=0, run_ids=[1], engine="python")
+    with pytest.raises(ValueError, match="engine"):
+        Result.concat([a, b])  # runs of two engines are not one result
 
 
 @pytest.mark.parametrize("name", ["IMED", "KL-UCB"])
@@ -150,14 +179,14 @@ def test_kernel_resumes_exactly(name, monkeypatch):
     # calls) and the run resumes from its state: the numbers do not depend on the budget
     env, T = (0.3, 0.25, 0.25, 0.25, 0.25), 20_000
     whole = simulate(name, env, T, runs=3, seed=5)
-    monkeypatch.setattr(nonprivate, "_KERNEL_BUDGET", 7)
+    monkeypatch.setattr(tapes, "_KERNEL_BUDGET", 7)
     assert simulate(name, env, T, runs=3, seed=5).same_as(whole)
     # arrays that start tiny are enlarged when the kernel asks for room (and a leader block that
     # runs out of room stops early: other numbers, the same law); again independent of the budget
-    monkeypatch.setattr(nonprivate, "_KERNEL_SIZES", (1, 1))
+    monkeypatch.setattr(tapes, "_KERNEL_SIZES", (1, 1))
     small = simulate(name, env, T, runs=3, seed=5)
     assert np.all(small.pulls.sum(axis=1) == T)
-    monkeypatch.setattr(nonprivate, "_KERNEL_BUDGET", 1 << 15)
+    monkeypatch.setattr(tapes, "_KERNEL_BUDGET", 1 << 15)
     assert simulate(name, env, T, runs=3, seed=5).same_as(small)
 
 
@@ -204,12 +233,25 @@ def _exact_pulls_law(name, means, T, c=0.0):
     return law
 
 
-def _law_pvalue(name, means, T, runs, seed, c=0.0):
+def _wrong(name, wrong, c=0.0):
+    """IMED or KL-UCB whose fast path runs a deliberately wrong certification of the kernels
+    (the private argument ``_wrong`` of the fast paths, for these power checks only)."""
+    fast = simulate_imed_fast if name == "IMED" else functools.partial(simulate_klucb_fast, c=c)
+
+    class Wrong(IMED if name == "IMED" else KLUCB):
+        def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None):
+            fast(means, T, env_generators, policy_generators, recorder, engine=engine, _wrong=wrong)
+
+    return Wrong() if name == "IMED" else Wrong(c=c)
+
+
+def _law_pvalue(name, means, T, runs, seed, c=0.0, wrong=tk.CORRECT):
     """Chi-square p-value of the fast path's N_0(T) against the exact law (cells with expected
     count < 5 pooled into one)."""
     law = _exact_pulls_law(name, means, T, c)
     assert abs(law.sum() - 1.0) < 1e-12
-    res = simulate(name, means, T, runs=runs, seed=seed, params={"c": c} if name == "KL-UCB" else {})
+    res = simulate(_wrong(name, wrong, c), means, T, runs=runs, seed=seed)
+    assert res.engine == "numba" and res.policy == name
     counts = np.bincount(res.pulls[:, 0], minlength=T + 1)
     exp = runs * law
     keep = exp >= 5
@@ -221,7 +263,6 @@ def _law_pvalue(name, means, T, runs, seed, c=0.0):
     return chi2.sf(stat, df)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize(
     "name, means, c, runs",
     [
@@ -231,26 +272,22 @@ def _law_pvalue(name, means, T, runs, seed, c=0.0):
         ("KL-UCB", (0.8, 0.3), 1.0, 10000),
     ],
 )
-def test_fast_path_matches_the_exact_law(name, means, c, runs, engine, monkeypatch):
-    monkeypatch.setenv("DPB_JIT", "1" if engine == "numba" else "0")
+def test_fast_path_matches_the_exact_law(name, means, c, runs):
     assert _law_pvalue(name, means, 24, runs, seed=5, c=c) > ALPHA
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("name, flag", [("IMED", "_CHECK_AT_END"), ("KL-UCB", "_WORST_PATH")])
-def test_wrong_certification_is_rejected(name, flag, engine, monkeypatch):
+@pytest.mark.parametrize("name, wrong", [("IMED", tk.FIRST_STEP), ("KL-UCB", tk.END_MEAN)])
+def test_wrong_certification_is_rejected(name, wrong):
     # two deliberately wrong certifications, each rejected by the exact-law test that the correct
     # code passes above: IMED checking a segment's threshold at its first step instead of its
     # last (p ~ 1e-160 in development), KL-UCB certifying a segment by its end point's mean
-    # instead of its worst path (p ~ 1e-47); the compiled kernel gets the flags as arguments
-    monkeypatch.setenv("DPB_JIT", "1" if engine == "numba" else "0")
-    monkeypatch.setattr(nonprivate, flag, False)
-    assert _law_pvalue(name, (0.6, 0.4), 24, 20000, seed=5) < ALPHA
+    # instead of its worst path (p ~ 1e-47); the kernels take the variant as a private argument
+    assert _law_pvalue(name, (0.6, 0.4), 24, 20000, seed=5, wrong=wrong) < ALPHA
 
 
 def test_scalar_kl_ucb_matches_the_bisection():
     # the scalar Newton inversion of the fast paths against the reference's 60 halvings
-    from dpb.policies.nonprivate import _kl_ucb
+    from dpb.policies._scalar import kl_ucb as _kl_ucb
     from dpb.reference import _kl_ucb_scalar
 
     rng = np.random.default_rng(0)
@@ -345,48 +382,19 @@ def test_wrong_hypergeometric_is_rejected():
     assert _hyper_pvalue(with_replacement, 400_000, 600_000, 250_000, 20000, seed=3) < ALPHA
 
 
-def _kernel_refined_paths(p, reps, seed):
-    """As :func:`_refined_paths`, through the compiled kernel's tape functions."""
-    from dpb.policies import _tape_kernel as tk
-
-    gen = np.random.default_rng(seed)
-    plan = np.random.default_rng(seed + 1)
-    means = np.array([p])
-    out = np.empty((reps, 8), dtype=np.int64)
-    tl, ts, tn = np.zeros((1, 16), np.int64), np.zeros((1, 16), np.int64), np.zeros(1, np.int64)
-    for r in range(reps):
-        tn[0] = 0
-        tk._ensure_top(tl, ts, tn, 0, 1, 8, means, gen)  # one Binomial(8, p) segment
-        k = 0
-        while k < 8:
-            L = int(tl[0, tn[0] - 1]) if tn[0] else 0
-            if L > 1 and plan.random() < 0.6:
-                tk._split_top(tl, ts, tn, 0, int(plan.integers(1, L)), gen)
-                continue
-            out[r, k] = tk._pull(tl, ts, tn, 0, 1 + k, 8, means, gen)
-            k += 1
-    return out
-
-
-def test_kernel_tape_refinement_is_iid_bernoulli():
-    assert _pattern_chi2_pvalue(_kernel_refined_paths(0.5, 25600, 21), 0.5) > ALPHA
-    assert _pattern_chi2_pvalue(_kernel_refined_paths(0.7, 30000, 22), 0.7) > ALPHA
-
-
-def test_numba_is_imported_only_by_a_compiled_run():
+def test_numba_is_imported_only_by_a_fast_run_of_imed_or_klucb():
     import subprocess
     import sys
 
     code = (
-        "import os, sys\n"
+        "import sys\n"
         "from dpb.simulate import simulate\n"
         "import dpb.policies.nonprivate\n"
         "a = 'numba' in sys.modules\n"
-        "os.environ['DPB_JIT'] = '0'\n"
-        "simulate('KL-UCB', 'mu1', 100, runs=1, seed=0)\n"
+        "simulate('DP-KLUCB', 'mu1', 100, runs=1, seed=0, params={'eps': 1.0})\n"
+        "simulate('KL-UCB', 'mu1', 100, runs=1, seed=0, fast=False)\n"
         "b = 'numba' in sys.modules\n"
-        "os.environ['DPB_JIT'] = '1'\n"
-        "simulate('KL-UCB', 'mu1', 100, runs=1, seed=0)\n"
+        "simulate('KL-UCB', 'mu1', 100, runs=1, seed=0, engine='python')\n"
         "print(a, b, 'numba' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)

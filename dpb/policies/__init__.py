@@ -9,7 +9,8 @@ package, by family (module):
 
 :func:`make_policy` builds a policy from its name and parameters (``make_policy("DP-IMED",
 eps=0.25)``); the common interface is :class:`~dpb.policies.base.Policy`, and a new private index on
-the paper's batches is one method of :class:`~dpb.policies.BatchedPrivatePolicy`.
+the paper's batches is one method of :class:`~dpb.policies.BatchedPrivatePolicy`, a new per-step index
+one method of :class:`~dpb.policies.PerStepPolicy`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import importlib
 import pkgutil
 
 from . import registry
-from .base import Policy, Recorder
+from .base import PerStepPolicy, Policy, Recorder
 from .dp_batched import BatchedPrivatePolicy
 from .registry import as_policy, load_policy, policy_class, policy_style, registered
 
@@ -42,6 +43,7 @@ __all__ = [
     "Policy",
     "Recorder",
     "BatchedPrivatePolicy",
+    "PerStepPolicy",
     *(cls.__name__ for cls in _BUILTIN.values()),
     "POLICIES",
     "make_policy",

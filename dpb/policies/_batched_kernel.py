@@ -7,9 +7,10 @@ the same order: one ``Binomial(B, mu_a)`` per phase from the run's environment g
 from its policy generator the standard Laplace and uniform variates in blocks of 64, as
 :class:`dpb.policies.base.RunRandom` hands them out (numba's ``Generator.binomial``,
 ``.laplace`` and ``.random`` follow numpy's algorithms draw for draw).  The index is the same
-formula evaluated with scalar ``math`` functions instead of numpy's vectorised ones; the two may
-differ in the last bit, which changes a decision only when two different arms' indexes agree to
-about 1e-15 (exact ties, from equal statistics, stay exact ties and are broken at random alike).
+formula (:func:`dpb.policies._scalar.d_eps_below`) evaluated with scalar ``math`` functions
+instead of numpy's vectorised ones; the two may differ in the last bit, which changes a decision
+only when two different arms' indexes agree to about 1e-15 (exact ties, from equal statistics,
+stay exact ties and are broken at random alike).
 """
 
 from __future__ import annotations
@@ -18,27 +19,15 @@ import math
 
 import numba
 import numpy as np
+from numba.extending import register_jitable
+
+from . import _scalar
+
+# the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where the kernel calls it
+register_jitable(_scalar.xlogy)
+_d_eps_below = register_jitable(_scalar.d_eps_below)
 
 _BLOCK = 64  # RunRandom's default block
-
-
-@numba.njit(cache=True)
-def _xlogy(x, y):
-    if x == 0.0 and not math.isnan(y):
-        return 0.0
-    return x * math.log(y)
-
-
-@numba.njit(cache=True)
-def _d_eps_below(x, y, z, log_term, eps):
-    """d_eps(x, y) for x <= y, with z = expit(logit(y) - eps) and the log term of y (as
-    :func:`dpb.policies._numerics.d_eps_below_fast`)."""
-    if x >= z:
-        if x == y:
-            return 0.0
-        out = _xlogy(x, x) - _xlogy(x, y) + _xlogy(1.0 - x, 1.0 - x) - _xlogy(1.0 - x, 1.0 - y)
-        return max(out, 0.0)
-    return max(-eps * x - log_term, 0.0)
 
 
 @numba.njit(cache=True)
@@ -126,3 +115,6 @@ def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
         t += c
         step += 1
     return step
+
+
+_scalar.stamp_kernels([dp_imed_run])

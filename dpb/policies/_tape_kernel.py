@@ -1,17 +1,23 @@
-"""Compiled (numba) kernels of the IMED and KL-UCB exact fast paths: reward tapes and certified
-leader segments, one run at a time.
+"""The IMED and KL-UCB exact fast paths, one run at a time: reward tapes and certified leader
+segments (the method and its exactness: :mod:`dpb.policies._tapes`).
 
-This private module imports numba at its top, so it is imported only inside the fast paths that
-use it (never by ``import dpb``).  The kernels follow the Python engine of
-:mod:`dpb.policies.nonprivate` step for step (the method and its exactness are explained there);
-they differ in where the random numbers come from: single reads of a tape are Bernoulli(s / L)
-from one uniform each, new segments are numba's ``Generator.binomial``, and splits use
-:func:`hypergeometric`, an exact sampler written here (numba's generator has none).
+These functions are the specification of the fast paths and their only implementation: numba
+compiles them (``engine="numba"``, the default) and :func:`uncompiled` runs the very same code as
+Python (``engine="python"``; slow, for reading and debugging).  Both draw the same random numbers
+from the same generators in the same order (numba's ``Generator.binomial`` and ``.random`` follow
+numpy's algorithms draw for draw; ``tests/test_fast_nonprivate.py`` checks the two engines
+bitwise), so one seed gives the same run under both.  New segments are ``Generator.binomial``
+draws, single reads of a tape are Bernoulli(s / L) from one uniform each, and splits use
+:func:`hypergeometric`, an exact sampler written here (numba's generator has none).  The scalar
+maths (kl, the KL-UCB inversion, the budget) is :mod:`dpb.policies._scalar`.  This private
+module imports numba at its top, so it is imported only when a fast run of IMED or KL-UCB is
+first asked for (never by ``import dpb``).
 
-State of a run (so that a kernel call can stop after ``budget`` decisions and be resumed: the
-caller checks for Ctrl-C between calls; a resumed run gives the same numbers as an uninterrupted
-one, the indexes being recomputed from the counts):
+State of a run, a :class:`TapeRun` (so that a kernel call can stop after ``budget`` decisions and
+be resumed: the caller checks for Ctrl-C between calls; a resumed run gives the same numbers as an
+uninterrupted one, the indexes being recomputed from the counts):
 
+* ``means, T, c``: the arms' means, the horizon, KL-UCB's coefficient c;
 * ``st``: int64 ``[t, number of stretches]`` (t = 0 before the initial round robin);
 * ``N, S``: int64 pulls and reward sums per arm;
 * ``tl, ts, tn``: the tapes, arm a's stack of segments (length ``tl[a, i]``, sum ``ts[a, i]``)
@@ -30,14 +36,44 @@ always correct).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba.extending import register_jitable
 
-BLOCK_CAP = 1 << 28  # longest segment drawn at once (as in the Python engine)
+from . import _scalar
+
+# the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where a kernel calls it
+_kl, _kl_ucb, _budget = (register_jitable(f) for f in (_scalar.kl, _scalar.kl_ucb, _scalar.budget))
+
+BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
 ROOM = 16  # a kernel returns to its caller for larger arrays when a tape has fewer free places
 _LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
-_ONE_MINUS = float(np.nextafter(1.0, 0.0))
+#: the private argument ``wrong`` of the kernels, for the tests' power checks only: the correct
+#: certification, or a segment checked at its first step instead of its last, or (KL-UCB) at its
+#: end point's mean instead of its worst path
+CORRECT, FIRST_STEP, END_MEAN = 0, 1, 2
+REANCHOR = 0.01  # re-anchor a threshold tangent when log N_A has grown by this much
+SPLIT_SAFETY = 0.8  # split length = this fraction of the linearised all-zeros safe length
+
+
+class TapeRun(NamedTuple):
+    """The state of one run (see the module docstring), handed to a kernel whole."""
+
+    means: np.ndarray
+    T: int
+    c: float  # KL-UCB's coefficient of log log t (0 for IMED)
+    N: np.ndarray
+    S: np.ndarray
+    st: np.ndarray
+    tl: np.ndarray
+    ts: np.ndarray
+    tn: np.ndarray
+    anc: np.ndarray
+    ancn: np.ndarray
+    oarm: np.ndarray
+    olen: np.ndarray
 
 
 # ----------------------------------------------------------------------------------------------
@@ -151,64 +187,6 @@ def hypergeometric(gen, good, bad, n):
 
 
 # ----------------------------------------------------------------------------------------------
-# scalar Bernoulli kl and its upper inversion (the arithmetic of the Python engine)
-# ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def _kl(p, q):
-    if p == q:
-        return 0.0
-    out = 0.0
-    if p > 0.0:
-        if q <= 0.0:
-            return math.inf
-        out += p * math.log(p / q)
-    if p < 1.0:
-        if q >= 1.0:
-            return math.inf
-        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
-    return max(out, 0.0)
-
-
-@numba.njit(cache=True)
-def _kl_ucb(x, c):
-    if x >= 1.0 or c == math.inf:
-        return 1.0
-    if not c > 0.0:
-        return x
-    one_m_x = 1.0 - x
-    neg_ent = (x * math.log(x) if x > 0.0 else 0.0) + one_m_x * math.log(one_m_x)
-    upper = min(x + math.sqrt(0.5 * c), -math.expm1(-(c - neg_ent) / one_m_x), _ONE_MINUS)
-    guess = x + math.sqrt(2.0 * c * x * one_m_x)
-    q = min(guess, upper) if guess > x else upper
-    x_safe = x if x > 0.0 else 1.0
-    for _ in range(60):
-        d = q - x
-        r = d / x_safe
-        g = -(x * math.log1p(r if r < 1e300 else 1e300) + one_m_x * math.log1p(-d / one_m_x)) - c
-        q_new = q - g * q * (1.0 - q) / (d if d > 1e-300 else 1e-300)
-        if q_new < x:
-            q_new = x
-        if q_new > upper:
-            q_new = upper
-        delta = q_new - q
-        q = q_new
-        if -1e-9 <= delta <= 1e-9:
-            break
-    return q
-
-
-@numba.njit(cache=True)
-def _budget(t, c):
-    lt = math.log(t)
-    if c == 0.0:
-        return lt
-    if lt > 0.0:
-        v = lt + c * math.log(lt)
-        return v if v > 0.0 else 0.0
-    return 0.0
-
-
-# ----------------------------------------------------------------------------------------------
 # tapes and stretches
 # ----------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
@@ -264,11 +242,12 @@ def _room_needed(tn, cap, nout, ocap):
 
 
 @numba.njit(cache=True)
-def _resume(means, T, env_gen, N, S, st, tl, ts, tn, oarm, olen):
+def _resume(run, env_gen):
     """(t, number of stretches, empirical means) of a run, after its initial round robin (played
     on the first call)."""
+    N, S, st = run.N, run.S, run.st
     if st[0] == 0:
-        _start(means, T, env_gen, N, S, st, tl, ts, tn, oarm, olen)
+        _start(run, env_gen)
     mu = np.empty(N.shape[0])
     for a in range(N.shape[0]):
         mu[a] = S[a] / N[a]
@@ -276,16 +255,16 @@ def _resume(means, T, env_gen, N, S, st, tl, ts, tn, oarm, olen):
 
 
 @numba.njit(cache=True)
-def _pause(st, t, nout, iters, budget, tn, tl, oarm):
+def _pause(run, t, nout, iters, budget):
     """The status a kernel returns now, 0 to go on: 1 when ``budget`` decisions are done, 2 when
     the tapes or the stretches need more room; then the run's (t, nout) is saved in ``st``."""
     code = 0
     if iters >= budget:
         code = 1
-    elif _room_needed(tn, tl.shape[1], nout, oarm.shape[0]):
+    elif _room_needed(run.tn, run.tl.shape[1], nout, run.oarm.shape[0]):
         code = 2
     if code:
-        st[0], st[1] = t, nout
+        run.st[0], run.st[1] = t, nout
     return code
 
 
@@ -314,8 +293,10 @@ def _add_stretch(oarm, olen, nout, a, n):
 
 
 @numba.njit(cache=True)
-def _start(means, T, gen, N, S, st, tl, ts, tn, oarm, olen):
+def _start(run, gen):
     """The initial round robin: each arm once, in arm order (rounds 1..K)."""
+    means, T, N, S, st, tl, ts, tn, oarm, olen = (run.means, run.T, run.N, run.S, run.st, run.tl, run.ts,
+                                                   run.tn, run.oarm, run.olen)
     K = N.shape[0]
     for a in range(K):
         S[a] = _pull(tl, ts, tn, a, a + 1, T, means, gen)
@@ -330,7 +311,7 @@ def _start(means, T, gen, N, S, st, tl, ts, tn, oarm, olen):
 @numba.njit(cache=True)
 def _klucb_exact(a, f, mu, N, anc, ancn):
     """KL-UCB index of arm a at budget f, storing its tangent (f, value + 1e-9, slope,
-    value - 1e-9) valid while N_a does not change (as the Python engine's ``exact``)."""
+    value - 1e-9) valid while N_a does not change."""
     v = _kl_ucb(mu[a], f / N[a])
     if mu[a] >= 1.0:
         anc[a, 0], anc[a, 1], anc[a, 2], anc[a, 3] = f, 1.0 + 1e-9, 0.0, v - 1e-9
@@ -352,20 +333,21 @@ def _klucb_bound(a, f, N, anc, ancn):
 
 
 @numba.njit(cache=True)
-def klucb_steps(means, T, c, env_gen, pol_gen, N, S, st, tl, ts, tn, anc, ancn, oarm, olen,
-                check_at_end, worst_path, split_safety, budget, reanchor):
-    """Advance one KL-UCB run by at most ``budget`` decisions (leader blocks or exact steps);
-    see the module docstring for the state and :mod:`dpb.policies.nonprivate` for the method
-    (``reanchor`` is unused: the signature is IMED's).  ``anc[a]`` holds arm a's tangent
-    (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``."""
+def klucb_steps(run, env_gen, pol_gen, budget, wrong):
+    """Advance one KL-UCB run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks
+    or exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
+    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[a]`` holds arm a's
+    tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``."""
+    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
+    check_at_end, worst_path = wrong != FIRST_STEP, wrong != END_MEAN
     K = N.shape[0]
-    t, nout, mu = _resume(means, T, env_gen, N, S, st, tl, ts, tn, oarm, olen)
+    t, nout, mu = _resume(run, env_gen)
     ubs = np.empty(K)
     vals = np.empty(K)
     done = np.zeros(K, dtype=np.bool_)
     iters = 0
     while t <= T:
-        code = _pause(st, t, nout, iters, budget, tn, tl, oarm)
+        code = _pause(run, t, nout, iters, budget)
         if code:
             return code
         iters += 1
@@ -424,7 +406,7 @@ def klucb_steps(means, T, c, env_gen, pol_gen, N, S, st, tl, ts, tn, anc, ancn, 
                     break  # the next step is uncertain: the exact rule decides it
                 dz = math.log((1.0 - w0) / (1.0 - u0))
                 du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
-                guess = split_safety * g0 / ((1.0 - w0) * dz + du)
+                guess = SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du)
                 if guess < L:
                     L1 = int(guess)
                     if L1 < 1:
@@ -525,20 +507,21 @@ def _pick_tied(idx, best, pol_gen):
 
 
 @numba.njit(cache=True)
-def imed_steps(means, T, c, env_gen, pol_gen, N, S, st, tl, ts, tn, anc, ancn, oarm, olen,
-               check_at_end, worst_path, split_safety, budget, reanchor):
-    """Advance one IMED run by at most ``budget`` decisions (leader blocks or exact steps); see
-    the module docstring for the state and :mod:`dpb.policies.nonprivate` for the method (``c``
-    and ``worst_path`` are unused: the signature is KL-UCB's).  ``anc[j]`` holds arm j's
-    threshold tangent (log n_0, intercept, slope), valid while ``ancn[j] == N[j]``."""
+def imed_steps(run, env_gen, pol_gen, budget, wrong):
+    """Advance one IMED run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks or
+    exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
+    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[j]`` holds arm
+    j's threshold tangent (log n_0, intercept, slope), valid while ``ancn[j] == N[j]``."""
+    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
+    check_at_end = wrong != FIRST_STEP
     K = N.shape[0]
-    t, nout, mu = _resume(means, T, env_gen, N, S, st, tl, ts, tn, oarm, olen)
+    t, nout, mu = _resume(run, env_gen)
     idx = np.empty(K)
     top = -1.0
     dirty = -1  # arm whose index is stale (-1: all of them)
     iters = 0
     while t <= T:
-        code = _pause(st, t, nout, iters, budget, tn, tl, oarm)
+        code = _pause(run, t, nout, iters, budget)
         if code:
             return code
         iters += 1
@@ -571,7 +554,7 @@ def imed_steps(means, T, c, env_gen, pol_gen, N, S, st, tl, ts, tn, anc, ancn, o
                     continue
                 if mu[j] > mmax:
                     mmax = mu[j]
-                if ancn[j] != N[j] or not 0.0 <= ln0 - anc[j, 0] <= reanchor:
+                if ancn[j] != N[j] or not 0.0 <= ln0 - anc[j, 0] <= REANCHOR:
                     ancn[j] = -1
                     cj = (ln0 + 1e-9 + 1e-13 * N[j] - math.log(N[j])) / N[j]
                     if cj > 0.0:
@@ -613,7 +596,7 @@ def imed_steps(means, T, c, env_gen, pol_gen, N, S, st, tl, ts, tn, anc, ancn, o
                 if w0 >= 1.0:
                     L1 = L >> 1
                 else:
-                    guess = split_safety * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0))
+                    guess = SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0))
                     if guess < L:
                         L1 = int(guess)
                         if L1 < 1:
@@ -637,3 +620,26 @@ def imed_steps(means, T, c, env_gen, pol_gen, N, S, st, tl, ts, tn, anc, ancn, o
         dirty = b
     st[0], st[1] = t, nout
     return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# the two engines of one source
+# ----------------------------------------------------------------------------------------------
+_DISPATCHERS = [f for f in list(globals().values()) if isinstance(f, numba.core.dispatcher.Dispatcher)]
+
+
+_scalar.stamp_kernels(_DISPATCHERS)
+
+
+def uncompiled(module):
+    """The functions of ``module`` (a kernel module) as plain Python: each compiled function
+    replaced by its Python source, calling the others' Python versions (what ``NUMBA_DISABLE_JIT=1``
+    does for a whole process, here for one namespace)."""
+    import types
+
+    ns = dict(vars(module))
+    for name, f in vars(module).items():
+        if isinstance(f, numba.core.dispatcher.Dispatcher):
+            py = f.py_func
+            ns[name] = types.FunctionType(py.__code__, ns, name, py.__defaults__, py.__closure__)
+    return types.SimpleNamespace(**ns)

@@ -408,3 +408,60 @@ class InitialRoundRobin:
             pick = pick_max if self.index_kind == "max" else pick_min
             arms[main] = pick(idx, r, self.rand)
         return arms
+
+
+class PerStepPolicy(InitialRoundRobin, Policy):
+    """A policy that pulls every arm once, then decides at every step from the empirical means
+    (IMED, KL-UCB): the per-step twin of :class:`~dpb.policies.BatchedPrivatePolicy`.
+
+    A new per-step index is one method: subclass, set :attr:`~Policy.name` and
+    :attr:`~Policy.index_kind`, and define :meth:`empirical_index` (not ``index``: that attribute holds the
+    indexes of the last decision, see :class:`Policy`).  The policy runs through the generic phase
+    engine of :func:`dpb.simulate.simulate` with phases of one pull (exact; a numpy call per step);
+    a ``fast_simulate`` method may add an exact fast path.  Ties are broken uniformly at random.
+    """
+
+    private = False
+
+    def _start(self) -> None:
+        self.N = np.zeros((self.R, self.K), dtype=np.int64)
+        self.S = np.zeros((self.R, self.K))
+        self._init_state(1)
+
+    def statistic(self) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.N > 0, self.S / np.maximum(self.N, 1), np.nan)
+
+    def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        arms = self._choose_arms(rows, t)
+        return self._one_hot(arms, np.ones(rows.size, dtype=np.int64))
+
+    def update(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
+        rows = np.asarray(rows, dtype=np.int64)
+        self.N[rows] += counts
+        self.S[rows] += sums
+
+    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        n = self.N[rows]
+        return self.empirical_index(self.S[rows] / n, n, t[:, None])
+
+    @abstractmethod
+    def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """The index of every arm, from the empirical means (the one method to define).
+
+        Parameters
+        ----------
+        mu : numpy.ndarray
+            Shape (rows, K): the empirical means ``S_a / N_a`` in [0, 1].
+        n : numpy.ndarray
+            Shape (rows, K), int64: the pulls ``N_a >= 1``.
+        t : numpy.ndarray
+            Shape (rows, 1), int64: the current round (1-based).
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape (rows, K), float, no NaN: the next pull goes to the arm of largest index
+            (``index_kind = "max"``) or smallest (``"min"``).
+        """

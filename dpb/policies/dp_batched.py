@@ -30,7 +30,7 @@ import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
-from .._jit import jit_enabled
+from ._tapes import check_engine
 from .._validate import check_eps
 from .base import InitialRoundRobin, Policy, pick_max, pick_min
 
@@ -41,11 +41,11 @@ _PHASE_LOGIC = ("_start", "decide", "update", "_index", "_clipped_means", "_choo
                 "min_horizon")
 
 
-def _use_kernel(policy) -> bool:
+def _use_kernel(policy, engine: str | None) -> bool:
     """Whether :meth:`BatchedPrivatePolicy.simulate_phases` runs the compiled DP-IMED run
-    (:mod:`dpb.policies._batched_kernel`): for DP-IMED's own index, unless the environment
-    variable ``DPB_JIT`` is ``0`` (then the numpy lock-step version runs)."""
-    return type(policy).private_index is DPIMED.private_index and jit_enabled()
+    (:mod:`dpb.policies._batched_kernel`): for DP-IMED's own index under the ``"numba"`` engine
+    (None: the default of ``DPB_JIT``), else the numpy lock-step version (the same numbers)."""
+    return type(policy).private_index is DPIMED.private_index and check_engine(engine) == "numba"
 
 
 class BatchedPrivatePolicy(InitialRoundRobin, Policy):
@@ -131,7 +131,8 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
         own = all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC)
         return self.simulate_phases if own else None
 
-    def simulate_phases(self, means, T: int, env_generators, policy_generators, recorder) -> None:
+    def simulate_phases(self, means, T: int, env_generators, policy_generators, recorder,
+                        engine: str | None = None) -> None:
         """Simulate ``len(env_generators)`` runs to horizon ``T`` and report them to ``recorder``.
 
         The same law -- and the same numbers for the same generators -- as the generic phase
@@ -153,9 +154,12 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
         recorder : Recorder
             Receives every phase (:meth:`~dpb.policies.base.Recorder.record_phases`) and the
             Laplace draws of each run.
+        engine : {"numba", "python"} or None
+            DP-IMED's runs compiled (``"numba"``) or the numpy lock-step (``"python"``): the same
+            numbers; None reads the default (``DPB_JIT``).
         """
         means = np.asarray(means, dtype=float)
-        if _use_kernel(self):
+        if _use_kernel(self, engine):
             return self._simulate_compiled(means, T, env_generators, policy_generators, recorder)
         self.start(means.size, T, policy_generators)
         R, K = self.R, self.K
@@ -202,7 +206,7 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
         recorder.laplace[:] += np.bincount(rows, minlength=R)
 
     def _simulate_compiled(self, means, T, env_generators, policy_generators, recorder) -> None:
-        """:meth:`simulate_phases` run by run in compiled code (DP-IMED; ``DPB_JIT=0`` turns it off)."""
+        """:meth:`simulate_phases` run by run in compiled code (DP-IMED, ``engine="numba"``)."""
         from ._batched_kernel import dp_imed_run
 
         T = int(T)

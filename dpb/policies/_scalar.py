@@ -1,0 +1,107 @@
+"""The scalar maths of the fast engines, written once, as plain Python that numba compiles.
+
+The compiled kernels (:mod:`dpb.policies._tape_kernel`, :mod:`dpb.policies._batched_kernel`) make
+these functions compilable where they call them (``numba.extending.register_jitable``), and the
+same kernels run uncompiled (``engine="python"``) call them as they stand, so both engines evaluate
+the same formulas with the same float operations.
+No numba here: ``import dpb`` does not import it.  The vectorised numpy versions of the index
+computations are :mod:`dpb.policies._numerics`; the validated references are
+:mod:`dpb.divergences`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+ONE_MINUS = 1.0 - 2.0**-53  # the largest float below 1 (numpy.nextafter(1.0, 0.0))
+
+
+def kl(p, q):
+    """Bernoulli kl(p, q) = p log(p / q) + (1 - p) log((1 - p) / (1 - q)) for two floats
+    (0 log 0 = 0; +inf where q is 0 or 1 and p differs; floored at 0)."""
+    if p == q:
+        return 0.0
+    out = 0.0
+    if p > 0.0:
+        if q <= 0.0:
+            return math.inf
+        out += p * math.log(p / q)
+    if p < 1.0:
+        if q >= 1.0:
+            return math.inf
+        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+    return max(out, 0.0)
+
+
+def kl_ucb(x, c):
+    """max{q in [x, 1] : kl(x, q) <= c} for two floats, by the monotone Newton iteration of
+    :func:`dpb.policies._numerics.kl_ucb_fast` (the same start, bounds and steps with scalar
+    comparisons): 1 when x >= 1 or c is infinite, x when c <= 0."""
+    if x >= 1.0 or c == math.inf:
+        return 1.0
+    if not c > 0.0:
+        return x
+    one_m_x = 1.0 - x
+    neg_ent = (x * math.log(x) if x > 0.0 else 0.0) + one_m_x * math.log(one_m_x)
+    upper = min(x + math.sqrt(0.5 * c), -math.expm1(-(c - neg_ent) / one_m_x), ONE_MINUS)
+    guess = x + math.sqrt(2.0 * c * x * one_m_x)
+    q = min(guess, upper) if guess > x else upper
+    x_safe = x if x > 0.0 else 1.0
+    for _ in range(60):
+        d = q - x
+        r = d / x_safe
+        g = -(x * math.log1p(r if r < 1e300 else 1e300) + one_m_x * math.log1p(-d / one_m_x)) - c
+        q_new = q - g * q * (1.0 - q) / (d if d > 1e-300 else 1e-300)
+        if q_new < x:
+            q_new = x
+        if q_new > upper:
+            q_new = upper
+        delta = q_new - q
+        q = q_new
+        if -1e-9 <= delta <= 1e-9:
+            break
+    return q
+
+
+def budget(t, c):
+    """KL-UCB's exploration budget f(t) = log t + c log log t at round t, floored at 0."""
+    lt = math.log(t)
+    if c == 0.0:
+        return lt
+    if lt > 0.0:
+        v = lt + c * math.log(lt)
+        return v if v > 0.0 else 0.0
+    return 0.0
+
+
+def xlogy(x, y):
+    """x log y with 0 log y = 0 (y not NaN), as ``scipy.special.xlogy``."""
+    if x == 0.0 and not math.isnan(y):
+        return 0.0
+    return x * math.log(y)
+
+
+def d_eps_below(x, y, z, log_term, eps):
+    """d_eps(x, y) for x <= y, given z = expit(logit(y) - eps) and
+    log_term = log(1 - y (1 - e^-eps)): kl(x, y) if x >= z, else -eps x - log_term (floored at
+    0).  The kl is written with :func:`xlogy` as in :func:`dpb.policies._numerics.kl_fast`, so
+    that DP-IMED's compiled runs agree with its numpy lock-step runs."""
+    if x >= z:
+        if x == y:
+            return 0.0
+        out = xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y)
+        return max(out, 0.0)
+    return max(-eps * x - log_term, 0.0)
+
+
+def stamp_kernels(dispatchers) -> None:
+    """numba reuses a kernel's cached machine code while the kernel's own file is unchanged; a
+    kernel that compiles this module's functions calls this with its dispatchers, so that this
+    file's stamp joins its own (an edit of the scalar maths recompiles the kernels instead of
+    loading stale code)."""
+    st = os.stat(__file__)
+    for f in dispatchers:
+        cache_file = getattr(getattr(f, "_cache", None), "_cache_file", None)
+        if cache_file is not None:
+            cache_file._source_stamp = (cache_file._source_stamp, st.st_mtime, st.st_size)
