@@ -53,23 +53,14 @@ POLICIES = [
     ("Lazy-DP-TS", {"eps": EPS}, 1.0),
 ]
 PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
-ENGINES = ("IMED", "KL-UCB")  # fast paths with a compiled and a Python engine
+ENGINES = ("IMED", "KL-UCB")  # fast paths whose kernels run compiled or as Python
 
 
 def cpu_cell(name, params, env, T, runs=RUNS, seed=0, engine=None):
-    """CPU seconds of one cell; ``engine`` "python" or "numba" sets ``DPB_JIT`` for the call."""
-    old = os.environ.get("DPB_JIT")
-    if engine is not None:
-        os.environ["DPB_JIT"] = "0" if engine == "python" else "1"
-    try:
-        t0 = time.process_time()
-        res = simulate(name, env, T, runs=runs, seed=seed, params=params)
-        return time.process_time() - t0, res
-    finally:
-        if old is None:
-            os.environ.pop("DPB_JIT", None)
-        else:
-            os.environ["DPB_JIT"] = old
+    """CPU seconds of one cell (and its result); ``engine`` as in :func:`dpb.simulate.simulate`."""
+    t0 = time.process_time()
+    res = simulate(name, env, T, runs=runs, seed=seed, params=params, engine=engine)
+    return time.process_time() - t0, res
 
 
 def engines(T: int, envs: list[str]) -> None:

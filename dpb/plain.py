@@ -8,7 +8,8 @@ every arm, geometric batches :math:`n_m = \\lceil n_0 (\\alpha^{m+1} - 1)/(\\alp
 the index of the chosen algorithm on the clipped private means, and ties broken uniformly at
 random.  It is slow (a Python loop over rewards) and meant to be read; the tests check that it
 agrees with the package in distribution and that its divergence and index agree with
-:mod:`dpb.divergences` to rounding.
+:mod:`dpb.divergences` to rounding.  Its kl, d_eps and index are its own copies on purpose (the
+page shows them whole, and the tests compare them with the package's).
 """
 
 from __future__ import annotations

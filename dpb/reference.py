@@ -5,7 +5,9 @@ transcribed line by line, in plain Python, one Bernoulli reward per round: no ph
 Binomial draws, no vectorisation across runs, no look-ahead.  It shares no logic with the fast
 path: batch sizes are recomputed here from :prf:ref:`def-batch-schedule` in exact rational arithmetic, indexes
 come from :mod:`dpb.divergences` (bisection), ties are broken with ``rng.choice``.  It is slow
-(microseconds per round) and meant for small horizons.
+(microseconds per round) and meant for small horizons.  Its scalar kl and KL-UCB inversion
+are its own copies on purpose, not :mod:`dpb.policies._scalar`: an oracle that shared the fast
+engines' maths could not catch an error in it.
 
 :func:`reference_simulate` returns a :class:`dpb.simulate.Result` (same checkpoints and fields as
 :func:`dpb.simulate.simulate`) so that tests can compare the two in distribution.

@@ -176,7 +176,8 @@ class Result:
         Number of Laplace draws (private releases) of each run.
     engine : str
         ``"phases"`` (the generic engine), or the policy's own exact fast path run by the
-        ``"numba"`` or the ``"python"`` engine (see :func:`simulate`).
+        ``"numba"`` or the ``"python"`` engine (see :func:`simulate`), or ``"fast"`` for a fast
+        path with one engine only (it takes no ``engine``: Lazy-DP-TS, a reader's policy).
     elapsed : float
         Wall-clock seconds (not compared by :meth:`same_as`).
     """
@@ -699,14 +700,18 @@ class _ProgressHook:
         self.bar.update(int(counts.sum()))
 
 
-def _fast_path(pol: Policy, engine: str):
-    """``pol.fast_simulate``, given ``engine`` when it takes one (the package's fast paths do)."""
-    f = pol.fast_simulate
+def _takes_engine(pol: Policy) -> bool:
+    """Whether ``pol.fast_simulate`` takes an ``engine`` (the package's fast paths with a
+    compiled and a Python version do)."""
     try:
-        takes = "engine" in inspect.signature(f).parameters
+        return "engine" in inspect.signature(pol.fast_simulate).parameters
     except (TypeError, ValueError):  # (a callable without a signature)
-        takes = False
-    return functools.partial(f, engine=engine) if takes else f
+        return False
+
+
+def _fast_path(pol: Policy, engine: str):
+    """``pol.fast_simulate``, given ``engine`` when it takes one."""
+    return functools.partial(pol.fast_simulate, engine=engine) if _takes_engine(pol) else pol.fast_simulate
 
 
 def _simulate_with_progress(pol: Policy, means, T: int, seeds, gaps, ck, use_fast: bool,
@@ -814,7 +819,7 @@ def simulate_seeds(
         pulls=rec.pulls,
         n_phases=rec.phases,
         laplace_draws=rec.laplace,
-        engine=engine if use_fast else "phases",
+        engine=("phases" if not use_fast else engine if _takes_engine(pol) else "fast"),
         elapsed=time.perf_counter() - t_start,
     )
 
@@ -864,7 +869,7 @@ def simulate(
         DP-IMED); ``"python"``, the same code uncompiled (IMED, KL-UCB) or numpy (DP-IMED), with
         the same numbers for the same seed, slower.  None: ``"numba"``, or ``"python"`` when the
         environment variable ``DPB_JIT`` is ``0``.  Recorded in :attr:`Result.engine` (which is
-        ``"phases"`` when the generic engine ran).
+        ``"phases"`` when the generic engine ran, ``"fast"`` for a fast path of one engine).
     max_seconds : float or None
         Refuse, before any work, a call whose estimated cost (:func:`estimate_cost`, a
         pessimistic model) exceeds this many CPU-seconds; default :data:`MAX_SECONDS` (120).

@@ -1430,6 +1430,7 @@ NOT_FUZZED = {
     "reference_simulate's checked arguments (fuzzed through it)",
     "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
     "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
+    "dpb.policies.PerStepPolicy": "abstract base of the per-step policies (IMED, KL-UCB: subclasses fuzzed)",
     "dpb.coupling.follow_the_leader": "a per-step pulling rule: its arrays come from "
     "simulate_coupled_environment at every step (fuzzed through it with this rule)",
     "dpb.regret.DecomposedRuns": "a record of decompose_runs' output",

@@ -148,6 +148,7 @@ def test_explorer_builds_and_redraws(make, monkeypatch):
     monkeypatch.setattr(plt.Figure, "__init__", counting_init)
     box = make()
     assert isinstance(box, W.VBox)
+    assert box.last_error is None and box.redraws == 1  # drawn at its defaults
     controls = _controls(box)
     before = len(calls)
     first = controls[0]
@@ -155,7 +156,8 @@ def test_explorer_builds_and_redraws(make, monkeypatch):
         first.value = first.options[-1]
     else:
         first.value = first.max if first.value != first.max else first.min
-    assert len(calls) > before  # moving a control redrew a figure
+    assert len(calls) > before and box.redraws == 2  # moving a control redrew a figure ...
+    assert box.last_error is None, box.last_error  # ... without an error (not a message)
     plt.close("all")
 
 
@@ -164,7 +166,11 @@ def test_lower_bound_explorer_custom_means_and_bad_text():
     menu, text = _controls(box)
     menu.value = "custom"
     text.value = "0.8, 0.7, 0.2"
+    assert box.last_error is None, box.last_error  # typed means: the figure
     text.value = "0.8, oops"  # shows a message, does not raise
+    assert isinstance(box.last_error, ValueError) and "'oops'" in str(box.last_error)
     out = box.children[2]
-    assert isinstance(out, W.Output)
+    assert isinstance(out, W.Output) and out.outputs  # (the message, as a figure)
+    text.value = "0.9, 0.1"
+    assert box.last_error is None, box.last_error  # and back to a figure
     plt.close("all")

@@ -22,9 +22,12 @@ def test_plot_returns_a_figure_with_data(plot):
 def test_explorer_builds_and_redraws(make):
     box = make()
     assert isinstance(box, W.VBox)
+    assert box.last_error is None, box.last_error  # drawn at its defaults
     sliders = [w for w in box.children[1].children if isinstance(w, W.widgets.widget_float._Float)]
     assert sliders
-    sliders[0].value = sliders[0].max  # moving a control must not raise
+    sliders[0].value = sliders[0].max if sliders[0].value != sliders[0].max else sliders[0].min
+    assert box.redraws == 2  # moving a control redrew ...
+    assert box.last_error is None, box.last_error  # ... without an error
     plt.close("all")
 
 
@@ -88,5 +91,6 @@ def test_explorers_redraw_every_control(monkeypatch, make, plot_name, keywords):
         new = slider.min if slider.value != slider.min else slider.max
         slider.value = new
         assert calls[-1][key] == pytest.approx(slider.value)
+        assert box.last_error is None, (key, box.last_error)  # the redraw drew its figure
     assert len(calls) == 1 + len(keywords)
     plt.close("all")

@@ -101,19 +101,28 @@ def test_explorer_builds_and_redraws(make, kwargs, monkeypatch):
     monkeypatch.setattr(plt.Figure, "__init__", counting_init)
     box = make(**kwargs)
     assert isinstance(box, W.VBox)
+    assert box.last_error is None, box.last_error  # drawn at its defaults
     controls = {c.description or type(c).__name__: c for c in _controls(box)}
     before = len(calls)
     controls["ε"].value = 0.5
-    assert len(calls) > before  # moving a control redrew a figure
+    assert len(calls) > before  # moving a control redrew a figure ...
+    assert box.last_error is None, box.last_error  # ... without an error (not a message)
     before = len(calls)
     toggle = controls["ToggleButtons"]
     toggle.value = "DP-IMED" if toggle.value != "DP-IMED" else "DP-KLUCB"
     assert len(calls) > before
+    assert box.last_error is None, box.last_error
 
 
 def test_convergence_explorer_optimal_arm_shows_a_message():
     box = wr.convergence_explorer()
+    assert box.last_error is None, box.last_error
     arm = [c for c in _controls(box) if c.description == "arm"][0]
     arm.value = 0  # the optimal arm: a message, not a traceback
+    assert isinstance(box.last_error, ValueError) and "arm 0 is optimal" in str(box.last_error)
     arm.value = 7  # no such arm: a message too
+    assert isinstance(box.last_error, ValueError) and "arm" in str(box.last_error)
+    assert "optimal" not in str(box.last_error)
+    arm.value = 2  # a sub-optimal arm: the figure again
+    assert box.last_error is None, box.last_error
     assert isinstance(box.children[2], W.Output)

@@ -31,6 +31,40 @@ _BLOCK = 64  # RunRandom's default block
 
 
 @numba.njit(cache=True)
+def _dp_imed_indexes(S, n, idx, eps):
+    """Fill ``idx`` with the DP-IMED index n_k d_eps(x_k, x*) + log n_k of every arm (x_k the
+    clipped private means S_k / n_k, x* their maximum) and return the smallest, or NaN when an
+    index is NaN."""
+    K = n.size
+    x_star = 0.0
+    for k in range(K):
+        x = min(max(S[k] / n[k], 0.0), 1.0)
+        idx[k] = x
+        if k == 0 or x > x_star:
+            x_star = x
+    if x_star == 0.0:
+        logit = -math.inf
+    elif x_star == 1.0:
+        logit = math.inf
+    else:
+        logit = math.log(x_star / (1.0 - x_star))
+    z = 1.0 / (1.0 + math.exp(-(logit - eps)))
+    if x_star > 0.5:
+        log_term = math.log((1.0 - x_star) + x_star * math.exp(-eps))
+    else:
+        log_term = math.log1p(x_star * math.expm1(-eps))
+    best = math.inf
+    for k in range(K):
+        v = n[k] * _d_eps_below(idx[k], x_star, z, log_term, eps) + math.log(n[k])
+        if math.isnan(v):
+            return math.nan
+        idx[k] = v
+        if v < best:
+            best = v
+    return best
+
+
+@numba.njit(cache=True)
 def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
     """One run of DP-IMED to horizon ``T``; fills ``arms_out``/``counts_out`` with its phases and
     returns their number (-1 if an index was NaN)."""
@@ -46,36 +80,13 @@ def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
     idx = np.empty(K)
     t = 1
     step = 0
-    with_ties = 0
     while t <= T:
         if step < K:
             arm = step
         else:
-            x_star = 0.0
-            for k in range(K):
-                x = min(max(S[k] / n[k], 0.0), 1.0)
-                idx[k] = x
-                if k == 0 or x > x_star:
-                    x_star = x
-            if x_star == 0.0:
-                logit = -math.inf
-            elif x_star == 1.0:
-                logit = math.inf
-            else:
-                logit = math.log(x_star / (1.0 - x_star))
-            z = 1.0 / (1.0 + math.exp(-(logit - eps)))
-            if x_star > 0.5:
-                log_term = math.log((1.0 - x_star) + x_star * math.exp(-eps))
-            else:
-                log_term = math.log1p(x_star * math.expm1(-eps))
-            best = math.inf
-            for k in range(K):
-                v = n[k] * _d_eps_below(idx[k], x_star, z, log_term, eps) + math.log(n[k])
-                if math.isnan(v):
-                    return -1
-                idx[k] = v
-                if v < best:
-                    best = v
+            best = _dp_imed_indexes(S, n, idx, eps)
+            if math.isnan(best):
+                return -1
             n_tied = 0
             arm = -1
             for k in range(K):
@@ -84,7 +95,6 @@ def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
                     if arm < 0:
                         arm = k
             if n_tied > 1:
-                with_ties += 1
                 if uni_ptr >= _BLOCK:
                     for j in range(_BLOCK):
                         uni[j] = pol_gen.random()
@@ -117,4 +127,4 @@ def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
     return step
 
 
-_scalar.stamp_kernels([dp_imed_run])
+_scalar.stamp_kernels([_dp_imed_indexes, dp_imed_run])

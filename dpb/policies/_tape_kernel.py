@@ -333,157 +333,6 @@ def _klucb_bound(a, f, N, anc, ancn):
 
 
 @numba.njit(cache=True)
-def klucb_steps(run, env_gen, pol_gen, budget, wrong):
-    """Advance one KL-UCB run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks
-    or exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
-    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[a]`` holds arm a's
-    tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``."""
-    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
-    check_at_end, worst_path = wrong != FIRST_STEP, wrong != END_MEAN
-    K = N.shape[0]
-    t, nout, mu = _resume(run, env_gen)
-    ubs = np.empty(K)
-    vals = np.empty(K)
-    done = np.zeros(K, dtype=np.bool_)
-    iters = 0
-    while t <= T:
-        code = _pause(run, t, nout, iters, budget)
-        if code:
-            return code
-        iters += 1
-        # leader block of the most pulled arm A (first in arm order)
-        A = 0
-        for a in range(1, K):
-            if N[a] > N[A]:
-                A = a
-        t0 = t
-        f0 = _budget(t0, c)
-        U0, smax = -1.0, 0.0
-        for k in range(K):
-            if k == A:
-                continue
-            v = _klucb_bound(k, f0, N, anc, ancn)
-            if v > 1.0:
-                _klucb_exact(k, f0, mu, N, anc, ancn)
-                v = _klucb_bound(k, f0, N, anc, ancn)
-            if v > U0:
-                U0 = v
-            if ancn[k] != N[k]:
-                smax = math.inf
-            elif anc[k, 2] > smax:
-                smax = anc[k, 2]
-        lt0 = math.log(t0)
-        ku = smax * (1.0 + c / lt0) / t0 if U0 <= 1.0 and smax < math.inf else math.inf
-        fmarg = f0 - 1e-9 * (1.0 + f0)
-        nA, sA, acc = N[A], S[A], 0
-        t_stop = t0 + (t0 >> 6)
-        if t_stop > T:
-            t_stop = T
-        while t <= t_stop and ku < math.inf:
-            if tn[A] + 2 > tl.shape[1]:
-                break  # (no room to split: leave the rest to the next decision)
-            L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
-            if worst_path:
-                w = sA / (nA + (L - s if s else L - 1))
-            else:
-                w = (sA + s) / (nA + L)
-            u = U0 + ku * ((t + L - 1 if check_at_end else t) - t0)
-            if u < 1.0 and (w > u or (nA + L - 1) * _kl(w, u) < fmarg - 1e-13 * (nA + L)):
-                tn[A] -= 1
-                nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
-                continue
-            if L == 1:
-                break
-            w0 = sA / nA
-            u0 = U0 + ku * (t - t0)
-            if u0 >= 1.0:
-                break
-            if w0 > u0 or w0 <= 0.0:
-                L1 = L >> 1
-            else:
-                g0 = fmarg - 1e-13 * nA - nA * _kl(w0, u0)
-                if g0 <= 0.0:
-                    break  # the next step is uncertain: the exact rule decides it
-                dz = math.log((1.0 - w0) / (1.0 - u0))
-                du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
-                guess = SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du)
-                if guess < L:
-                    L1 = int(guess)
-                    if L1 < 1:
-                        L1 = 1
-                else:
-                    L1 = L >> 1
-            _split_top(tl, ts, tn, A, L1, env_gen)
-        if acc:
-            N[A], S[A] = nA, sA
-            mu[A] = sA / nA
-            nout = _add_stretch(oarm, olen, nout, A, acc)
-            continue
-        if t > T:
-            break
-        # one exact step: argmax of the indexes (random ties); indexes in decreasing order of
-        # their upper bounds until the best value exceeds every remaining bound
-        f = _budget(t, c)
-        b, lbb = 0, -2.0
-        for a in range(K):
-            ubs[a] = _klucb_bound(a, f, N, anc, ancn)
-            lb = -1.0 if ubs[a] > 1.0 else anc[a, 3]
-            if lb > lbb:
-                b, lbb = a, lb
-        need = False
-        for a in range(K):
-            if a != b and ubs[a] >= lbb:
-                need = True
-                break
-        if need:
-            best = -1.0
-            for a in range(K):
-                done[a] = False
-            for _ in range(K):
-                j = -1
-                for a in range(K):  # the unvisited arm of largest bound (first in arm order)
-                    if not done[a] and (j < 0 or ubs[a] > ubs[j]):
-                        j = a
-                if ubs[j] < best:
-                    break
-                done[j] = True
-                v = _klucb_exact(j, f, mu, N, anc, ancn)
-                vals[j] = v
-                if v > best:
-                    best = v
-            ntied = 0
-            for a in range(K):
-                if done[a] and vals[a] == best:
-                    ntied += 1
-                    b = a
-            if ntied > 1:
-                pick = int(pol_gen.random() * ntied)
-                if pick > ntied - 1:
-                    pick = ntied - 1
-                for a in range(K):
-                    if done[a] and vals[a] == best:
-                        if pick == 0:
-                            b = a
-                            break
-                        pick -= 1
-        x = _pull(tl, ts, tn, b, t, T, means, env_gen)
-        valid = ancn[b] == N[b]
-        S[b] += x
-        N[b] += 1
-        mu[b] = S[b] / N[b]
-        if valid and x == 0:
-            ancn[b] = N[b]
-            anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
-        nout = _add_stretch(oarm, olen, nout, b, 1)
-        t += 1
-    st[0], st[1] = t, nout
-    return 0
-
-
-# ----------------------------------------------------------------------------------------------
-# IMED
-# ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
 def _pick_tied(idx, best, pol_gen):
     """The arm whose index equals ``best``, ties broken uniformly at random (one uniform)."""
     K = idx.shape[0]
@@ -507,13 +356,271 @@ def _pick_tied(idx, best, pol_gen):
 
 
 @numba.njit(cache=True)
+def _split_length(guess, L):
+    """Where to split a segment of length L that failed its check: ``int(guess)`` entries (at least
+    one) when the linearised safe length ``guess`` is below L, else half of it.  The split point
+    only changes the cost, never the law."""
+    if guess < L:
+        L1 = int(guess)
+        if L1 < 1:
+            L1 = 1
+        return L1
+    return L >> 1
+
+
+@numba.njit(cache=True)
+def _klucb_others(A, f0, mu, N, anc, ancn):
+    """(U0, smax): the largest upper bound at budget f0 of the indexes of the arms other than A
+    (their tangents, after an inversion where none is valid) and the largest tangent slope
+    (inf when an arm has none)."""
+    U0, smax = -1.0, 0.0
+    for k in range(N.shape[0]):
+        if k == A:
+            continue
+        v = _klucb_bound(k, f0, N, anc, ancn)
+        if v > 1.0:
+            _klucb_exact(k, f0, mu, N, anc, ancn)
+            v = _klucb_bound(k, f0, N, anc, ancn)
+        if v > U0:
+            U0 = v
+        if ancn[k] != N[k]:
+            smax = math.inf
+        elif anc[k, 2] > smax:
+            smax = anc[k, 2]
+    return U0, smax
+
+
+@numba.njit(cache=True)
+def _klucb_block(run, A, t0, U0, ku, fmarg, env_gen, wrong):
+    """A leader block of arm A from round t0 (the others' indexes below U0 + ku (t - t0)): the
+    segments of A's tape certified one after the other, split where a check fails, until a step
+    is uncertain or the block ends.  Returns (t, N_A, S_A, pulls of A in the block)."""
+    means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
+    check_at_end, worst_path = wrong != FIRST_STEP, wrong != END_MEAN
+    t, nA, sA, acc = t0, run.N[A], run.S[A], 0
+    t_stop = t0 + (t0 >> 6)
+    if t_stop > T:
+        t_stop = T
+    while t <= t_stop and ku < math.inf:
+        if tn[A] + 2 > tl.shape[1]:
+            break  # (no room to split: leave the rest to the next decision)
+        L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
+        if worst_path:
+            w = sA / (nA + (L - s if s else L - 1))
+        else:
+            w = (sA + s) / (nA + L)
+        u = U0 + ku * ((t + L - 1 if check_at_end else t) - t0)
+        if u < 1.0 and (w > u or (nA + L - 1) * _kl(w, u) < fmarg - 1e-13 * (nA + L)):
+            tn[A] -= 1
+            nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+            continue
+        if L == 1:
+            break
+        w0 = sA / nA
+        u0 = U0 + ku * (t - t0)
+        if u0 >= 1.0:
+            break
+        if w0 > u0 or w0 <= 0.0:
+            L1 = L >> 1
+        else:
+            g0 = fmarg - 1e-13 * nA - nA * _kl(w0, u0)
+            if g0 <= 0.0:
+                break  # the next step is uncertain: the exact rule decides it
+            dz = math.log((1.0 - w0) / (1.0 - u0))
+            du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
+            L1 = _split_length(SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du), L)
+        _split_top(tl, ts, tn, A, L1, env_gen)
+    return t, nA, sA, acc
+
+
+@numba.njit(cache=True)
+def _klucb_exact_step(f, mu, N, anc, ancn, ubs, vals, done, pol_gen):
+    """The arm of one exact step at budget f: argmax of the indexes (random ties).  Indexes are
+    computed in decreasing order of their upper bounds until the best value found exceeds every
+    remaining bound (an arm below the best cannot tie with it); none when one arm's lower bound
+    is above every other arm's upper bound."""
+    K = N.shape[0]
+    b, lbb = 0, -2.0
+    for a in range(K):
+        ubs[a] = _klucb_bound(a, f, N, anc, ancn)
+        lb = -1.0 if ubs[a] > 1.0 else anc[a, 3]
+        if lb > lbb:
+            b, lbb = a, lb
+    need = False
+    for a in range(K):
+        if a != b and ubs[a] >= lbb:
+            need = True
+            break
+    if not need:
+        return b
+    best = -1.0
+    for a in range(K):
+        done[a] = False
+    for _ in range(K):
+        j = -1
+        for a in range(K):  # the unvisited arm of largest bound (first in arm order)
+            if not done[a] and (j < 0 or ubs[a] > ubs[j]):
+                j = a
+        if ubs[j] < best:
+            break
+        done[j] = True
+        v = _klucb_exact(j, f, mu, N, anc, ancn)
+        vals[j] = v
+        if v > best:
+            best = v
+    for a in range(K):
+        if not done[a]:
+            vals[a] = -math.inf  # (not computed: below the best)
+    return _pick_tied(vals, best, pol_gen)
+
+
+@numba.njit(cache=True)
+def klucb_steps(run, env_gen, pol_gen, budget, wrong):
+    """Advance one KL-UCB run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks
+    or exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
+    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[a]`` holds arm a's
+    tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``."""
+    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
+    K = N.shape[0]
+    t, nout, mu = _resume(run, env_gen)
+    ubs, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
+    iters = 0
+    while t <= T:
+        code = _pause(run, t, nout, iters, budget)
+        if code:
+            return code
+        iters += 1
+        # leader block of the most pulled arm A (first in arm order): the others do not move and
+        # their indexes grow with t only, below U0 + ku (t - t0) (tangents, and
+        # f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0)
+        A = 0
+        for a in range(1, K):
+            if N[a] > N[A]:
+                A = a
+        f0 = _budget(t, c)
+        U0, smax = _klucb_others(A, f0, mu, N, anc, ancn)
+        ku = smax * (1.0 + c / math.log(t)) / t if U0 <= 1.0 and smax < math.inf else math.inf
+        t, nA, sA, acc = _klucb_block(run, A, t, U0, ku, f0 - 1e-9 * (1.0 + f0), env_gen, wrong)
+        if acc:
+            N[A], S[A] = nA, sA
+            mu[A] = sA / nA
+            nout = _add_stretch(oarm, olen, nout, A, acc)
+            continue
+        if t > T:
+            break
+        b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
+        x = _pull(tl, ts, tn, b, t, T, means, env_gen)
+        valid = ancn[b] == N[b]
+        S[b] += x
+        N[b] += 1
+        mu[b] = S[b] / N[b]
+        if valid and x == 0:
+            ancn[b] = N[b]
+            anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
+        nout = _add_stretch(oarm, olen, nout, b, 1)
+        t += 1
+    st[0], st[1] = t, nout
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# IMED
+# ----------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def _imed_leader(idx, mu, N, top):
+    """The arm A of the largest mean (first in arm order) and whether the next step is surely
+    A's (A the unique best, every other index above log N_A by the rounding margin)."""
+    K = N.shape[0]
+    A, ntop = -1, 0
+    for a in range(K):
+        if mu[a] == top:
+            ntop += 1
+            if A < 0:
+                A = a
+    if ntop != 1:
+        return A, False
+    ln0 = math.log(N[A])
+    for j in range(K):
+        if j != A and idx[j] - 1e-9 - 1e-13 * N[j] <= ln0:
+            return A, False
+    return A, True
+
+
+@numba.njit(cache=True)
+def _imed_envelope(A, mu, N, anc, ancn):
+    """(ok, mmax, thr0, slope) for a leader block of arm A: the largest other mean, and the upper
+    envelope of the other arms' threshold tangents theta_j at log N_A as one line (its value thr0
+    at log N_A and the largest slope); the tangents are re-anchored when stale.  ok is False when
+    an arm has no valid tangent (the exact rule decides)."""
+    ln0 = math.log(N[A])
+    mmax, thr0, slope = -1.0, -1.0, 0.0
+    for j in range(N.shape[0]):
+        if j == A:
+            continue
+        if mu[j] > mmax:
+            mmax = mu[j]
+        if ancn[j] != N[j] or not 0.0 <= ln0 - anc[j, 0] <= REANCHOR:
+            ancn[j] = -1
+            cj = (ln0 + 1e-9 + 1e-13 * N[j] - math.log(N[j])) / N[j]
+            if cj > 0.0:
+                q = _kl_ucb(mu[j], cj)
+                if q - mu[j] > 1e-8 and q < 1.0:
+                    b = q * (1.0 - q) / ((q - mu[j] - 1e-9) * N[j])
+                    anc[j, 0], anc[j, 1], anc[j, 2] = ln0, q + 1e-9 - b * ln0, b
+                    ancn[j] = N[j]
+            if ancn[j] < 0:
+                return False, mmax, thr0, slope
+        v = anc[j, 1] + anc[j, 2] * ln0
+        if v > thr0:
+            thr0 = v
+        if anc[j, 2] > slope:
+            slope = anc[j, 2]
+    return True, mmax, thr0, slope
+
+
+@numba.njit(cache=True)
+def _imed_block(run, A, t, mmax, thr0, slope, env_gen, wrong):
+    """A leader block of arm A from round t (mean above mmax and the threshold envelope
+    thr0 + slope (n - n0) / n0): the segments of A's tape certified one after the other, split
+    where a check fails, until a step is uncertain.  Returns (t, N_A, S_A, pulls of A in the block)."""
+    means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
+    check_at_end = wrong != FIRST_STEP
+    nA, sA, acc = run.N[A], run.S[A], 0
+    n0, k = nA, slope / nA
+    while t <= T:
+        if tn[A] + 2 > tl.shape[1]:
+            break  # (no room to split: leave the rest to the next decision)
+        L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
+        # the lowest mean along the segment comes when its zeros come first
+        w = sA / (nA + (L - s if s else L - 1))
+        thr = thr0 + k * ((nA + L - 1 if check_at_end else nA) - n0)
+        if w > thr and w > mmax:
+            tn[A] -= 1
+            nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+            continue
+        if L == 1:
+            break
+        w0 = sA / nA
+        thr = thr0 + k * (nA - n0)
+        if thr < mmax:
+            thr = mmax
+        if w0 <= thr:
+            break  # the next step is uncertain: the exact rule decides it
+        if w0 >= 1.0:
+            L1 = L >> 1
+        else:
+            L1 = _split_length(SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0)), L)
+        _split_top(tl, ts, tn, A, L1, env_gen)
+    return t, nA, sA, acc
+
+
+@numba.njit(cache=True)
 def imed_steps(run, env_gen, pol_gen, budget, wrong):
     """Advance one IMED run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks or
     exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
     method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[j]`` holds arm
     j's threshold tangent (log n_0, intercept, slope), valid while ``ancn[j] == N[j]``."""
     means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
-    check_at_end = wrong != FIRST_STEP
     K = N.shape[0]
     t, nout, mu = _resume(run, env_gen)
     idx = np.empty(K)
@@ -532,78 +639,11 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
                 idx[a] = N[a] * _kl(mu[a], top) + math.log(N[a])
         else:
             idx[dirty] = N[dirty] * _kl(mu[dirty], top) + math.log(N[dirty])
-        A, ntop = -1, 0
-        for a in range(K):
-            if mu[a] == top:
-                ntop += 1
-                if A < 0:
-                    A = a
-        lead = ntop == 1
-        ln0 = math.log(N[A])
-        if lead:  # is the next step surely the leader's?
-            for j in range(K):
-                if j != A and idx[j] - 1e-9 - 1e-13 * N[j] <= ln0:
-                    lead = False
-                    break
+        A, lead = _imed_leader(idx, mu, N, top)
+        if lead:  # leader block: the thresholds' envelope, then A's segments
+            lead, mmax, thr0, slope = _imed_envelope(A, mu, N, anc, ancn)
         if lead:
-            # leader block: tangents of the thresholds theta_j(n), their upper envelope as one line
-            nA, sA, acc = N[A], S[A], 0
-            mmax, thr0, slope = -1.0, -1.0, 0.0
-            for j in range(K):
-                if j == A:
-                    continue
-                if mu[j] > mmax:
-                    mmax = mu[j]
-                if ancn[j] != N[j] or not 0.0 <= ln0 - anc[j, 0] <= REANCHOR:
-                    ancn[j] = -1
-                    cj = (ln0 + 1e-9 + 1e-13 * N[j] - math.log(N[j])) / N[j]
-                    if cj > 0.0:
-                        q = _kl_ucb(mu[j], cj)
-                        if q - mu[j] > 1e-8 and q < 1.0:
-                            b = q * (1.0 - q) / ((q - mu[j] - 1e-9) * N[j])
-                            anc[j, 0], anc[j, 1], anc[j, 2] = ln0, q + 1e-9 - b * ln0, b
-                            ancn[j] = N[j]
-                    if ancn[j] < 0:
-                        lead = False
-                        break
-                v = anc[j, 1] + anc[j, 2] * ln0
-                if v > thr0:
-                    thr0 = v
-                if anc[j, 2] > slope:
-                    slope = anc[j, 2]
-        if lead:
-            mmax += 1e-12
-            n0, k = nA, slope / nA
-            while t <= T:
-                if tn[A] + 2 > tl.shape[1]:
-                    break  # (no room to split: leave the rest to the next decision)
-                L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
-                # the lowest mean along the segment comes when its zeros come first
-                w = sA / (nA + (L - s if s else L - 1))
-                thr = thr0 + k * ((nA + L - 1 if check_at_end else nA) - n0)
-                if w > thr and w > mmax:
-                    tn[A] -= 1
-                    nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
-                    continue
-                if L == 1:
-                    break
-                w0 = sA / nA
-                thr = thr0 + k * (nA - n0)
-                if thr < mmax:
-                    thr = mmax
-                if w0 <= thr:
-                    break  # the next step is uncertain: the exact rule decides it
-                if w0 >= 1.0:
-                    L1 = L >> 1
-                else:
-                    guess = SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0))
-                    if guess < L:
-                        L1 = int(guess)
-                        if L1 < 1:
-                            L1 = 1
-                    else:
-                        L1 = L >> 1
-                _split_top(tl, ts, tn, A, L1, env_gen)
+            t, nA, sA, acc = _imed_block(run, A, t, mmax + 1e-12, thr0, slope, env_gen, wrong)
             N[A], S[A] = nA, sA
             if acc:
                 nout = _add_stretch(oarm, olen, nout, A, acc)

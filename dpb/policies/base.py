@@ -40,6 +40,7 @@ from .._validate import as_int, check_eps, check_real
 
 __all__ = [
     "Policy",
+    "PerStepPolicy",
     "Recorder",
     "RunRandom",
     "UniformStream",
@@ -219,6 +220,12 @@ class Recorder(Protocol):
         may come in between) and its first one starts at the round after its last recorded one."""
 
 
+#: Called with every new :class:`Policy` subclass that declares a ``name`` (unless defined with
+#: ``register=False``): :mod:`dpb.policies.registry` subscribes its ``register`` when it is
+#: imported, which ``import dpb.policies`` does first (so this module needs no registry import).
+SUBCLASS_HOOKS: list[Callable[[type], object]] = []
+
+
 class Policy(ABC):
     """A bandit policy deciding in phases, holding the state of ``R`` runs.
 
@@ -284,9 +291,8 @@ class Policy(ABC):
     def __init_subclass__(cls, register: bool = True, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if register and "name" in cls.__dict__:
-            from .registry import register as _register
-
-            _register(cls)
+            for hook in SUBCLASS_HOOKS:
+                hook(cls)
 
     @classmethod
     def paper_params(cls, eps: float | None = None) -> dict:

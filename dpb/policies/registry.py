@@ -21,7 +21,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from .base import Policy
+from .base import SUBCLASS_HOOKS, Policy
 
 __all__ = [
     "register",
@@ -309,3 +309,6 @@ def policy_source(policy) -> str:
 def policy_source_hash(policy) -> str:
     """SHA-256 (hex) of :func:`policy_source`: what keys cached results of a user's policy."""
     return hashlib.sha256(policy_source(policy).encode()).hexdigest()
+
+
+SUBCLASS_HOOKS.append(register)  # every named Policy subclass is registered when defined

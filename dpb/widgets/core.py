@@ -124,6 +124,14 @@ class Explorer(W.VBox):
         How many times the plotting function has been called (the benchmark reads it).
     redraw : callable
         ``redraw()`` draws now with the controls' current values.
+    last_error : Exception or None
+        Why the last redraw showed a message instead of its figure: the exception the plotting
+        function raised (shown as ``Cannot draw: ...``), or the one behind a message figure it
+        returned (a figure with the attribute ``dpb_error``, as
+        :func:`dpb.widgets.lower_bound.message_on_error` makes); None when the last redraw drew
+        its figure.  The
+        explorer never raises from a redraw (a live control must stay usable), so this is where
+        a program or a test sees a redraw fail.
     """
 
     def __init__(self, children=(), **kwargs):
@@ -208,6 +216,19 @@ def _error_output(exc: BaseException) -> dict:
             "text": f"Cannot draw: {type(exc).__name__}: {exc}\n"}
 
 
+def _check_explorer(plot, controls, title) -> None:
+    """Refuse bad arguments of :func:`explorer` (``TypeError``/``ValueError`` naming them)."""
+    if not callable(plot):
+        raise TypeError(f"plot must be a plotting function, got {type(plot).__name__} {plot!r}")
+    if not isinstance(controls, dict) or not all(isinstance(c, W.ValueWidget) for c in controls.values()):
+        raise TypeError(f"controls must be a dict from keyword name to an ipywidgets control, "
+                        f"got {controls!r}")
+    if title is not None and not isinstance(title, str):
+        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+    if not controls:
+        raise ValueError("controls must name at least one control")
+
+
 def explorer(plot, controls: dict, title: str | None = None, run_button: bool = False,
              quiet: float = QUIET_SECONDS) -> Explorer:
     """Build a widget that calls ``plot(**values)`` and shows its figure when the controls change.
@@ -234,16 +255,8 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
     Explorer
         The widget; it shows the figure at the controls' initial values at once.
     """
-    if not callable(plot):
-        raise TypeError(f"plot must be a plotting function, got {type(plot).__name__} {plot!r}")
-    if not isinstance(controls, dict) or not all(isinstance(c, W.ValueWidget) for c in controls.values()):
-        raise TypeError(f"controls must be a dict from keyword name to an ipywidgets control, "
-                        f"got {controls!r}")
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+    _check_explorer(plot, controls, title)
     quiet = _quiet(quiet)
-    if not controls:
-        raise ValueError("controls must name at least one control")
     for control in controls.values():
         if hasattr(control, "continuous_update"):
             control.continuous_update = False
@@ -271,9 +284,11 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
         except Exception as exc:  # shown in the output area, as a traceback would be in a cell
             out.outputs = (_error_output(exc),)
             status.value = ""
+            box.last_error = exc
             return
         finally:
             bar.layout.visibility = "hidden"
+        box.last_error = getattr(fig, "dpb_error", None)
         try:
             out.outputs = (figure_output(fig),)
         finally:
@@ -298,6 +313,7 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
     box.controls = controls
     box.output = out
     box.redraws = 0
+    box.last_error = None
     box.redraw = draw
     if not run_button:
         coalesce = Coalescer(draw, quiet)

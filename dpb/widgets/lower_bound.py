@@ -86,7 +86,8 @@ def message_on_error(plot):
     """Wrap a plotting function so that a ``ValueError``/``TypeError`` becomes a figure with the message.
 
     Live controls can reach inputs a plotting function refuses (a half-typed mean, ``mu2 >= mu1``);
-    the explorer then shows the reason instead of a traceback.
+    the explorer then shows the reason instead of a traceback, and records the exception in
+    :attr:`~dpb.widgets.core.Explorer.last_error`.
     """
     if not callable(plot):
         raise TypeError(f"plot must be a plotting function, got {type(plot).__name__} {plot!r}")
@@ -99,6 +100,7 @@ def message_on_error(plot):
             fig, ax = plt.subplots(figsize=(8, 1.2))
             ax.axis("off")
             ax.text(0.0, 0.5, f"Cannot draw: {exc}", fontsize=11, va="center", color="#b00020")
+            fig.dpb_error = exc  # (the explorer records it: Explorer.last_error)
             return fig
 
     return wrapped
