@@ -66,6 +66,7 @@ from ._jit import jit_enabled
 from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_seconds
 from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
+from .plans import check_plan
 from .policies import Policy
 from .policies.registry import as_policy
 
@@ -493,7 +494,7 @@ def _run_phases(policy: Policy, means, T, env_gens, pol_gens, rec: _Recorder, ho
     active = np.arange(R)
     while active.size:
         tt = t[active]
-        plan = np.asarray(policy.decide(active, tt), dtype=np.int64)
+        plan = check_plan(policy, policy.decide(active, tt), active.size, means.size, T)
         counts = _truncate(plan, T - tt + 1)
         sums = np.zeros(counts.shape)
         n_arms = np.count_nonzero(counts, axis=1)
