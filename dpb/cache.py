@@ -271,7 +271,8 @@ def read_meta(path) -> dict | None:
 def file_state(path, expected: Mapping) -> str:
     """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
 
-    *Damaged*: the file cannot be read as an archive, a member fails its CRC-32 or cannot be
+    *Damaged*: something that is not a regular file (a directory...) stands at ``path``, the file
+    cannot be read as an archive, a member fails its CRC-32 or cannot be
     decompressed, or an array differs from the SHA-256 checksum the file records (its
     ``meta["checksums"]``, see ``dpb._io.save_npz_atomic``; files written before checksums
     existed are checked by the CRC-32 only).  Every array is read, so damage anywhere is found.
@@ -288,7 +289,8 @@ def _read_checked(path: Path, expected: Mapping) -> tuple:
     """``(state, meta, arrays)`` of the result file at ``path``: :func:`file_state`'s answer, and
     when it is ``"done"`` the metadata and every array, read once (unvalidated arguments)."""
     if not path.is_file():
-        return "missing", None, None
+        # a directory (or another non-file) where a result file belongs is damage to repair
+        return ("damaged" if path.exists() else "missing"), None, None
     arrays = {}
     try:
         with np.load(path, allow_pickle=False) as data:

@@ -43,6 +43,9 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     c0 = time.thread_time()
     res = simulate(cell.source or cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
                    params=cell.params, run_ids=np.arange(start, stop), max_seconds=None)  # run() checked it
+    if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
+        raise RuntimeError(f"internal error: cell {cell.name} computed {res.policy} on {list(res.means)}, "
+                           f"T={res.T}, not what its key says")  # never stored under a wrong key
     res.extra = {**stamp, "cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
                  "cpu_seconds": time.thread_time() - c0}
     if out is not None:
@@ -378,6 +381,10 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         return report
     check_chunk_costs(todo, max_seconds)
     cache.remove_orphan_temporaries(out / "cells")
+    for cell, a, b in todo:  # a directory (or other non-file) where a result file belongs: set aside
+        path = cell.path(out, a, b)
+        if path.exists() and not path.is_file():
+            os.replace(path, path.with_name(f"{path.name}.damaged-{os.getpid()}-{time.time_ns()}"))
     todo.sort(key=lambda t: -t[0].cost(t[2] - t[1]))
     stamps = {p: store.chunk_provenance(p) for p in {c.policy for c, _, _ in todo}}
     label = desc or (target.name if isinstance(target, Experiment) else "cells")
