@@ -93,6 +93,11 @@ def _limit(text: str) -> float | None:
     return value
 
 
+def _chunk_limit(text: str):
+    """An argparse type: ``auto``, ``none`` or a number of seconds (see :func:`_limit`)."""
+    return "auto" if text.strip().lower() == "auto" else _limit(text)
+
+
 def _check_work(args, exps: list) -> None:
     """Refuse, before any work, a run whose largest chunk is estimated above ``--max-seconds``
     (``ValueError`` naming ``--horizon``/``--runs``); at the converged scale the first blocks."""
@@ -171,6 +176,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"refuse, before any work, a run with a result file (one simulate call) "
                                 f"estimated above S CPU-seconds by a pessimistic cost model (default "
                                 f"{MAX_SECONDS:g}); 'none' lifts the limit")
+            p.add_argument("--chunk-seconds", type=_chunk_limit, default="auto", metavar="S",
+                           help="stop a result file's computation (a chunk) that runs longer than S "
+                                "seconds and end the run with one line naming the cell (a policy that "
+                                "never returns); default 'auto': ten times the chunk's estimated cost, "
+                                "at least 300 s; 'none' lifts the limit")
             p.add_argument("--force", action="store_true", help="recompute every cell even if cached")
             p.add_argument("--no-figures", action="store_true", help="do not draw the figures")
             p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -382,7 +392,7 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
     # one pool for every experiment: the longest chunks of all of them start first
     report = E.run(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
                    progress=not args.no_progress, force=args.force, desc=args.experiment,
-                   max_seconds=args.max_seconds)
+                   max_seconds=args.max_seconds, chunk_seconds=args.chunk_seconds)
     for exp in exps:
         res = E.load(exp, out, seed=args.seed)
         print(_summary(res), flush=True)

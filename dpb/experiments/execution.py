@@ -9,9 +9,13 @@ numbers do not depend on where or in which order the chunks run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -19,13 +23,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import cache
+from .._interrupts import watching
 from .._validate import as_int, as_real, as_text
+from ..policies.registry import describe_failure
 from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
-__all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "MAX_JOBS"]
+__all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "chunk_time_limit", "MAX_JOBS",
+           "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
@@ -33,16 +40,106 @@ POLL_SECONDS = 0.25
 _GATHER_SECONDS = 2.0
 #: Most worker processes of the local pool.
 MAX_JOBS = 256
+#: The default time limit of a chunk (``chunk_seconds="auto"``): this many times the chunk's
+#: estimated CPU-seconds (:func:`~dpb.simulate.estimate_cost`, itself pessimistic), and never less
+#: than :data:`CHUNK_FLOOR_SECONDS` wall-clock seconds (room for a machine under load and for the
+#: one-time compilation of a kernel in a fresh process: up to about 150 s measured under load).
+CHUNK_FACTOR = 10.0
+CHUNK_FLOOR_SECONDS = 300.0
+#: Seconds the main process gives a worker past its chunk's limit before killing it (the worker
+#: stops its own chunk at the limit; this catches a chunk stuck in compiled code).
+_KILL_GRACE = 10.0
 
 
-def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None):
+class ChunkTimeout(BaseException):
+    """Raised inside a chunk that exceeds its time limit (a BaseException, so that a policy's own
+    ``except Exception`` does not swallow it)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None):
+    """Raise :class:`ChunkTimeout` in this thread after ``seconds`` wall-clock seconds of the block.
+
+    In the main thread a real-time timer (``SIGALRM``: it interrupts a ``time.sleep`` too);
+    elsewhere (Dask worker threads) an asynchronous exception, delivered between two bytecodes."""
+    if seconds is None:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        def on_alarm(signum, frame):
+            raise ChunkTimeout()
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    tid, lock, state = threading.get_ident(), threading.Lock(), {"on": True, "fired": False}
+    set_async = ctypes.pythonapi.PyThreadState_SetAsyncExc
+
+    def fire():
+        with lock:
+            if state["on"]:
+                state["fired"] = True
+                set_async(ctypes.c_ulong(tid), ctypes.py_object(ChunkTimeout))
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["on"] = False
+        timer.cancel()
+        if state["fired"]:  # delivered already, or still pending: clear it
+            set_async(ctypes.c_ulong(tid), None)
+
+
+def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") -> float | None:
+    """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
+    number, None (no limit) for None, and for ``"auto"`` :data:`CHUNK_FACTOR` times its estimated
+    cost (:func:`~dpb.simulate.estimate_cost`), at least :data:`CHUNK_FLOOR_SECONDS`."""
+    if chunk_seconds is None:
+        return None
+    if isinstance(chunk_seconds, str):
+        if chunk_seconds != "auto":
+            raise ValueError(f"chunk_seconds must be a number of seconds > 0, 'auto' or None, got "
+                             f"{chunk_seconds!r}")
+        cost = estimate_cost(cell.source or cell.policy, cell.bandit(), cell.T, stop - start,
+                             params=cell.params)
+        return max(CHUNK_FLOOR_SECONDS, CHUNK_FACTOR * cost.seconds)
+    return as_real("chunk_seconds", chunk_seconds, low=0, low_open=True, high=1e12)
+
+
+def _timeout_cause(seconds: float) -> str:
+    return (f"stopped after {seconds:.3g} s, over its time limit (chunk_seconds, --chunk-seconds on the "
+            f"command line; 'none' lifts it)")
+
+
+def _failure(exc: BaseException, cell: Cell, seconds: float | None) -> str:
+    """The one-line cause of a chunk's failure, naming the user's file and line where it happened."""
+    if isinstance(exc, ChunkTimeout) and seconds is not None:
+        return _timeout_cause(seconds)
+    path = cell.source.rsplit(":", 1)[0] if cell.source else None
+    return describe_failure(exc, path)
+
+
+def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
+                   seconds: float | None = None):
     """Simulate runs ``[start, stop)`` of ``cell`` (in a worker); save the file when ``out`` is given.
+    Stopped with :class:`ChunkTimeout` after ``seconds`` (None: no limit).
 
     Returns the :class:`~dpb.simulate.Result` with its provenance in ``extra``.
     """
     c0 = time.thread_time()
-    res = simulate(cell.source or cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
-                   params=cell.params, run_ids=np.arange(start, stop), max_seconds=None)  # run() checked it
+    with _time_limit(seconds):
+        res = simulate(cell.source or cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
+                       params=cell.params, run_ids=np.arange(start, stop),
+                       max_seconds=None)  # run() checked the cost
     if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
         raise RuntimeError(f"internal error: cell {cell.name} computed {res.policy} on {list(res.means)}, "
                            f"T={res.T}, not what its key says")  # never stored under a wrong key
@@ -155,10 +252,13 @@ def _notify(bar, message: str) -> None:
 # backends: where chunks are computed
 # ----------------------------------------------------------------------------------------------
 class _InProcess:
-    """Computes one chunk at a time in this process (``jobs=1``)."""
+    """Computes one chunk at a time in this process (``jobs=1``).  ``watch``
+    (:func:`dpb._interrupts.watching`) tells a Ctrl-C, which stops the run, from a
+    ``KeyboardInterrupt`` raised by a policy, which is the chunk's failure."""
 
-    def __init__(self) -> None:
+    def __init__(self, watch=None) -> None:
         self._task = None
+        self._watch = watch
 
     def free(self) -> int:
         return 0 if self._task else 1
@@ -174,8 +274,10 @@ class _InProcess:
         self._task = None
         try:
             res = _compute_chunk(*task)
-        except Exception as exc:  # noqa: BLE001 - reported as the chunk's failure
-            return [(tag, ("error", f"{type(exc).__name__}: {exc}", traceback.format_exc()))]
+        except BaseException as exc:  # noqa: BLE001 - a policy's sys.exit too: the chunk's failure
+            if isinstance(exc, KeyboardInterrupt) and (self._watch is None or self._watch.real(exc)):
+                raise
+            return [(tag, ("error", _failure(exc, task[0], task[-1]), traceback.format_exc()))]
         return [(tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0))))]
 
     def waiting(self) -> str | None:
@@ -220,8 +322,8 @@ class _Dask:
         return None
 
     def submit(self, tag, task) -> None:
-        cell, a, b, seed, stamp, _ = task
-        fut = self.client.submit(_compute_chunk, cell, a, b, seed, stamp, None,
+        cell, a, b, seed, stamp, _, seconds = task
+        fut = self.client.submit(_compute_chunk, cell, a, b, seed, stamp, None, seconds,
                                  key=f"dpb-{cell.digest[:16]}-{seed}-{a}-{b}", pure=False)
         self._futures[fut] = (tag, task)
 
@@ -249,10 +351,10 @@ class _Dask:
                 res.save(cell.path(self._out, a, b))
                 events.append((tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))))
             else:
-                del self._futures[fut]
-                exc = fut.exception()
-                tb = "".join(traceback.format_exception(type(exc), exc, fut.traceback()))
-                events.append((tag, ("error", f"{type(exc).__name__}: {exc}", tb)))
+                task = self._futures.pop(fut)[1]
+                exc = fut.exception().with_traceback(fut.traceback())
+                tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+                events.append((tag, ("error", _failure(exc, task[0], task[-1]), tb)))
             fut.release()
         return events
 
@@ -306,7 +408,7 @@ def connect(scheduler, timeout: float = 10.0):
 # ----------------------------------------------------------------------------------------------
 def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
         progress: bool = True, force: bool = False, desc: str | None = None,
-        max_seconds: float | None = MAX_SECONDS) -> RunReport:
+        max_seconds: float | None = MAX_SECONDS, chunk_seconds="auto") -> RunReport:
     """Compute the missing or stale chunk files of ``target`` and write them under ``out/cells``.
 
     Parameters
@@ -332,6 +434,11 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         Refuse, before any work, a run with a chunk (one :func:`~dpb.simulate.simulate` call)
         estimated above this many CPU-seconds (:func:`~dpb.simulate.estimate_cost`; default
         :data:`~dpb.simulate.MAX_SECONDS`); None lifts the limit.
+    chunk_seconds : float, "auto" or None
+        Stop a chunk that runs longer than this many wall-clock seconds (a policy that loops
+        forever) and end the run with a :class:`ChunkError` naming the cell; ``"auto"`` (default):
+        :func:`chunk_time_limit`, ten times the chunk's estimated cost and at least five minutes;
+        None: no limit.
 
     Returns
     -------
@@ -342,8 +449,9 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     ValueError
         For a chunk estimated above ``max_seconds`` (naming the cell, its T and runs).
     ChunkError
-        When a chunk fails: the other chunks in progress are stopped at once, the finished files
-        are kept.
+        When a chunk fails (an exception, or a ``sys.exit``/``KeyboardInterrupt`` raised by a
+        policy's code, named with its file and line) or exceeds ``chunk_seconds``: the other
+        chunks in progress are stopped at once, the finished files are kept.
     KeyboardInterrupt
         On Ctrl-C: the workers are stopped at once (within a fraction of a second), the finished
         files are kept; calling :func:`run` again computes only what is missing.
@@ -363,6 +471,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     desc = as_text("desc", desc)
+    if not (chunk_seconds is None or (isinstance(chunk_seconds, str) and chunk_seconds == "auto")):
+        chunk_seconds = as_real("chunk_seconds", chunk_seconds, low=0, low_open=True, high=1e12)
     if scheduler is not None and not hasattr(scheduler, "submit"):
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
@@ -387,33 +497,35 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
             os.replace(path, path.with_name(f"{path.name}.damaged-{os.getpid()}-{time.time_ns()}"))
     todo.sort(key=lambda t: -t[0].cost(t[2] - t[1]))
     stamps = {p: store.chunk_provenance(p) for p in {c.policy for c, _, _ in todo}}
+    limits = {(c, a, b): chunk_time_limit(c, a, b, chunk_seconds) for c, a, b in todo}
     label = desc or (target.name if isinstance(target, Experiment) else "cells")
-    if scheduler is not None:
-        backend = _Dask(scheduler, out)
-    elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
-        backend = _InProcess()  # a class defined in this process only cannot reach a worker
-    else:
-        from .workers import Pool
-
-        backend = Pool(min(jobs, len(todo)), _pool_context())
-        backend.start()
     claims: dict = {}
-    try:
-        with _progress_bar(len(todo), label, progress) as bar:
-            _drive(todo, backend, out, seed, stamps, force, report, bar, claims)
-    except BaseException:
-        backend.kill()
-        raise
-    else:
-        backend.close()
-    finally:
-        for c in claims.values():
-            c.release()
+    with watching() as watch:
+        if scheduler is not None:
+            backend = _Dask(scheduler, out)
+        elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
+            backend = _InProcess(watch)  # a class defined in this process only cannot reach a worker
+        else:
+            from .workers import Pool
+
+            backend = Pool(min(jobs, len(todo)), _pool_context(), grace=_KILL_GRACE)
+            backend.start()
+        try:
+            with _progress_bar(len(todo), label, progress) as bar:
+                _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
+        except BaseException:
+            backend.kill()
+            raise
+        else:
+            backend.close()
+        finally:
+            for c in claims.values():
+                c.release()
     report.wall_seconds = time.perf_counter() - t0
     return report
 
 
-def _drive(todo, backend, out, seed, stamps, force, report, bar, claims) -> None:
+def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims) -> None:
     """Hand the chunks of ``todo`` to ``backend`` as it has room, claiming each first; collect the
     answers; stop at the first failure."""
     pending = list(todo)
@@ -435,7 +547,7 @@ def _drive(todo, backend, out, seed, stamps, force, report, bar, claims) -> None
                 continue
             tag = (cell, a, b)
             claims[tag] = mine
-            backend.submit(tag, (cell, a, b, seed, stamps[cell.policy], str(out)))
+            backend.submit(tag, (cell, a, b, seed, stamps[cell.policy], str(out), limits[tag]))
             pending.pop(i)
         message = backend.waiting()
         if message is None and pending and not backend.busy():

@@ -130,7 +130,9 @@ def _policy_file(policy) -> str:
     worker process can load it; ``""`` for the package's own policies (and for classes without a
     file, e.g. defined in a notebook: those run in this process only, ``jobs=1``)."""
     cls = policy_class(policy)
-    if is_builtin(cls):
+    if is_builtin(cls) or cls.__module__ == "__main__":
+        # a class of the main script stays in this process: loading the script in a worker would
+        # run its top level again (a script without ``if __name__ == "__main__":`` would recurse)
         return ""
     module = sys.modules.get(cls.__module__)
     if getattr(module, cls.__name__, None) is not cls:  # nested or replaced: not loadable by name
