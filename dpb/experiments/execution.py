@@ -25,10 +25,10 @@ import numpy as np
 from .. import cache
 from .._interrupts import watching
 from .._validate import as_int, as_real, as_text
-from ..policies.registry import describe_failure
+from ..policies.registry import describe_failure, policy_class
 from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file, experiment
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
 __all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "chunk_time_limit", "MAX_JOBS",
@@ -109,7 +109,7 @@ def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") ->
         if chunk_seconds != "auto":
             raise ValueError(f"chunk_seconds must be a number of seconds > 0, 'auto' or None, got "
                              f"{chunk_seconds!r}")
-        cost = estimate_cost(cell.source or cell.policy, cell.bandit(), cell.T, stop - start,
+        cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, stop - start,
                              params=cell.params)
         return max(CHUNK_FLOOR_SECONDS, CHUNK_FACTOR * cost.seconds)
     return as_real("chunk_seconds", chunk_seconds, low=0, low_open=True, high=1e12)
@@ -128,6 +128,18 @@ def _failure(exc: BaseException, cell: Cell, seconds: float | None) -> str:
     return describe_failure(exc, path)
 
 
+def _policy_of(cell: Cell):
+    """What computes ``cell``: the class registered under its name in this process when it is the
+    one defined in ``cell.source`` (not loaded a second time), else the source or the name."""
+    if not cell.source:
+        return cell.policy
+    try:
+        cls = policy_class(cell.policy)
+    except ValueError:  # not loaded in this process yet (a worker)
+        return cell.source
+    return cls if _policy_file(cls) == cell.source else cell.source
+
+
 def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
                    seconds: float | None = None):
     """Simulate runs ``[start, stop)`` of ``cell`` (in a worker); save the file when ``out`` is given.
@@ -137,7 +149,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     """
     c0 = time.thread_time()
     with _time_limit(seconds):
-        res = simulate(cell.source or cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
+        res = simulate(_policy_of(cell), cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
                        params=cell.params, run_ids=np.arange(start, stop),
                        max_seconds=None)  # run() checked the cost
     if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
@@ -158,7 +170,7 @@ def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
         return
     worst = None
     for cell, a, b in chunks:
-        cost = estimate_cost(cell.source or cell.policy, cell.bandit(), cell.T, b - a, params=cell.params)
+        cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, b - a, params=cell.params)
         if worst is None or cost.seconds > worst[0].seconds:
             worst = (cost, cell, a, b)
     cost, cell, a, b = worst
