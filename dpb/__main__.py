@@ -464,10 +464,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "reproduce":
             _check_work(args, exps)
         if getattr(args, "scheduler", None) is not None:
+            if not args.verbose:  # a lost scheduler is one line; --verbose shows the Dask log
+                try:
+                    from .experiments.execution import quiet_dask_logs
+
+                    quiet_dask_logs()
+                except ImportError:  # _check_scheduler names the missing package
+                    pass
             client = _check_scheduler(args.scheduler)
     except (ValueError, TypeError) as exc:
         print(f"python -m dpb {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # e.g. while waiting for a --scheduler to answer: nothing was computed
+        print(f"\npython -m dpb {args.command}: interrupted before any work (nothing was computed)",
+              file=sys.stderr)
+        return 130
     import signal
     import threading
 

@@ -31,8 +31,8 @@ from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file, experiment
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
-__all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "chunk_time_limit", "MAX_JOBS",
-           "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
+__all__ = ["RunReport", "ChunkError", "SchedulerLostError", "run", "ensure", "connect", "chunk_time_limit",
+           "MAX_JOBS", "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
@@ -310,6 +310,7 @@ class _Dask:
 
         self._own = not isinstance(scheduler, Client)
         self.client = connect(scheduler) if self._own else scheduler
+        self._address = self.client.scheduler.address
         self._out = out
         self._futures: dict = {}
         self._threads = 0
@@ -349,6 +350,10 @@ class _Dask:
                 break
             time.sleep(0.01)
         events = []
+        if self._lost(done):
+            raise SchedulerLostError(f"lost the Dask scheduler at {self._address} in the middle of the run "
+                                     f"(the finished files are kept; rerun to compute the rest; "
+                                     f"--verbose shows the Dask log)")
         for fut in done:
             tag, (cell, a, b, *_) = self._futures[fut]
             if fut.status == "finished":
@@ -370,14 +375,23 @@ class _Dask:
             fut.release()
         return events
 
+    def _lost(self, done) -> bool:
+        """Whether the scheduler is gone: the client no longer runs, or it cancelled our futures
+        (what ``distributed`` does to every future when the connection drops)."""
+        if self.client.status not in ("running", "connecting", "newly-created"):
+            return True
+        return any(f.status in ("cancelled", "lost") for f in done)
+
     def close(self) -> None:
         if self._own:
-            self.client.close()
+            self.client.close(timeout=_GATHER_SECONDS)
 
     def kill(self) -> None:
         try:
-            if self._futures:
+            if self._futures and self.client.status == "running":
                 self.client.cancel(list(self._futures))
+        except Exception:  # noqa: BLE001 - the scheduler may be gone: nothing left to cancel
+            pass
         finally:
             self._futures.clear()
             self.close()
@@ -408,11 +422,65 @@ def connect(scheduler, timeout: float = 10.0):
     timeout = as_real("timeout", timeout, low=0, low_open=True, high=3600)
     from distributed import Client
 
+    t0 = time.monotonic()
+    _probe(scheduler, timeout)
+    left = max(timeout - (time.monotonic() - t0), 0.5)
     try:
-        return Client(scheduler, timeout=timeout, set_as_default=False)
+        return Client(scheduler, timeout=left, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ConnectionError(f"no Dask scheduler answers at {scheduler} within {timeout:g} s "
                               f"({type(exc).__name__})") from None
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Connect to ``address`` and complete Dask's handshake within ``timeout`` seconds, or raise
+    ``ConnectionError``.
+
+    ``distributed`` bounds the TCP connection by its timeout but then waits for the other end's
+    handshake without one: a listener that accepts and never speaks kept ``Client(...)`` waiting
+    for minutes.  The probe runs in a thread of its own (with its own event loop, so that it works
+    inside a notebook's running loop too) and this thread waits for it with a deadline, so a
+    Ctrl-C stops the wait at once."""
+    from distributed.comm import connect as comm_connect
+
+    outcome: dict = {}
+
+    async def handshake():
+        comm = await comm_connect(address, timeout=timeout)
+        await comm.close()
+
+    def body():
+        try:
+            asyncio.run(asyncio.wait_for(handshake(), timeout))
+            outcome["ok"] = True
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=body, daemon=True, name="dpb-dask-probe")
+    thread.start()
+    thread.join(timeout + 1.0)
+    if outcome.get("ok"):
+        return
+    exc = outcome.get("error")
+    why = "no answer" if exc is None or isinstance(exc, (TimeoutError, asyncio.TimeoutError)) else (
+        f"{type(exc).__name__}")
+    raise ConnectionError(f"no Dask scheduler answers at {address} within {timeout:g} s ({why})")
+
+
+def quiet_dask_logs() -> None:
+    """Silence the log of ``distributed`` in this process (the command line does so unless
+    ``--verbose``: a lost scheduler is then one line, not a page of reconnection tracebacks)."""
+    import logging
+
+    import distributed  # noqa: F401 - its configuration sets the levels first
+
+    names = [n for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
+    for name in {"distributed", *names}:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+class SchedulerLostError(ConnectionError):
+    """The Dask scheduler went away while a run was using it (finished files are kept)."""
 
 
 # ----------------------------------------------------------------------------------------------
