@@ -141,15 +141,18 @@ def _policy_of(cell: Cell):
 
 
 def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
-                   seconds: float | None = None):
+                   seconds: float | None = None, policy_bytes: bytes | None = None):
     """Simulate runs ``[start, stop)`` of ``cell`` (in a worker); save the file when ``out`` is given.
-    Stopped with :class:`ChunkTimeout` after ``seconds`` (None: no limit).
+    Stopped with :class:`ChunkTimeout` after ``seconds`` (None: no limit).  ``policy_bytes``: the
+    policy's class pickled by value (:func:`_class_by_value`), for a class that exists in the
+    submitting process only (unpickling it registers it here).
 
     Returns the :class:`~dpb.simulate.Result` with its provenance in ``extra``.
     """
     c0 = time.thread_time()
+    policy = _policy_of(cell) if policy_bytes is None else __import__("pickle").loads(policy_bytes)
     with _time_limit(seconds):
-        res = simulate(_policy_of(cell), cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
+        res = simulate(policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
                        params=cell.params, run_ids=np.arange(start, stop),
                        max_seconds=None)  # run() checked the cost
     if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
@@ -336,7 +339,8 @@ class _Dask:
 
     def submit(self, tag, task) -> None:
         cell, a, b, seed, stamp, _, seconds = task
-        fut = self.client.submit(_compute_chunk, cell, a, b, seed, stamp, None, seconds,
+        blob = _class_by_value(cell) if cell.process_local else None
+        fut = self.client.submit(_compute_chunk, cell, a, b, seed, stamp, None, seconds, blob,
                                  key=f"dpb-{cell.digest[:16]}-{seed}-{a}-{b}", pure=False)
         self._futures[fut] = (tag, task)
 
@@ -395,6 +399,20 @@ class _Dask:
         finally:
             self._futures.clear()
             self.close()
+
+
+def _class_by_value(cell: Cell) -> bytes:
+    """The class of a process-local policy (defined in a notebook cell, an interactive session, a
+    script's ``__main__`` or a function) pickled *by value* with ``cloudpickle``, so that a Dask
+    worker, which cannot import it, rebuilds it (and registers it) from the bytes."""
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - a dependency of distributed
+        raise ValueError(f"policy {cell.policy!r} is defined in this process only; sending it to Dask "
+                         f"needs the package cloudpickle (pip install cloudpickle), or define it in a "
+                         f"file that the workers can load") from None
+    # cloudpickle pickles the classes of __main__ and those defined in functions by value
+    return cloudpickle.dumps(policy_class(cell.policy))
 
 
 _SCHEDULER = re.compile(r"^(tcp|tls|ucx|ws|wss)://[^\s/:]+:\d{1,5}$")
