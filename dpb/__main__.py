@@ -20,6 +20,7 @@ from . import experiments as E
 from ._jit import jit_enabled
 from .experiments.execution import check_chunk_costs
 from .experiments.scale import min_runs
+from .policies.registry import PolicyFileError
 from .simulate import MAX_SECONDS
 
 EPILOG = """\
@@ -448,6 +449,9 @@ def main(argv: list[str] | None = None) -> int:
         out = _check_out(args)
         try:
             exps = _experiments(args)
+        except PolicyFileError as exc:  # its code raised (sys.exit, KeyboardInterrupt too): one line
+            specs = ", ".join(args.policy)
+            raise ValueError(f"argument --policy: loading {specs} failed: {exc.cause}") from None
         except (ValueError, TypeError):
             raise
         except Exception as exc:  # noqa: BLE001 - a reader's policy file may fail in any way on import

@@ -94,10 +94,10 @@ def _reproduce(files, spec, jobs, out, *extra):
     ("exit3.py:Exit3", 1, r"cell exitucb_\S+ \(Exit-UCB .*\) runs 0-1 failed: sys.exit\(3\) called "
                           r"\(.*exit3.py, line 7\)"),
     ("kbd.py:Kbd", 1, r"cell kbducb_\S+ \(Kbd-UCB .*failed: KeyboardInterrupt raised \(.*kbd.py, line 6\)"),
-    ("import_exit.py:X", 2, r"policy file '.*import_exit.py' failed at import: sys.exit\(4\) called "
+    ("import_exit.py:X", 2, r"argument --policy: loading .*import_exit.py:X failed: sys.exit\(4\) called "
                             r"\(.*import_exit.py, line 2\)"),
-    ("import_kbd.py:X", 2, r"policy file '.*import_kbd.py' failed at import: KeyboardInterrupt raised"),
-    ("import_crash.py:X", 2, r"policy file '.*import_crash.py' failed at import: ZeroDivisionError: "
+    ("import_kbd.py:X", 2, r"argument --policy: loading .*import_kbd.py:X failed: KeyboardInterrupt raised"),
+    ("import_crash.py:X", 2, r"argument --policy: loading .*import_crash.py:X failed: ZeroDivisionError: "
                              r"division by zero \(.*import_crash.py, line 2\)"),
 ])
 def test_a_policy_failure_is_one_line_naming_it(files, out, jobs, spec, status, cause):

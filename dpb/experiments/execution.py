@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import cache
 from .._interrupts import watching
-from .._validate import as_int, as_real, as_text
+from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
 from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
@@ -565,6 +565,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     policy's class exists in this process only (defined in a notebook cell or a function, see
     :attr:`~dpb.experiments.Cell.process_local`), the local chunks are computed in this process.
     """
+    progress = as_flag("progress", progress)
+    force = as_flag("force", force)
     out = _out(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
@@ -673,6 +675,7 @@ def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
 def ensure(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
            progress: bool = True) -> ExperimentResults:
     """:func:`run` then :func:`load`: the results, computing only what is missing or stale."""
+    progress = as_flag("progress", progress)
     exp = experiment(target) if isinstance(target, str) else target
     run(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress)
     return load(exp, out, seed=seed)

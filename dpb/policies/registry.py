@@ -290,8 +290,7 @@ def load_policy(spec: str) -> type[Policy]:
                 sys.modules.pop(mod_name, None)
                 if watch.real(exc):
                     raise
-                raise PolicyFileError(f"policy file {str(path)!r} failed at import: "
-                                      f"{describe_failure(exc, path)}") from exc
+                raise PolicyFileError(path, describe_failure(exc, path)) from exc
     cls = getattr(module, cls_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
         raise ValueError(f"{path_text!r} defines no Policy subclass named {cls_name!r}")
@@ -302,7 +301,22 @@ def load_policy(spec: str) -> type[Policy]:
 
 class PolicyFileError(ValueError):
     """A user's policy file failed when loaded (an exception, ``sys.exit`` or ``KeyboardInterrupt``
-    raised by its code at import); the message names the file, the cause and the line."""
+    raised by its code at import); the message names the file, the cause and the line.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    cause : str
+        One line: what was raised, and where (:func:`describe_failure`).
+    """
+
+    def __init__(self, path, cause: str) -> None:
+        self.path, self.cause = str(path), str(cause)
+        super().__init__(f"policy file {self.path!r} failed at import: {self.cause}")
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.cause))
 
 
 def describe_failure(exc: BaseException, path=None) -> str:
