@@ -103,6 +103,7 @@ def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") ->
     """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
     number, None (no limit) for None, and for ``"auto"`` :data:`CHUNK_FACTOR` times its estimated
     cost (:func:`~dpb.simulate.estimate_cost`), at least :data:`CHUNK_FLOOR_SECONDS`."""
+    cell, start, stop = store._chunk(cell, start, stop)
     if chunk_seconds is None:
         return None
     if isinstance(chunk_seconds, str):

@@ -49,7 +49,7 @@ from .execution import RunReport
 from .execution import run as run_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, MissingResultsError, _load_cell, _out, chunk_provenance
-from .tables import _result, final_regret_stats
+from .tables import _policy_names, _result, final_regret_stats
 
 __all__ = [
     "SCALES",
@@ -348,7 +348,7 @@ def expected_dominance(converged: ConvergedResults, baselines: Sequence[str] = B
     ``"unclear"`` otherwise; plus ``ratio``, the best baseline's expected regret over the best of
     ours (as :func:`dpb.experiments.ratio_summary`, in expectation)."""
     converged = _converged(converged)
-    baselines, ours = as_names("baselines", baselines), as_names("ours", ours)
+    baselines, ours = _policy_names("baselines", baselines), _policy_names("ours", ours)
     rows = []
     for s in converged.settings:
         est = {c.policy: converged.estimates[c].estimate for c in s.cells}
