@@ -6,7 +6,7 @@ path of :class:`~dpb.policies.BatchedPrivatePolicy`), or single pulls of an arm 
 reference of :mod:`dpb.reference`).  A plan is valid when
 
 * every arm is an integer ``a`` with ``0 <= a < K``;
-* every number of pulls is an integer ``0 <= B <= 2**62`` (:data:`~dpb._validate.MAX_HORIZON`,
+* every number of pulls is an integer ``0 <= B <= 2**62`` (``dpb._validate.MAX_HORIZON``,
   the largest count the engines hold), and a phase makes at least one pull (a phase of zero
   pulls would never advance the clock, a negative one would turn it back).
 

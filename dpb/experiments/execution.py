@@ -42,7 +42,7 @@ _GATHER_SECONDS = 2.0
 MAX_JOBS = 256
 #: The default time limit of a chunk (``chunk_seconds="auto"``): this many times the chunk's
 #: estimated CPU-seconds (:func:`~dpb.simulate.estimate_cost`, itself pessimistic), and never less
-#: than :data:`CHUNK_FLOOR_SECONDS` wall-clock seconds (room for a machine under load and for the
+#: than ``CHUNK_FLOOR_SECONDS`` wall-clock seconds (room for a machine under load and for the
 #: one-time compilation of a kernel in a fresh process: up to about 150 s measured under load).
 CHUNK_FACTOR = 10.0
 CHUNK_FLOOR_SECONDS = 300.0
@@ -101,8 +101,8 @@ def _time_limit(seconds: float | None):
 
 def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") -> float | None:
     """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
-    number, None (no limit) for None, and for ``"auto"`` :data:`CHUNK_FACTOR` times its estimated
-    cost (:func:`~dpb.simulate.estimate_cost`), at least :data:`CHUNK_FLOOR_SECONDS`."""
+    number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
+    cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
     cell, start, stop = store._chunk(cell, start, stop)
     if chunk_seconds is None:
         return None
