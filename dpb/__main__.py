@@ -450,6 +450,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             exps = _experiments(args)
         except PolicyFileError as exc:  # its code raised (sys.exit, KeyboardInterrupt too): one line
+            if args.verbose and exc.__cause__ is not None:
+                import traceback
+
+                traceback.print_exception(exc.__cause__)
             specs = ", ".join(args.policy)
             raise ValueError(f"argument --policy: loading {specs} failed: {exc.cause}") from None
         except (ValueError, TypeError):
