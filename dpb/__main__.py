@@ -20,6 +20,7 @@ from . import experiments as E
 from ._jit import jit_enabled
 from .experiments.execution import check_chunk_costs
 from .experiments.scale import min_runs
+from .policies.registry import PolicyFileError
 from .simulate import MAX_SECONDS
 
 EPILOG = """\
@@ -91,6 +92,11 @@ def _limit(text: str) -> float | None:
     if not 1e-3 <= value <= 1e12:
         raise bad
     return value
+
+
+def _chunk_limit(text: str):
+    """An argparse type: ``auto``, ``none`` or a number of seconds (see :func:`_limit`)."""
+    return "auto" if text.strip().lower() == "auto" else _limit(text)
 
 
 def _check_work(args, exps: list) -> None:
@@ -171,6 +177,11 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"refuse, before any work, a run with a result file (one simulate call) "
                                 f"estimated above S CPU-seconds by a pessimistic cost model (default "
                                 f"{MAX_SECONDS:g}); 'none' lifts the limit")
+            p.add_argument("--chunk-seconds", type=_chunk_limit, default="auto", metavar="S",
+                           help="stop a result file's computation (a chunk) that runs longer than S "
+                                "seconds and end the run with one line naming the cell (a policy that "
+                                "never returns); default 'auto': ten times the chunk's estimated cost, "
+                                "at least 300 s; 'none' lifts the limit")
             p.add_argument("--force", action="store_true", help="recompute every cell even if cached")
             p.add_argument("--no-figures", action="store_true", help="do not draw the figures")
             p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -382,7 +393,7 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
     # one pool for every experiment: the longest chunks of all of them start first
     report = E.run(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
                    progress=not args.no_progress, force=args.force, desc=args.experiment,
-                   max_seconds=args.max_seconds)
+                   max_seconds=args.max_seconds, chunk_seconds=args.chunk_seconds)
     for exp in exps:
         res = E.load(exp, out, seed=args.seed)
         print(_summary(res), flush=True)
@@ -438,6 +449,13 @@ def main(argv: list[str] | None = None) -> int:
         out = _check_out(args)
         try:
             exps = _experiments(args)
+        except PolicyFileError as exc:  # its code raised (sys.exit, KeyboardInterrupt too): one line
+            if args.verbose and exc.__cause__ is not None:
+                import traceback
+
+                traceback.print_exception(exc.__cause__)
+            specs = ", ".join(args.policy)
+            raise ValueError(f"argument --policy: loading {specs} failed: {exc.cause}") from None
         except (ValueError, TypeError):
             raise
         except Exception as exc:  # noqa: BLE001 - a reader's policy file may fail in any way on import
@@ -454,10 +472,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "reproduce":
             _check_work(args, exps)
         if getattr(args, "scheduler", None) is not None:
+            if not args.verbose:  # a lost scheduler is one line; --verbose shows the Dask log
+                try:
+                    from .experiments.execution import quiet_dask_logs
+
+                    quiet_dask_logs()
+                except ImportError:  # _check_scheduler names the missing package
+                    pass
             client = _check_scheduler(args.scheduler)
     except (ValueError, TypeError) as exc:
         print(f"python -m dpb {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # e.g. while waiting for a --scheduler to answer: nothing was computed
+        print(f"\npython -m dpb {args.command}: interrupted before any work (nothing was computed)",
+              file=sys.stderr)
+        return 130
     import signal
     import threading
 

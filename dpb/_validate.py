@@ -41,6 +41,7 @@ __all__ = [
     "as_file",
     "as_names",
     "as_text",
+    "as_flag",
 ]
 
 #: Largest number of array elements a ``dpb`` function allocates for one call (2**28 float64
@@ -132,7 +133,7 @@ def as_real(name: str, value, *, low: float = -np.inf, high: float = np.inf, low
 def check_real(name: str, value, *, low: float, strict: bool = True, high: float = np.inf) -> float:
     """A finite real scalar in (low, high] (or [low, high] when ``strict`` is false): the
     policies' parameters (``as_real`` of ``dpb._validate`` with ``finite=True``)."""
-    return as_real(name, value, low=low, low_open=strict, high=high, finite=True)
+    return as_real(name, value, low=low, low_open=as_flag("strict", strict), high=high, finite=True)
 
 
 def check_eps(eps, floor: float = 1e-300, name: str = "eps") -> float:
@@ -353,3 +354,11 @@ def as_text(name: str, value, *, optional: bool = True):
         raise TypeError(f"{name} must be a string{' or None' if optional else ''}, got "
                         f"{type(value).__name__} {_short(value)}")
     return value
+
+
+def as_flag(name: str, value) -> bool:
+    """Return ``value`` as a bool when it is one (``True``/``False`` or a numpy bool); anything else
+    (``"no"``, ``2``, NaN, None) is a ``TypeError`` naming ``name``, never read by its truthiness."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise TypeError(f"{name} must be True or False, got {type(value).__name__} {_short(value)}")

@@ -39,7 +39,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validate import as_exact, as_float_array, as_int, as_probability, check_eps
+from ._validate import as_exact, as_float_array, as_int, as_probability, check_elements, check_eps
 
 __all__ = [
     "BatchSchedule",
@@ -575,6 +575,7 @@ def noise_monte_carlo(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "
     sizes = sched.sizes_until(int(counts.max()))
     cum = np.cumsum(sizes)
     M = np.searchsorted(cum, counts, side="right") - 1
+    check_elements("runs (runs x phases Laplace draws)", runs * (sizes.size + counts.size))
     draws = np.random.default_rng(seed).laplace(0.0, 1.0 / eps, size=(runs, sizes.size))
     if design == "accumulate":
         samples = np.cumsum(draws, axis=1)[:, M] / cum[M]
@@ -633,6 +634,8 @@ def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0
     from .concentration import private_sum_logsf  # scipy-heavy: only when needed
 
     n0 = as_int("n0", n0, minimum=1)
+    runs = as_int("runs", runs, minimum=2)
+    check_elements("runs (runs x phases Laplace draws, at least 2 phases)", 2 * runs)
     eps = check_eps(eps, floor=1e-150)
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
     x = float(as_probability("x", x))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_float_array, as_positive, as_probability, broadcast
+from ._validate import as_float_array, as_positive, as_probability, broadcast, check_elements, as_flag
 from .divergences import d_eps, kl, regime_threshold
 
 __all__ = [
@@ -62,6 +62,9 @@ _BOUNDS = ("lower", "azize_basu_2022", "lai_robbins", "upper")
 def _as_means(mu) -> np.ndarray:
     """Validate arm means: entries in [0, 1], arms on the last axis, at least 2 arms."""
     arr = as_probability("mu", mu)
+    # a constant holds a few dozen temporaries of the size of mu: 64 x its size stays within the
+    # element limit of one call (about 4 million arm means)
+    check_elements("mu (64 working arrays of its size)", 64 * arr.size)
     if arr.ndim == 0 or arr.shape[-1] < 2:
         raise ValueError(
             f"mu must have at least 2 arms (a 1-D array of K >= 2 means in [0, 1]), got shape {arr.shape}"
@@ -88,6 +91,8 @@ def _arms_and_eps(mu, eps):
     """Return ``mu`` and ``eps[..., None]`` broadcast to a common ``(..., K)`` shape, plus mu* and gaps."""
     mu = _as_means(mu)
     eps = _as_eps(eps)
+    check_elements("mu and eps (64 working arrays of their broadcast size)",
+                   64 * int(np.prod(np.broadcast_shapes(mu.shape, eps[..., np.newaxis].shape))))
     mu_b, eps_b = broadcast(mu=mu, eps=eps[..., np.newaxis])
     mu_star = np.max(mu_b, axis=-1, keepdims=True)
     return mu_b, eps_b, np.broadcast_to(mu_star, mu_b.shape), mu_star - mu_b
@@ -171,6 +176,7 @@ def per_arm_constants(
     numpy.ndarray, shape ``broadcast(eps.shape, mu.shape[:-1]) + (K,)``
         Non-negative terms, ``+inf`` only if a denominator underflows to 0.
     """
+    weighted = as_flag("weighted", weighted)
     if bound not in _BOUNDS:
         raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
     if (alpha is None) != (bound != "upper"):
@@ -286,6 +292,7 @@ def upper_bound_constant(mu, eps, alpha, *, strict: bool = False) -> np.ndarray:
     float or numpy.ndarray
         Shape ``broadcast(eps.shape, alpha.shape, mu.shape[:-1])`` (a float when that is ``()``).
     """
+    strict = as_flag("strict", strict)
     if strict and np.any(np.max(_as_means(mu), axis=-1) >= 1):
         raise ValueError("mu: the regret upper bound of DP-KLUCB and DP-IMED assumes mu* = max(mu) < 1, "
                          "got an instance with mu* = 1")

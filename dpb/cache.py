@@ -75,11 +75,11 @@ def default_results_dir() -> Path:
 # ----------------------------------------------------------------------------------------------
 # which code
 # ----------------------------------------------------------------------------------------------
-def _module_file(parts: list[str]) -> Path | None:
-    if not parts:
-        return None
-    base = PACKAGE_DIR.joinpath(*parts)
-    if base.with_name(base.name + ".py").is_file():
+def _module_file(parts: list[str], root: Path = PACKAGE_DIR) -> Path | None:
+    """The file of the module ``parts`` under ``root`` (``a/b.py`` or ``a/b/__init__.py``); ``[]``
+    is the package ``root`` itself when it has an ``__init__.py``."""
+    base = root.joinpath(*parts)
+    if parts and base.with_name(base.name + ".py").is_file():
         return base.with_name(base.name + ".py")
     if (base / "__init__.py").is_file():
         return base / "__init__.py"
@@ -104,39 +104,101 @@ def _parse(name: str, path: Path) -> ast.Module:
                          f"{exc})") from None
 
 
-def _dpb_imports(path: Path) -> frozenset:
-    """Files of ``dpb`` imported by the Python file at ``path`` (relative or absolute imports; a
-    file outside the package contributes its absolute ``dpb`` imports only).  Cached per process
-    on the file's modification time and size (each closure of :func:`source_files` walks them)."""
+def _stat_key(path: Path) -> tuple:
     st = path.stat()
-    return _dpb_imports_cached(path, st.st_mtime_ns, st.st_size)
+    return path, st.st_mtime_ns, st.st_size
+
+
+def _dpb_imports(path: Path) -> frozenset:
+    """The files whose code the Python file at ``path`` uses through its imports (see
+    :func:`source_files`).  Cached per process on the file's modification time and size (each
+    closure of :func:`source_files` walks them)."""
+    return _imports_cached(*_stat_key(path))
+
+
+def _where(path: Path, node) -> tuple[Path, list[str]] | None:
+    """``(root, parts)`` of the module an import statement ``node`` of ``path`` names: a ``dpb``
+    module (absolute, or relative inside the package), or for a file outside the package a module
+    next to it (its sibling helper modules); None for any other module."""
+    inside = _inside_package(path)
+    if isinstance(node, ast.ImportFrom) and node.level:
+        pkg = list(path.relative_to(PACKAGE_DIR).parent.parts) if inside else None
+        if pkg is None or node.level - 1 > len(pkg):
+            return None
+        rest = node.module.split(".") if node.module else []
+        return PACKAGE_DIR, pkg[: len(pkg) - (node.level - 1)] + rest
+    name = node.module if isinstance(node, ast.ImportFrom) else node
+    if not name:
+        return None
+    parts = name.split(".")
+    if parts[0] == "dpb":
+        return PACKAGE_DIR, parts[1:]
+    if not inside and _module_file(parts[:1], path.parent) is not None:
+        return path.parent, parts
+    return None
 
 
 @functools.lru_cache(maxsize=1024)
-def _dpb_imports_cached(path: Path, mtime_ns: int, size: int) -> frozenset:
-    inside = _inside_package(path)
-    pkg = list(path.relative_to(PACKAGE_DIR).parent.parts) if inside else []
+def _imports_cached(path: Path, mtime_ns: int, size: int) -> frozenset:
     found: set[Path] = set()
     for node in ast.walk(_parse("roots", path)):
-        targets: list[list[str]] = []
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 0:
-                if not node.module or node.module.split(".")[0] != "dpb":
-                    continue
-                base = node.module.split(".")[1:]
-            else:
-                if not inside or node.level - 1 > len(pkg):
-                    continue
-                base = pkg[: len(pkg) - (node.level - 1)] + (node.module.split(".") if node.module else [])
-            targets.append(base)
-            targets.extend(base + [alias.name] for alias in node.names)
-        elif isinstance(node, ast.Import):
-            targets.extend(a.name.split(".")[1:] for a in node.names if a.name.split(".")[0] == "dpb")
-        for parts in targets:
-            f = _module_file(parts)
-            if f is not None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                where = _where(path, alias.name)
+                if where is not None:  # ``import a.b.c`` uses a.b.c (and runs the packages' __init__)
+                    f = _module_file(where[1], where[0])
+                    if f is not None:
+                        found.add(f)
+        elif isinstance(node, ast.ImportFrom):
+            where = _where(path, node)
+            if where is None:
+                continue
+            root, parts = where
+            f = _module_file(parts, root)
+            if f is None:
+                continue
+            if f.name != "__init__.py":
                 found.add(f)
+                continue
+            for alias in node.names:  # ``from package import name``: a submodule or a re-export
+                sub = _module_file(parts + [alias.name], root) if alias.name != "*" else None
+                found |= {sub} if sub is not None else _defining_files(f, alias.name)
     return frozenset(found)
+
+
+def _defining_files(init: Path, name: str, depth: int = 0) -> frozenset:
+    """The files defining ``name`` that the package ``__init__.py`` at ``init`` re-exports: the
+    module it imports ``name`` from (followed through further ``__init__`` files); when the name is
+    not found statically (``*``, a name made at import time), the ``__init__`` itself and every
+    module of its package, since any of them may define it."""
+    key = _stat_key(init)
+    return _defining_cached(*key, name, depth)
+
+
+@functools.lru_cache(maxsize=1024)
+def _defining_cached(init: Path, mtime_ns: int, size: int, name: str, depth: int) -> frozenset:
+    tree = _parse("roots", init)
+    if name != "*" and depth < 8:
+        for node in tree.body:  # the module level of the __init__
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+                return frozenset({init})
+            if isinstance(node, ast.ImportFrom):
+                alias = next((a for a in node.names if (a.asname or a.name) == name), None)
+                where = _where(init, node)
+                if alias is None or where is None:
+                    continue
+                root, parts = where
+                sub = _module_file(parts + [alias.name], root)
+                if sub is not None:
+                    return frozenset({sub})
+                f = _module_file(parts, root)
+                if f is None:
+                    continue
+                if f.name == "__init__.py":
+                    return _defining_files(f, alias.name, depth + 1)
+                return frozenset({f})
+    package = init.parent
+    return frozenset({init, *(p for p in package.glob("*.py") if p.name != "__init__.py")})
 
 
 @functools.lru_cache(maxsize=1024)
@@ -171,7 +233,7 @@ def _closure(roots: tuple) -> tuple:
     todo, seen = list(roots), set()
     while todo:
         f = todo.pop()
-        if f in seen or f in _NOT_CODE or (f.name == "__init__.py" and _inside_package(f)):
+        if f in seen or f in _NOT_CODE:
             continue
         seen.add(f)
         todo.extend(_dpb_imports(f) - seen)
@@ -215,7 +277,11 @@ def _code_digest_cached(path: str, mtime_ns: int, size: int) -> bytes:
 
 
 def _label(path: Path) -> str:
-    return str(path.relative_to(PACKAGE_DIR)) if _inside_package(path) else f"external/{path.name}"
+    if _inside_package(path):
+        return str(path.relative_to(PACKAGE_DIR))
+    if path.name == "__init__.py":
+        return f"external/{path.parent.name}/{path.name}"
+    return f"external/{path.name}"
 
 
 def source_hash(*roots) -> str:
@@ -271,7 +337,8 @@ def read_meta(path) -> dict | None:
 def file_state(path, expected: Mapping) -> str:
     """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
 
-    *Damaged*: the file cannot be read as an archive, a member fails its CRC-32 or cannot be
+    *Damaged*: something that is not a regular file (a directory...) stands at ``path``, the file
+    cannot be read as an archive, a member fails its CRC-32 or cannot be
     decompressed, or an array differs from the SHA-256 checksum the file records (its
     ``meta["checksums"]``, see ``dpb._io.save_npz_atomic``; files written before checksums
     existed are checked by the CRC-32 only).  Every array is read, so damage anywhere is found.
@@ -288,7 +355,8 @@ def _read_checked(path: Path, expected: Mapping) -> tuple:
     """``(state, meta, arrays)`` of the result file at ``path``: :func:`file_state`'s answer, and
     when it is ``"done"`` the metadata and every array, read once (unvalidated arguments)."""
     if not path.is_file():
-        return "missing", None, None
+        # a directory (or another non-file) where a result file belongs is damage to repair
+        return ("damaged" if path.exists() else "missing"), None, None
     arrays = {}
     try:
         with np.load(path, allow_pickle=False) as data:

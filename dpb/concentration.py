@@ -58,7 +58,8 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from ._validate import as_finite, as_float_array, as_int, as_positive, as_probability, broadcast
+from ._validate import (MAX_HORIZON, as_finite, as_float_array, as_int, as_positive, as_probability,
+                        broadcast, check_elements, as_flag)
 from .divergences import d_eps, kl, z_star
 
 __all__ = [
@@ -192,6 +193,7 @@ def laplace_sum_tail_bound(z, m, eps, *, log: bool = False):
     float or ndarray
         ``min(1, exp(-f(z)))`` (or its log), broadcast over ``z`` and ``eps``.
     """
+    log = as_flag("log", log)
     z = _check_finite("z", z)
     m = _check_m(m)
     eps = _check_eps(eps)
@@ -640,6 +642,7 @@ def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
     float or ndarray
         :math:`A_\\epsilon` (or its log).
     """
+    log = as_flag("log", log)
     side = _check_side(side)
     if variant not in _A_VARIANTS:
         raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
@@ -696,6 +699,7 @@ def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", l
     float or ndarray
         The bound (or its log).
     """
+    log = as_flag("log", log)
     side = _check_side(side)
     if variant not in _A_VARIANTS:
         raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
@@ -736,6 +740,7 @@ def chernoff_bound(x, n, mu, side="upper", *, log=False):
     float or ndarray
         The bound (or its log).
     """
+    log = as_flag("log", log)
     side = _check_side(side)
     n, _, (x, mu) = _prepare_bound_args(x, n, mu)
     logb = -n * np.asarray(kl(x / n, mu), dtype=float)
@@ -787,6 +792,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
     float or ndarray
         The bound (or its log).
     """
+    log = as_flag("log", log)
     side = _check_side(side)
     grid = as_int("grid", grid, minimum=3, maximum=100_000)
     n, m, (x, mu, eps) = _prepare_bound_args(x, n, mu, eps, m)
@@ -860,7 +866,7 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
         :math:`\\hat p` and the interval, each of the shape of ``s``.
     """
     s = _check_finite("s", s)
-    n = _check_n(n)
+    n = as_int("n", n, minimum=1, maximum=MAX_HORIZON)  # a Binomial(n, mu) draw is int64
     m = _check_m(m)
     mu = _scalar_mu(mu)
     eps = _scalar_eps(eps)
@@ -1085,6 +1091,7 @@ def tail_contributions(x, n, m, mu, eps):
         zero terms.
     """
     n = as_int("n", n, minimum=1)
+    check_elements("n (one term for each k = 0..n)", n + 1)
     m = as_int("m", m, minimum=0)
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
     eps = float(as_positive("eps", eps, allow_inf=False))

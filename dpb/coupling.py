@@ -51,6 +51,7 @@ from ._validate import (
     broadcast,
     check_elements,
     check_seconds,
+    as_flag,
 )
 from .divergences import d_eps, kl, z_star
 
@@ -207,6 +208,7 @@ def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
         If a mean is outside [0, 1], ``eps`` is not in (0, +inf], ``mu2_prime`` is not between
         ``mu2`` and ``mu1``, or the shapes do not broadcast.
     """
+    return_legs = as_flag("return_legs", return_legs)
     mu2_prime = as_probability("mu2_prime", mu2_prime)
     mu2 = as_probability("mu2", mu2)
     mu1 = as_probability("mu1", mu1)
@@ -479,6 +481,7 @@ def simulate_coupled_environment(
     ValueError, TypeError
         On invalid means, horizon, run count, method, schedule, or a rule returning a wrong shape.
     """
+    return_streams = as_flag("return_streams", return_streams)
     mu = _validate_two_arms("mu", mu)
     mu_prime = _validate_two_arms("mu_prime", mu_prime)
     horizon = as_int("horizon", horizon, minimum=1, maximum=MAX_SIZE)

@@ -61,6 +61,8 @@ the distribution of "the mean a twenty-run experiment would have reported".
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,7 +134,9 @@ class MeanEstimate:
 
 
 def _sample(x) -> np.ndarray:
-    arr = as_float_array("x", x).ravel()
+    arr = as_float_array("x", x)
+    if arr.ndim != 1:
+        raise ValueError(f"x must be a 1-d sample (one value per run), got {arr.ndim} dimensions")
     if arr.size < 2:
         raise ValueError(f"x must hold at least 2 values, got {arr.size}")
     if not np.all(np.isfinite(arr)):
@@ -196,6 +200,11 @@ def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = B
     n_boot = as_int("n_boot", n_boot, minimum=100)
     check_elements("n_boot", n_boot * max(v.shape))  # the resampled means (and indices), before drawing
     seed = as_int("seed", seed, minimum=0)
+    big = float(np.max(np.abs(v)))
+    if big > 1e100:  # the cubes of the deviations would overflow: compute on v / 2**k (exact), scale back
+        factor = math.ldexp(1.0, math.frexp(big)[1])
+        mean, lo, hi = bca_columns(v / factor, level, n_boot, seed)
+        return mean * factor, lo * factor, hi * factor
     mean = v.mean(axis=0)
     d = v - mean
     s2 = np.sum(d * d, axis=0)

@@ -56,10 +56,15 @@ def kl(p: float, q: float) -> float:
 
 
 def d_eps(x: float, y: float, eps: float) -> float:
-    """d_eps(x, y) for 0 <= x <= y <= 1, at the closed-form stopover z* (Proposition of chapter 2)."""
+    """d_eps(x, y) = min over z of eps |z - x| + kl(z, y), for any x, y in [0, 1], at the
+    closed-form stopover z* (Proposition of chapter 2): the stopover lies between x and y, where
+    the slope of kl(., y) reaches -eps (x below y) or +eps (x above y)."""
     _checked(x=x, y=y, eps=eps)
-    z = max(x, y / (y + (1 - y) * math.exp(eps)))
-    return eps * (z - x) + kl(z, y)
+    if x <= y:
+        z = max(x, y / (y + (1 - y) * math.exp(eps)))
+        return eps * (z - x) + kl(z, y)
+    z = min(x, y * math.exp(eps) / (1 - y + y * math.exp(eps)))
+    return eps * (x - z) + kl(z, y)
 
 
 def d_eps_ucb(x: float, budget: float, eps: float) -> float:

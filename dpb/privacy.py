@@ -560,7 +560,7 @@ def pure_privacy_loss(p, q):
     Parameters
     ----------
     p, q : array_like
-        Probabilities of the same atoms (same shape, non-negative).
+        Probabilities of the same atoms (same shape, each in [0, 1]).
 
     Returns
     -------
@@ -571,8 +571,10 @@ def pure_privacy_loss(p, q):
     q = as_float_array("q", q)
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same shape, got {p.shape} and {q.shape}")
-    if np.any(np.isnan(p)) or np.any(np.isnan(q)) or np.any(p < 0) or np.any(q < 0):
-        raise ValueError("p and q must be non-negative probabilities")
+    for name, arr in (("p", p), ("q", q)):
+        bad = ~((arr >= 0) & (arr <= 1))  # NaN too
+        if np.any(bad):
+            raise ValueError(f"{name} must be probabilities in [0, 1], got {arr[bad].ravel()[0]!r}")
     both = (p > 0) & (q > 0)
     if np.any((p > 0) != (q > 0)):
         return float("inf")

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 from fractions import Fraction
 
 import numpy as np
 
 from . import divergences as dv
 from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_elements
-from .simulate import MAX_SECONDS
 from .environments import as_bandit
+from .plans import PlanError, is_integer
+from .simulate import MAX_SECONDS
 
 __all__ = ["reference_run", "reference_simulate", "reference_policies", "ReferenceBandit"]
 
@@ -123,10 +125,17 @@ class ReferenceBandit:
         Shape (T,): the pseudo-regret after each round.
     """
 
-    def __init__(self, means, T: int, rng: np.random.Generator) -> None:
-        self.means = [float(m) for m in means]
+    def __init__(self, means, T: int, rng: np.random.Generator, policy: str = "reference") -> None:
+        bandit = as_bandit(means)  # arm means in [0, 1], K >= 2, finite
+        T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+        check_elements("T (one regret value per round)", T)
+        if not isinstance(rng, np.random.Generator):
+            raise TypeError(f"rng must be a numpy Generator (np.random.default_rng(seed)), got "
+                            f"{type(rng).__name__}")
+        self.means = [float(m) for m in bandit.means]
         self.gaps = [max(self.means) - m for m in self.means]
         self.K, self.T, self.rng = len(self.means), T, rng
+        self.policy = policy  # named by the errors of a bad pull
         self.t = 1  # the next round
         self.pulls = [0] * self.K
         self.reg = 0.0
@@ -135,7 +144,17 @@ class ReferenceBandit:
     def done(self) -> bool:
         return self.t > self.T
 
+    def _arm(self, arm) -> int:
+        if not is_integer(arm) or not 0 <= arm < self.K:
+            raise PlanError(f"policy {self.policy!r} pulled arm {arm!r}: an arm must be an integer "
+                            f"from 0 to K-1={self.K - 1}")
+        if self.done():
+            raise PlanError(f"policy {self.policy!r} pulled arm {arm} in round {self.t}: the horizon "
+                            f"T={self.T} is over (a reference stops when done() is true)")
+        return int(arm)
+
     def pull(self, arm: int) -> float:
+        arm = self._arm(arm)
         reward = 1.0 if self.rng.random() < self.means[arm] else 0.0
         self.pulls[arm] += 1
         self.reg += self.gaps[arm]
@@ -145,6 +164,10 @@ class ReferenceBandit:
 
     def pull_many(self, arm: int, n: int) -> tuple[float, int]:
         """Pull ``arm`` up to ``n`` times (stopping at the horizon); (reward sum, pulls made)."""
+        arm = self._arm(arm)
+        if not is_integer(n) or not 1 <= n <= MAX_HORIZON:
+            raise PlanError(f"policy {self.policy!r} planned {n!r} pulls of arm {arm}: the pulls of a "
+                            f"phase must be an integer from 1 to 2**62 (a phase is cut at the horizon)")
         total, made = 0.0, 0
         for _ in range(n):
             if self.done():
@@ -345,13 +368,21 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
         raise ValueError(f"policy {cls.name!r} has no per-step reference; policies with one are "
                          f"{', '.join(reference_policies())}")
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    if not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict of the policy's parameters, got {type(params).__name__}")
+    pol = as_policy(policy, dict(params))  # the policy's own constructor checks the parameters
+    bandit = as_bandit(means)
+    if T < pol.min_horizon(bandit.K):
+        raise ValueError(f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
+                         f"(its initialisation pulls every arm), got T={T}")
     if max_seconds is not None:
-        pol = as_policy(policy, dict(params))
-        _check_cost(_call_cost(pol, np.size(means), T, 1, "reference"), max_seconds,
+        _check_cost(_call_cost(pol, bandit.K, T, 1, "reference"), max_seconds,
                     f"reference_run({cls.name!r})", T, 1)
-    check_elements("T (one regret value per round)", T)
-    env = ReferenceBandit(means, T, rng)
+    env = ReferenceBandit(bandit.means, T, rng, cls.name)
     ref(env, rng, dict(params))
+    if not env.done():
+        raise PlanError(f"policy {cls.name!r}: its reference returned after {env.t - 1} of T={T} rounds "
+                        f"(a reference pulls until done() is true)")
     return env.curve, np.array(env.pulls, dtype=np.int64)
 
 

@@ -68,9 +68,10 @@ from typing import NamedTuple
 import numpy as np
 
 from ._io import save_npz_atomic
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_seconds
+from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, as_seed_sequence, check_seconds
 from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
+from .plans import check_plan
 from .policies import Policy
 from .policies._tapes import ENGINES, check_engine
 from .policies.registry import as_policy
@@ -251,9 +252,15 @@ class Result:
     @classmethod
     def concat(cls, results: Sequence[Result]) -> Result:
         """Stack the runs of compatible results (same policy, environment, T, seed, grid)."""
+        if isinstance(results, (str, bytes, Result)) or not hasattr(results, "__iter__"):
+            raise TypeError(f"results must be a sequence of Result, got {type(results).__name__}")
         results = list(results)
         if not results:
             raise ValueError("results must contain at least one Result")
+        for r in results:
+            if not isinstance(r, Result):
+                raise TypeError(f"results must be a sequence of Result, got an item of type "
+                                f"{type(r).__name__}")
         first = results[0]
         for r in results[1:]:
             same = (
@@ -271,6 +278,8 @@ class Result:
                     "results to concatenate must share policy, params, means, T, seed, engine and checkpoints"
                 )
         stack = {k: np.concatenate([getattr(r, k) for r in results]) for k in ("run_ids", "regret", "pulls")}
+        if np.unique(stack["run_ids"]).size != stack["run_ids"].size:
+            raise ValueError("results to concatenate must hold distinct runs (a run id appears twice)")
         stack.update(
             {k: np.concatenate([getattr(r, k) for r in results]) for k in ("n_phases", "laplace_draws")}
         )
@@ -502,7 +511,7 @@ def _run_phases(policy: Policy, means, T, env_gens, pol_gens, rec: _Recorder, ho
     active = np.arange(R)
     while active.size:
         tt = t[active]
-        plan = np.asarray(policy.decide(active, tt), dtype=np.int64)
+        plan = check_plan(policy, policy.decide(active, tt), active.size, means.size, T)
         counts = _truncate(plan, T - tt + 1)
         sums = np.zeros(counts.shape)
         n_arms = np.count_nonzero(counts, axis=1)
@@ -647,6 +656,7 @@ def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dic
     >>> estimate_cost("DP-IMED", "mu1", 10**12, params={"eps": 0.25}).seconds < 1
     True
     """
+    fast = as_flag("fast", fast)
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
@@ -762,6 +772,8 @@ def simulate_seeds(
 ) -> Result:
     """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`;
     ``max_seconds``, ``progress`` and ``engine`` as there)."""
+    fast = as_flag("fast", fast)
+    progress = as_flag("progress", progress)
     t_start = time.perf_counter()
     pol = as_policy(policy, params)
     bandit = as_bandit(env)
@@ -894,6 +906,8 @@ def simulate(
     >>> res.pulls.sum(axis=1).tolist()
     [10000, 10000, 10000, 10000]
     """
+    fast = as_flag("fast", fast)
+    progress = as_flag("progress", progress)
     root = as_seed_sequence("seed", seed)
     if run_ids is None:
         runs = 1 if runs is None else as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
@@ -904,6 +918,9 @@ def simulate(
             raise ValueError("run_ids must be a non-empty 1-d sequence of non-negative integers")
         if run_ids.min() < 0:
             raise ValueError("run_ids must be non-negative")
+        values, counts = np.unique(run_ids, return_counts=True)
+        if (counts > 1).any():  # run i is run i: a repeated id would be the same run twice
+            raise ValueError(f"run_ids must be distinct, got {int(values[counts > 1][0])} more than once")
         if run_ids.size > MAX_RUNS:
             raise ValueError(f"run_ids: at most {MAX_RUNS} runs per call, got {run_ids.size}")
         if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:

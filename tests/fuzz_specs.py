@@ -190,7 +190,9 @@ RNG = Kind(
     optional=True,
 )
 SIDE = Kind(st.sampled_from(["upper", "lower"]), bad=("x", None, 1), optional=True)
-FLAG = Kind(st.booleans(), optional=True)
+#: a boolean flag: anything but True/False (and numpy bools) is refused, never read by truthiness
+FLAG = Kind(st.booleans(), bad=("no", 2, NAN, None), optional=True)
+NO_PROGRESS = Kind(st.just(False), bad=FLAG.bad, optional=True)
 
 # ---------------------------------------------------------------- bandit objects
 MEANS = Kind(
@@ -1424,10 +1426,6 @@ NOT_FUZZED = {
     "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",
     "dpb.simulate.Result": "a record of simulate's output",
     "dpb.simulate.Trace": "a record of simulate_trace's output",
-    "dpb.reference.reference_run": "the per-run step of reference_simulate, which checks its arguments "
-    "first (fuzzed through it); the oracle's loop stays literal",
-    "dpb.reference.ReferenceBandit": "the literal environment inside reference_run, built from "
-    "reference_simulate's checked arguments (fuzzed through it)",
     "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
     "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
     "dpb.policies.PerStepPolicy": "abstract base of the per-step policies (IMED, KL-UCB: subclasses fuzzed)",
@@ -1443,8 +1441,6 @@ NOT_FUZZED = {
     "dpb.interaction.Adversary": "abstract base class (its subclasses are fuzzed)",
     "dpb.audit.AuditResult": "a record of audit's output",
     "dpb.estimates.MeanEstimate": _RECORD + " (mean_interval)",
-    "dpb.experiments.Cell": "a frozen record; its checked constructor is Cell.make, fuzzed through "
-    "the experiment builders (figure1, appendix, eps_sweep, experiment, dpse_readings)",
     "dpb.experiments.Setting": _RECORD + " (the experiment builders)",
     "dpb.experiments.Experiment": _RECORD + " (figure1, appendix, eps_sweep, experiment)",
     "dpb.experiments.ExperimentResults": _RECORD + " (load, ensure)",
@@ -1452,6 +1448,11 @@ NOT_FUZZED = {
     "dpb.experiments.ConvergedResults": _RECORD + " (load_converged, ensure_converged)",
     "dpb.experiments.RunReport": _RECORD + " (run, run_converged)",
     "dpb.experiments.ChunkError": "an exception class raised by run (tests/test_cli.py makes chunks fail)",
+    "dpb.experiments.SchedulerLostError": "an exception class raised by run when the Dask scheduler goes "
+    "away (tests/test_dask_robust.py kills one)",
+    "dpb.plans.PlanError": "the exception class of a bad plan (the user_plan specs below raise it)",
+    "dpb.policies.registry.PolicyFileError": "an exception class raised by load_policy (the policy_file "
+    "specs load failing files)",
     "dpb.experiments.MissingResultsError": "an exception class raised by load (load of a fresh directory)",
     "dpb.policies.lazy_dpts.simulate_lazy_dpts_fast": _FAST,
     "dpb.policies.base.pick_max": _STEP,
@@ -1522,8 +1523,8 @@ RESULT_MAP = Kind(
 )
 NAMES = Kind(
     st.sampled_from([("DP-SE", "AdaP-KLUCB"), ("Lazy-DP-TS",), ("DP-KLUCB", "DP-IMED")]),
-    edge=((), ("DP-NOPE",)),
-    bad=("x", None, 3, (3,)),
+    edge=((),),
+    bad=("x", None, 3, (3,), ("DP-NOPE",), ("DP-IMED", "dp-imed-typo")),
     optional=True,
 )
 FACTOR = Kind(
@@ -1718,7 +1719,7 @@ def tail_specs() -> list[Spec]:
         seed=seed,
         jobs=JOBS,
         scheduler=SCHEDULER,
-        progress=Kind(st.just(False)),
+        progress=NO_PROGRESS,
         cap=CAP,
         rel=REL,
         level=VLEVEL,
@@ -1779,7 +1780,7 @@ def tail_specs() -> list[Spec]:
                 seed=seed,
                 jobs=JOBS,
                 scheduler=SCHEDULER,
-                progress=Kind(st.just(False)),
+                progress=NO_PROGRESS,
                 force=FLAG,
                 desc=TEXT,
             ),
@@ -1815,7 +1816,7 @@ def tail_specs() -> list[Spec]:
                 seed=seed,
                 jobs=JOBS,
                 scheduler=SCHEDULER,
-                progress=Kind(st.just(False)),
+                progress=NO_PROGRESS,
             ),
             weight=0.5,
             timeout=60,
@@ -2972,4 +2973,139 @@ def tail_specs() -> list[Spec]:
     return specs
 
 
-SPECS = module_specs() + tail_specs()
+# ---------------------------------------------------------------------------------------------
+# issue 24: user-defined policies' plans, Cell, the reference, the runner's helpers
+# ---------------------------------------------------------------------------------------------
+def _plan_policy(pulls, index=None):
+    """A user's BatchedPrivatePolicy whose phases plan ``pulls`` pulls (its decide(); None keeps the
+    policy's own) and whose private index is ``index`` (a constant or an array; None: x)."""
+    import numpy as np
+
+    from dpb.policies import BatchedPrivatePolicy
+
+    class UserPlan(BatchedPrivatePolicy):
+        name = "Fuzz-User-Plan"
+
+        def private_index(self, x, n, t, releases):
+            if index is None:
+                return x
+            return np.full(x.shape, index) if np.ndim(index) == 0 else np.asarray(index)
+
+        if pulls is not None:
+            def decide(self, rows, t):
+                plan = super().decide(rows, t).astype(object if isinstance(pulls, str) else float)
+                plan[plan > 0] = pulls
+                return plan
+
+    return UserPlan
+
+
+def user_plan(pulls, fast: bool = True, T: int = 200):
+    """simulate() of a user's policy whose phases plan ``pulls`` pulls (the generic engine, since
+    the policy redefines decide())."""
+    from dpb.simulate import simulate
+
+    return simulate(_plan_policy(pulls), [0.7, 0.3], T, runs=2, seed=1, params={"eps": 0.5}, fast=fast)
+
+
+def user_index(index, fast: bool = True, T: int = 200):
+    """simulate() of a user's policy whose private index is ``index`` (a constant or an array): the
+    batched fast path (fast=True) or the generic engine."""
+    from dpb.simulate import simulate
+
+    return simulate(_plan_policy(None, index=index), [0.7, 0.3], T, runs=2, seed=1, params={"eps": 0.5},
+                    fast=fast)
+
+
+def user_reference(arm, pulls=1, T: int = 50):
+    """reference_run() of a user's policy whose literal reference pulls ``arm`` ``pulls`` times a
+    phase until the horizon."""
+    import numpy as np
+
+    from dpb.policies import BatchedPrivatePolicy
+    from dpb.reference import reference_run
+
+    def body(env, rng, params):
+        while not env.done():
+            env.pull_many(arm, pulls)
+
+    class UserReference(BatchedPrivatePolicy):
+        name = "Fuzz-User-Reference"
+        reference = staticmethod(body)
+
+        def private_index(self, x, n, t, releases):
+            return x
+
+    return reference_run(UserReference, {"eps": 0.5}, [0.7, 0.3], T, np.random.default_rng(0))
+
+
+def robust_specs() -> list[Spec]:
+    S = Spec
+    pulls = Kind(st.integers(1, 50), edge=(10**6, 2**62, 200.0),
+                 bad=(0, -5, NAN, INF, 1.5, 2.0**63, "x", True, None))
+    index = Kind(st.floats(-1e6, 1e6) | st.just(INF), edge=(-INF, 1e308, 0.0),
+                 bad=(NAN, "x", (1.0,), ((1.0, 2.0, 3.0),)))
+    arm = Kind(st.integers(0, 1), edge=(np.int64(1),), bad=(2, -1, 1.5, NAN, "0", None, True))
+    small_t = size(2, 300, optional=True).but(edge=(2, 300), bad=("3", True, 1.5, NAN, -1))
+    rng = Kind(st.sampled_from([0, 7]).map(lambda s: Build.of("numpy.random:default_rng", s)),
+               bad=(None, 3, "x", Build.of("numpy.random:SeedSequence", 1)))
+    ref_policy = Kind(st.sampled_from(["DP-IMED", "DP-KLUCB"]), bad=("DP-NOPE", 3, None))
+    ref_params = Kind(st.sampled_from([{"eps": 0.5}, {"eps": 1.0, "alpha": 2}]),
+                      bad=({"eps": -1.0}, {"eps": NAN}, "eps", None, {"epsilon": 1.0}))
+    cell_policy = Kind(st.sampled_from(["DP-IMED", "DP-KLUCB", "DP-SE"]),
+                       bad=("DP-NOPE", "dp_imed", 3, None))
+    params_json = Kind(st.sampled_from(['{"eps": 0.5}', '{"alpha": 2, "eps": 1.0}']),
+                       bad=('{"eps": 0.5', '{"eps": NaN}', "[1]", "null", '{"eps": -1}', '{"epsilon": 1}',
+                            3, None, {"eps": 0.5}))
+    env = Kind(st.just("custom"), edge=("mu1", "mu2"), bad=("mu99", 3, None, ""))
+    return [
+        S("fuzz_specs:user_plan", dict(pulls=pulls, fast=FLAG, T=small_t), weight=SMALL_EXAMPLES),
+        S("fuzz_specs:user_index", dict(index=index, fast=FLAG, T=small_t), weight=SMALL_EXAMPLES),
+        S("fuzz_specs:user_reference", dict(arm=arm, pulls=pulls.but(edge=(10**6, 2**62)), T=small_t),
+          aliases={"arm": ("pulled arm",)}, weight=SMALL_EXAMPLES),
+        S("dpb.plans:check_plan",
+          dict(policy=fixed("P"), plan=Kind(st.sampled_from([((0, 3),), ((1.0, 0.0),)]),
+                                            bad=(((0, 0),), ((-1, 2),), ((NAN, 1),), ((1.5, 1),), "x", None,
+                                                 ((1, 2, 3),))),
+               n=fixed(1), K=fixed(2), T=fixed(10)),
+          positional=("policy", "plan", "n", "K", "T"), aliases={"plan": ("pulls", "phase", "shape")}),
+        S("dpb.plans:check_arms",
+          dict(policy=fixed("P"), arms=Kind(st.sampled_from([(0, 1), (1,)]), bad=((2,), (-1,), (NAN,), "x")),
+               K=fixed(2)),
+          positional=("policy", "arms", "K"), aliases={"arms": ("arm",)}),
+        S("dpb.plans:check_pulls",
+          dict(policy=fixed("P"),
+               pulls=Kind(st.sampled_from([(1, 10), (5,)]), bad=((0,), (11,), (NAN,), "x")),
+               T=fixed(10)),
+          positional=("policy", "pulls", "T")),
+        S("dpb.plans:check_index",
+          dict(policy=fixed("P"), index=Kind(st.sampled_from([((0.5, INF),), ((1, 2),)]),
+                                             bad=(((NAN, 1.0),), ((1.0,),), "x", None)),
+               n=fixed(1), K=fixed(2)),
+          positional=("policy", "index", "n", "K"), inf_ok=True),
+        S("dpb.reference:reference_run",
+          dict(policy=ref_policy, params=ref_params, means=MEANS, T=small_t.but(optional=False), rng=rng),
+          positional=("policy", "params", "means", "T", "rng"),
+          aliases={"means": ("env",), "params": ("eps",)}, weight=SMALL_EXAMPLES),
+        S("dpb.reference:ReferenceBandit",
+          dict(means=MEANS, T=size(1, 300).but(edge=(1, 300, 2**31, 2**62)), rng=rng),
+          positional=("means", "T", "rng"), aliases={"means": ("env",)}),
+        S("dpb.experiments:Cell",
+          dict(policy=cell_policy, params_json=params_json, env=env, means=MEANS,
+               T=size(1, 10**6).but(edge=(1, 10**9, 10**9 + 1, 1e3)),
+               runs=size(1, 100).but(edge=(1, 10**4, 10**4 + 1))),
+          positional=("policy", "params_json", "env", "means", "T", "runs")),
+        S("dpb.experiments:chunk_time_limit",
+          dict(cell=Kind(st.just(B("small_cell", "DP-IMED")), bad=("x", None, 3)),
+               start=fixed(0), stop=fixed(2),
+               chunk_seconds=Kind(st.sampled_from(["auto", None, 2.5]), bad=(0.0, -1.0, NAN, "soon", True))),
+          positional=("cell", "start", "stop")),
+        S("dpb.policies.registry:describe_failure",
+          dict(exc=Kind(st.sampled_from([B("dpb.plans:PlanError", "x"), Build.of("builtins:SystemExit", 3),
+                                          Build.of("builtins:KeyboardInterrupt")]))),
+          positional=("exc",)),
+        S("dpb.experiments.workers:main_script_hidden", {}),
+    ]
+
+
+SPECS = module_specs() + tail_specs() + robust_specs()

@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -259,13 +260,16 @@ def _sigint_default():
 class Session:
     """``python -m dpb ARGS`` in a new session; stops every process of the session on exit."""
 
-    def __init__(self, tmp_path, *args, name="run"):
+    def __init__(self, tmp_path, *args, name="run", pythonpath=None):
         self.stderr_path = tmp_path / f"{name}.stderr"
         self.stdout_path = tmp_path / f"{name}.stdout"
+        env = {**os.environ, "MPLBACKEND": "Agg", "PYTHONFAULTHANDLER": "1"}
+        if pythonpath is not None:
+            env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", str(ROOT))])
         with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
             self.proc = subprocess.Popen([sys.executable, "-m", "dpb", *args], cwd=ROOT, stdout=out,
                                          stderr=err, start_new_session=True, preexec_fn=_sigint_default,
-                                         env={**os.environ, "MPLBACKEND": "Agg", "PYTHONFAULTHANDLER": "1"})
+                                         env=env)
         self.sid = self.proc.pid
 
     def wait_for_files(self, cells: Path, n: int, timeout=90):
@@ -369,10 +373,20 @@ def test_a_failed_chunk_stops_the_run_with_one_line_naming_the_cell(tmp_path):
     exp = E.experiment("appendix", T=20000, runs=5)
     chunks = [(c, a, b) for c in exp.cells for a, b in c.chunks()]
     cell, a, b = sorted(chunks, key=lambda t: -t[0].cost(t[2] - t[1]))[0]  # the first to start
-    cell.path(out, a, b).mkdir(parents=True)  # the result cannot be written there: that chunk fails
+    # a directory where the result file goes is damage that the run now repairs (set aside), so
+    # the chunk fails where its file is written, in the worker (sitecustomize runs in every process)
+    (tmp_path / "sitecustomize.py").write_text(textwrap.dedent(f"""
+        import dpb.simulate as S
+        _save = S.Result.save
+        def save(self, path):
+            if str(path).endswith({cell.path(out, a, b).name!r}):
+                raise IsADirectoryError(21, "Is a directory", str(path))
+            return _save(self, path)
+        S.Result.save = save
+        """))
     for verbose in ((), ("--verbose",)):
         with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress", *verbose,
-                     name=f"fail{len(verbose)}") as run:
+                     name=f"fail{len(verbose)}", pythonpath=tmp_path) as run:
             t0 = time.monotonic()
             code = run.proc.wait(timeout=60)
             took = time.monotonic() - t0

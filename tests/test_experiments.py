@@ -21,6 +21,7 @@ from dpb import cache
 from dpb import experiments as E
 from dpb.experiments import store
 from dpb.bounds import lower_bound_constant
+from dpb.policies import BatchedPrivatePolicy
 from dpb.simulate import Result, simulate
 
 
@@ -236,20 +237,26 @@ def test_results_made_with_the_kernels_off_are_not_reused_with_them_on(tmp_path,
     assert all(np.array_equal(a.regret, b.regret) for a, b in pairs)
 
 
+class _FailsInAWorker(BatchedPrivatePolicy):
+    name = "Fails-In-A-Worker"
+
+    def private_index(self, x, n, t, releases):
+        raise ValueError("eps must be ... (a deliberate failure)")
+
+
 def test_a_failing_chunk_stops_the_pool_and_names_the_cell(tmp_path):
     import multiprocessing as mp
 
     good = list(tiny(T=20000, runs=5, algorithms=("Lazy-DP-TS", "IMED")).cells)
-    # bypasses Cell.make's check; a long horizon, so that it is the first chunk to start
-    bad = E.Cell("Lazy-DP-TS", '{"eps": -1.0}', "mu1", (0.9, 0.8), 10**6, 2)
-    with pytest.raises(ValueError, match="eps must be"):  # the work bound's estimate checks it first
-        E.run([bad, *good], tmp_path, jobs=2, progress=False)
-    assert not (tmp_path / "cells").exists()
-    with pytest.raises(E.ChunkError) as info:  # without the bound the chunk fails in a worker
+    # a Cell validates its fields, so the failure comes from a policy's code; a long horizon, so
+    # that it is the first chunk to start
+    bad = E.Cell.make(_FailsInAWorker, "mu1", 10**7, 2, {"eps": 0.5})
+    with pytest.raises(E.ChunkError) as info:  # the chunk fails in a worker
         E.run([bad, *good], tmp_path, jobs=2, progress=False, max_seconds=None)
     err = info.value
     assert err.cell == bad and (err.start, err.stop) == (0, 2) and bad.name in str(err)
     assert err.cause.startswith("ValueError") and "eps" in err.cause and "Traceback" in err.details
+    assert "test_experiments.py, line" in err.cause  # names where, in the user's file
     assert not [p for p in mp.active_children() if p.name == "dpb-worker"]  # the pool is gone
     n = len(list((tmp_path / "cells").glob("*.npz")))
     assert n < sum(len(c.chunks()) for c in good)  # the rest was cancelled

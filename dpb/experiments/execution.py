@@ -9,9 +9,13 @@ numbers do not depend on where or in which order the chunks run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
 import re
+import signal
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -19,13 +23,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import cache
-from .._validate import as_int, as_real, as_text
+from .._interrupts import watching
+from .._validate import as_int, as_real, as_text, as_flag
+from ..policies.registry import describe_failure, policy_class
 from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file, experiment
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
-__all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "MAX_JOBS"]
+__all__ = ["RunReport", "ChunkError", "SchedulerLostError", "run", "ensure", "connect", "chunk_time_limit",
+           "MAX_JOBS", "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
@@ -33,16 +40,125 @@ POLL_SECONDS = 0.25
 _GATHER_SECONDS = 2.0
 #: Most worker processes of the local pool.
 MAX_JOBS = 256
+#: The default time limit of a chunk (``chunk_seconds="auto"``): this many times the chunk's
+#: estimated CPU-seconds (:func:`~dpb.simulate.estimate_cost`, itself pessimistic), and never less
+#: than ``CHUNK_FLOOR_SECONDS`` wall-clock seconds (room for a machine under load and for the
+#: one-time compilation of a kernel in a fresh process: up to about 150 s measured under load).
+CHUNK_FACTOR = 10.0
+CHUNK_FLOOR_SECONDS = 300.0
+#: Seconds the main process gives a worker past its chunk's limit before killing it (the worker
+#: stops its own chunk at the limit; this catches a chunk stuck in compiled code).
+_KILL_GRACE = 10.0
 
 
-def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None):
+class ChunkTimeout(BaseException):
+    """Raised inside a chunk that exceeds its time limit (a BaseException, so that a policy's own
+    ``except Exception`` does not swallow it)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float | None):
+    """Raise :class:`ChunkTimeout` in this thread after ``seconds`` wall-clock seconds of the block.
+
+    In the main thread a real-time timer (``SIGALRM``: it interrupts a ``time.sleep`` too);
+    elsewhere (Dask worker threads) an asynchronous exception, delivered between two bytecodes."""
+    if seconds is None:
+        yield
+        return
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        def on_alarm(signum, frame):
+            raise ChunkTimeout()
+
+        previous = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return
+    tid, lock, state = threading.get_ident(), threading.Lock(), {"on": True, "fired": False}
+    set_async = ctypes.pythonapi.PyThreadState_SetAsyncExc
+
+    def fire():
+        with lock:
+            if state["on"]:
+                state["fired"] = True
+                set_async(ctypes.c_ulong(tid), ctypes.py_object(ChunkTimeout))
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        with lock:
+            state["on"] = False
+        timer.cancel()
+        if state["fired"]:  # delivered already, or still pending: clear it
+            set_async(ctypes.c_ulong(tid), None)
+
+
+def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") -> float | None:
+    """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
+    number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
+    cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
+    cell, start, stop = store._chunk(cell, start, stop)
+    if chunk_seconds is None:
+        return None
+    if isinstance(chunk_seconds, str):
+        if chunk_seconds != "auto":
+            raise ValueError(f"chunk_seconds must be a number of seconds > 0, 'auto' or None, got "
+                             f"{chunk_seconds!r}")
+        cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, stop - start,
+                             params=cell.params)
+        return max(CHUNK_FLOOR_SECONDS, CHUNK_FACTOR * cost.seconds)
+    return as_real("chunk_seconds", chunk_seconds, low=0, low_open=True, high=1e12)
+
+
+def _timeout_cause(seconds: float) -> str:
+    return (f"stopped after {seconds:.3g} s, over its time limit (chunk_seconds, --chunk-seconds on the "
+            f"command line; 'none' lifts it)")
+
+
+def _failure(exc: BaseException, cell: Cell, seconds: float | None) -> str:
+    """The one-line cause of a chunk's failure, naming the user's file and line where it happened."""
+    if isinstance(exc, ChunkTimeout) and seconds is not None:
+        return _timeout_cause(seconds)
+    path = cell.source.rsplit(":", 1)[0] if cell.source else None
+    return describe_failure(exc, path)
+
+
+def _policy_of(cell: Cell):
+    """What computes ``cell``: the class registered under its name in this process when it is the
+    one defined in ``cell.source`` (not loaded a second time), else the source or the name."""
+    if not cell.source:
+        return cell.policy
+    try:
+        cls = policy_class(cell.policy)
+    except ValueError:  # not loaded in this process yet (a worker)
+        return cell.source
+    return cls if _policy_file(cls) == cell.source else cell.source
+
+
+def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
+                   seconds: float | None = None, policy_bytes: bytes | None = None):
     """Simulate runs ``[start, stop)`` of ``cell`` (in a worker); save the file when ``out`` is given.
+    Stopped with :class:`ChunkTimeout` after ``seconds`` (None: no limit).  ``policy_bytes``: the
+    policy's class pickled by value (:func:`_class_by_value`), for a class that exists in the
+    submitting process only (unpickling it registers it here).
 
     Returns the :class:`~dpb.simulate.Result` with its provenance in ``extra``.
     """
     c0 = time.thread_time()
-    res = simulate(cell.source or cell.policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
-                   params=cell.params, run_ids=np.arange(start, stop), max_seconds=None)  # run() checked it
+    policy = _policy_of(cell) if policy_bytes is None else __import__("pickle").loads(policy_bytes)
+    with _time_limit(seconds):
+        res = simulate(policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
+                       params=cell.params, run_ids=np.arange(start, stop),
+                       max_seconds=None)  # run() checked the cost
+    if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
+        raise RuntimeError(f"internal error: cell {cell.name} computed {res.policy} on {list(res.means)}, "
+                           f"T={res.T}, not what its key says")  # never stored under a wrong key
     res.extra = {**stamp, "cell": cell.key, "runs": [start, stop], "experiment_seed": seed,
                  "cpu_seconds": time.thread_time() - c0}
     if out is not None:
@@ -58,7 +174,7 @@ def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
         return
     worst = None
     for cell, a, b in chunks:
-        cost = estimate_cost(cell.source or cell.policy, cell.bandit(), cell.T, b - a, params=cell.params)
+        cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, b - a, params=cell.params)
         if worst is None or cost.seconds > worst[0].seconds:
             worst = (cost, cell, a, b)
     cost, cell, a, b = worst
@@ -152,10 +268,13 @@ def _notify(bar, message: str) -> None:
 # backends: where chunks are computed
 # ----------------------------------------------------------------------------------------------
 class _InProcess:
-    """Computes one chunk at a time in this process (``jobs=1``)."""
+    """Computes one chunk at a time in this process (``jobs=1``).  ``watch``
+    (:func:`dpb._interrupts.watching`) tells a Ctrl-C, which stops the run, from a
+    ``KeyboardInterrupt`` raised by a policy, which is the chunk's failure."""
 
-    def __init__(self) -> None:
+    def __init__(self, watch=None) -> None:
         self._task = None
+        self._watch = watch
 
     def free(self) -> int:
         return 0 if self._task else 1
@@ -171,8 +290,10 @@ class _InProcess:
         self._task = None
         try:
             res = _compute_chunk(*task)
-        except Exception as exc:  # noqa: BLE001 - reported as the chunk's failure
-            return [(tag, ("error", f"{type(exc).__name__}: {exc}", traceback.format_exc()))]
+        except BaseException as exc:  # noqa: BLE001 - a policy's sys.exit too: the chunk's failure
+            if isinstance(exc, KeyboardInterrupt) and (self._watch is None or self._watch.real(exc)):
+                raise
+            return [(tag, ("error", _failure(exc, task[0], task[-1]), traceback.format_exc()))]
         return [(tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0))))]
 
     def waiting(self) -> str | None:
@@ -193,6 +314,7 @@ class _Dask:
 
         self._own = not isinstance(scheduler, Client)
         self.client = connect(scheduler) if self._own else scheduler
+        self._address = self.client.scheduler.address
         self._out = out
         self._futures: dict = {}
         self._threads = 0
@@ -217,8 +339,9 @@ class _Dask:
         return None
 
     def submit(self, tag, task) -> None:
-        cell, a, b, seed, stamp, _ = task
-        fut = self.client.submit(_compute_chunk, cell, a, b, seed, stamp, None,
+        cell, a, b, seed, stamp, _, seconds = task
+        blob = _class_by_value(cell) if cell.process_local else None
+        fut = self.client.submit(_compute_chunk, cell, a, b, seed, stamp, None, seconds, blob,
                                  key=f"dpb-{cell.digest[:16]}-{seed}-{a}-{b}", pure=False)
         self._futures[fut] = (tag, task)
 
@@ -232,6 +355,10 @@ class _Dask:
                 break
             time.sleep(0.01)
         events = []
+        if self._lost(done):
+            raise SchedulerLostError(f"lost the Dask scheduler at {self._address} in the middle of the run "
+                                     f"(the finished files are kept; rerun to compute the rest; "
+                                     f"--verbose shows the Dask log)")
         for fut in done:
             tag, (cell, a, b, *_) = self._futures[fut]
             if fut.status == "finished":
@@ -246,24 +373,47 @@ class _Dask:
                 res.save(cell.path(self._out, a, b))
                 events.append((tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))))
             else:
-                del self._futures[fut]
-                exc = fut.exception()
-                tb = "".join(traceback.format_exception(type(exc), exc, fut.traceback()))
-                events.append((tag, ("error", f"{type(exc).__name__}: {exc}", tb)))
+                task = self._futures.pop(fut)[1]
+                exc = fut.exception().with_traceback(fut.traceback())
+                tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+                events.append((tag, ("error", _failure(exc, task[0], task[-1]), tb)))
             fut.release()
         return events
 
+    def _lost(self, done) -> bool:
+        """Whether the scheduler is gone: the client no longer runs, or it cancelled our futures
+        (what ``distributed`` does to every future when the connection drops)."""
+        if self.client.status not in ("running", "connecting", "newly-created"):
+            return True
+        return any(f.status in ("cancelled", "lost") for f in done)
+
     def close(self) -> None:
         if self._own:
-            self.client.close()
+            self.client.close(timeout=_GATHER_SECONDS)
 
     def kill(self) -> None:
         try:
-            if self._futures:
+            if self._futures and self.client.status == "running":
                 self.client.cancel(list(self._futures))
+        except Exception:  # noqa: BLE001 - the scheduler may be gone: nothing left to cancel
+            pass
         finally:
             self._futures.clear()
             self.close()
+
+
+def _class_by_value(cell: Cell) -> bytes:
+    """The class of a process-local policy (defined in a notebook cell, an interactive session, a
+    script's ``__main__`` or a function) pickled *by value* with ``cloudpickle``, so that a Dask
+    worker, which cannot import it, rebuilds it (and registers it) from the bytes."""
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - a dependency of distributed
+        raise ValueError(f"policy {cell.policy!r} is defined in this process only; sending it to Dask "
+                         f"needs the package cloudpickle (pip install cloudpickle), or define it in a "
+                         f"file that the workers can load") from None
+    # cloudpickle pickles the classes of __main__ and those defined in functions by value
+    return cloudpickle.dumps(policy_class(cell.policy))
 
 
 _SCHEDULER = re.compile(r"^(tcp|tls|ucx|ws|wss)://[^\s/:]+:\d{1,5}$")
@@ -291,11 +441,65 @@ def connect(scheduler, timeout: float = 10.0):
     timeout = as_real("timeout", timeout, low=0, low_open=True, high=3600)
     from distributed import Client
 
+    t0 = time.monotonic()
+    _probe(scheduler, timeout)
+    left = max(timeout - (time.monotonic() - t0), 0.5)
     try:
-        return Client(scheduler, timeout=timeout, set_as_default=False)
+        return Client(scheduler, timeout=left, set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise ConnectionError(f"no Dask scheduler answers at {scheduler} within {timeout:g} s "
                               f"({type(exc).__name__})") from None
+
+
+def _probe(address: str, timeout: float) -> None:
+    """Connect to ``address`` and complete Dask's handshake within ``timeout`` seconds, or raise
+    ``ConnectionError``.
+
+    ``distributed`` bounds the TCP connection by its timeout but then waits for the other end's
+    handshake without one: a listener that accepts and never speaks kept ``Client(...)`` waiting
+    for minutes.  The probe runs in a thread of its own (with its own event loop, so that it works
+    inside a notebook's running loop too) and this thread waits for it with a deadline, so a
+    Ctrl-C stops the wait at once."""
+    from distributed.comm import connect as comm_connect
+
+    outcome: dict = {}
+
+    async def handshake():
+        comm = await comm_connect(address, timeout=timeout)
+        await comm.close()
+
+    def body():
+        try:
+            asyncio.run(asyncio.wait_for(handshake(), timeout))
+            outcome["ok"] = True
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=body, daemon=True, name="dpb-dask-probe")
+    thread.start()
+    thread.join(timeout + 1.0)
+    if outcome.get("ok"):
+        return
+    exc = outcome.get("error")
+    why = "no answer" if exc is None or isinstance(exc, (TimeoutError, asyncio.TimeoutError)) else (
+        f"{type(exc).__name__}")
+    raise ConnectionError(f"no Dask scheduler answers at {address} within {timeout:g} s ({why})")
+
+
+def quiet_dask_logs() -> None:
+    """Silence the log of ``distributed`` in this process (the command line does so unless
+    ``--verbose``: a lost scheduler is then one line, not a page of reconnection tracebacks)."""
+    import logging
+
+    import distributed  # noqa: F401 - its configuration sets the levels first
+
+    names = [n for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
+    for name in {"distributed", *names}:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+class SchedulerLostError(ConnectionError):
+    """The Dask scheduler went away while a run was using it (finished files are kept)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -303,7 +507,7 @@ def connect(scheduler, timeout: float = 10.0):
 # ----------------------------------------------------------------------------------------------
 def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
         progress: bool = True, force: bool = False, desc: str | None = None,
-        max_seconds: float | None = MAX_SECONDS) -> RunReport:
+        max_seconds: float | None = MAX_SECONDS, chunk_seconds="auto") -> RunReport:
     """Compute the missing or stale chunk files of ``target`` and write them under ``out/cells``.
 
     Parameters
@@ -329,6 +533,11 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         Refuse, before any work, a run with a chunk (one :func:`~dpb.simulate.simulate` call)
         estimated above this many CPU-seconds (:func:`~dpb.simulate.estimate_cost`; default
         :data:`~dpb.simulate.MAX_SECONDS`); None lifts the limit.
+    chunk_seconds : float, "auto" or None
+        Stop a chunk that runs longer than this many wall-clock seconds (a policy that loops
+        forever) and end the run with a :class:`ChunkError` naming the cell; ``"auto"`` (default):
+        :func:`chunk_time_limit`, ten times the chunk's estimated cost and at least five minutes;
+        None: no limit.
 
     Returns
     -------
@@ -339,8 +548,9 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     ValueError
         For a chunk estimated above ``max_seconds`` (naming the cell, its T and runs).
     ChunkError
-        When a chunk fails: the other chunks in progress are stopped at once, the finished files
-        are kept.
+        When a chunk fails (an exception, or a ``sys.exit``/``KeyboardInterrupt`` raised by a
+        policy's code, named with its file and line) or exceeds ``chunk_seconds``: the other
+        chunks in progress are stopped at once, the finished files are kept.
     KeyboardInterrupt
         On Ctrl-C: the workers are stopped at once (within a fraction of a second), the finished
         files are kept; calling :func:`run` again computes only what is missing.
@@ -356,10 +566,14 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     policy's class exists in this process only (defined in a notebook cell or a function, see
     :attr:`~dpb.experiments.Cell.process_local`), the local chunks are computed in this process.
     """
+    progress = as_flag("progress", progress)
+    force = as_flag("force", force)
     out = _out(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     desc = as_text("desc", desc)
+    if not (chunk_seconds is None or (isinstance(chunk_seconds, str) and chunk_seconds == "auto")):
+        chunk_seconds = as_real("chunk_seconds", chunk_seconds, low=0, low_open=True, high=1e12)
     if scheduler is not None and not hasattr(scheduler, "submit"):
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
@@ -378,35 +592,41 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         return report
     check_chunk_costs(todo, max_seconds)
     cache.remove_orphan_temporaries(out / "cells")
+    for cell, a, b in todo:  # a directory (or other non-file) where a result file belongs: set aside
+        path = cell.path(out, a, b)
+        if path.exists() and not path.is_file():
+            os.replace(path, path.with_name(f"{path.name}.damaged-{os.getpid()}-{time.time_ns()}"))
     todo.sort(key=lambda t: -t[0].cost(t[2] - t[1]))
     stamps = {p: store.chunk_provenance(p) for p in {c.policy for c, _, _ in todo}}
+    limits = {(c, a, b): chunk_time_limit(c, a, b, chunk_seconds) for c, a, b in todo}
     label = desc or (target.name if isinstance(target, Experiment) else "cells")
-    if scheduler is not None:
-        backend = _Dask(scheduler, out)
-    elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
-        backend = _InProcess()  # a class defined in this process only cannot reach a worker
-    else:
-        from .workers import Pool
-
-        backend = Pool(min(jobs, len(todo)), _pool_context())
-        backend.start()
     claims: dict = {}
-    try:
-        with _progress_bar(len(todo), label, progress) as bar:
-            _drive(todo, backend, out, seed, stamps, force, report, bar, claims)
-    except BaseException:
-        backend.kill()
-        raise
-    else:
-        backend.close()
-    finally:
-        for c in claims.values():
-            c.release()
+    with watching() as watch:
+        if scheduler is not None:
+            backend = _Dask(scheduler, out)
+        elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
+            backend = _InProcess(watch)  # a class defined in this process only cannot reach a worker
+        else:
+            from .workers import Pool
+
+            backend = Pool(min(jobs, len(todo)), _pool_context(), grace=_KILL_GRACE)
+            backend.start()
+        try:
+            with _progress_bar(len(todo), label, progress) as bar:
+                _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
+        except BaseException:
+            backend.kill()
+            raise
+        else:
+            backend.close()
+        finally:
+            for c in claims.values():
+                c.release()
     report.wall_seconds = time.perf_counter() - t0
     return report
 
 
-def _drive(todo, backend, out, seed, stamps, force, report, bar, claims) -> None:
+def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims) -> None:
     """Hand the chunks of ``todo`` to ``backend`` as it has room, claiming each first; collect the
     answers; stop at the first failure."""
     pending = list(todo)
@@ -428,7 +648,7 @@ def _drive(todo, backend, out, seed, stamps, force, report, bar, claims) -> None
                 continue
             tag = (cell, a, b)
             claims[tag] = mine
-            backend.submit(tag, (cell, a, b, seed, stamps[cell.policy], str(out)))
+            backend.submit(tag, (cell, a, b, seed, stamps[cell.policy], str(out), limits[tag]))
             pending.pop(i)
         message = backend.waiting()
         if message is None and pending and not backend.busy():
@@ -456,6 +676,7 @@ def _drive(todo, backend, out, seed, stamps, force, report, bar, claims) -> None
 def ensure(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
            progress: bool = True) -> ExperimentResults:
     """:func:`run` then :func:`load`: the results, computing only what is missing or stale."""
+    progress = as_flag("progress", progress)
     exp = experiment(target) if isinstance(target, str) else target
     run(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress)
     return load(exp, out, seed=seed)

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import as_instance, as_int, as_names, as_real
+from .._validate import as_instance, as_int, as_names, as_real, as_flag
 from ..bounds import lower_bound_constant
 from ..policies.registry import policy_class
 from ..estimates import (
@@ -49,7 +49,7 @@ from .execution import RunReport
 from .execution import run as run_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
 from .store import ExperimentResults, MissingResultsError, _load_cell, _out, chunk_provenance
-from .tables import _result, final_regret_stats
+from .tables import _policy_names, _result, final_regret_stats
 
 __all__ = [
     "SCALES",
@@ -207,6 +207,7 @@ def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | Non
     :func:`~dpb.experiments.run`); the later rounds are the rule's own doubling blocks, which the
     caller asked for by asking for this scale.
     """
+    progress = as_flag("progress", progress)
     out = _out(out)
     seed = as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
@@ -285,6 +286,7 @@ def ensure_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | 
                      scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
                      level: float = LEVEL) -> ConvergedResults:
     """:func:`run_converged` then :func:`load_converged`."""
+    progress = as_flag("progress", progress)
     exp = experiment(target) if isinstance(target, str) else target
     run_converged(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel,
                   level=level)
@@ -346,7 +348,7 @@ def expected_dominance(converged: ConvergedResults, baselines: Sequence[str] = B
     ``"unclear"`` otherwise; plus ``ratio``, the best baseline's expected regret over the best of
     ours (as :func:`dpb.experiments.ratio_summary`, in expectation)."""
     converged = _converged(converged)
-    baselines, ours = as_names("baselines", baselines), as_names("ours", ours)
+    baselines, ours = _policy_names("baselines", baselines), _policy_names("ours", ours)
     rows = []
     for s in converged.settings:
         est = {c.policy: converged.estimates[c].estimate for c in s.cells}

@@ -97,6 +97,10 @@ def _canonical(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
+def _no_constant(text: str):
+    raise ValueError(f"{text} is not a JSON number")
+
+
 def _plain(value):
     """JSON-able plain Python value (numpy scalars become int/float)."""
     if isinstance(value, (bool, np.bool_)):
@@ -126,7 +130,9 @@ def _policy_file(policy) -> str:
     worker process can load it; ``""`` for the package's own policies (and for classes without a
     file, e.g. defined in a notebook: those run in this process only, ``jobs=1``)."""
     cls = policy_class(policy)
-    if is_builtin(cls):
+    if is_builtin(cls) or cls.__module__ == "__main__":
+        # a class of the main script stays in this process: loading the script in a worker would
+        # run its top level again (a script without ``if __name__ == "__main__":`` would recurse)
         return ""
     module = sys.modules.get(cls.__module__)
     if getattr(module, cls.__name__, None) is not cls:  # nested or replaced: not loadable by name
@@ -189,6 +195,61 @@ class Cell:
     T: int
     runs: int
     source: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        """Validate every field (a cell is the key of the numbers stored for it): ``policy`` a
+        registered name, ``params_json`` the canonical JSON of a dict of parameters the policy
+        accepts, ``env`` a named instance whose means ``means`` are (or ``"custom"`` with any
+        valid means), ``T`` and ``runs`` integers in range, ``source`` a string.  ``ValueError``
+        or ``TypeError`` naming the field otherwise."""
+        if not isinstance(self.policy, str):
+            raise TypeError(f"Cell.policy must be a registered policy name (str), got "
+                            f"{type(self.policy).__name__} {self.policy!r}")
+        name = _policy_name(self.policy)  # ValueError listing the names for an unknown one
+        if name != self.policy:
+            raise ValueError(f"Cell.policy must be the registered name {name!r}, got {self.policy!r} "
+                             f"(Cell.make canonicalises it)")
+        if not isinstance(self.params_json, str):
+            raise TypeError(f"Cell.params_json must be a JSON string such as '{{\"eps\": 0.5}}', got "
+                            f"{type(self.params_json).__name__} {self.params_json!r}")
+        try:
+            params = json.loads(self.params_json, parse_constant=_no_constant)
+        except ValueError as exc:
+            raise ValueError(f"Cell.params_json must be a JSON object such as '{{\"eps\": 0.5}}', got "
+                             f"{self.params_json!r} ({exc})") from None
+        if not isinstance(params, dict):
+            raise ValueError(f"Cell.params_json must be a JSON object (the policy's parameters), got "
+                             f"{self.params_json!r}")
+        object.__setattr__(self, "params_json", _canonical(params))
+        try:
+            policy_class(self.policy)(**params)
+        except TypeError as exc:
+            raise TypeError(f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
+        except ValueError as exc:
+            raise ValueError(f"Cell.params_json: {exc}") from None
+        if not isinstance(self.env, str):
+            raise TypeError(f"Cell.env must be an instance name or 'custom', got {type(self.env).__name__}")
+        if isinstance(self.means, (str, bytes)) or np.ndim(self.means) != 1:
+            raise TypeError(f"Cell.means must be a sequence of arm means, got {self.means!r}")
+        try:
+            means = tuple(float(m) for m in BernoulliBandit(self.means).means)  # in [0, 1], finite
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(f"Cell.means: {exc}") from None
+        object.__setattr__(self, "means", means)
+        if self.env != "custom":
+            if self.env not in INSTANCES:
+                raise ValueError(f"Cell.env must be one of {', '.join(INSTANCES)} or 'custom', "
+                                 f"got {self.env!r}")
+            named = tuple(float(m) for m in instance(self.env).means)
+            if means != named:
+                raise ValueError(f"Cell.means {list(means)} disagree with the instance {self.env} = "
+                                 f"{list(named)}: the numbers would be computed on one and stored under "
+                                 f"the other (use env='custom' for your own means)")
+        object.__setattr__(self, "T", as_int("Cell.T", self.T, minimum=1, maximum=MAX_T))
+        object.__setattr__(self, "runs", as_int("Cell.runs", self.runs, minimum=1, maximum=MAX_RUNS))
+        if not isinstance(self.source, str):
+            raise TypeError(f"Cell.source must be a string ('' or 'path/file.py:Class'), got "
+                            f"{type(self.source).__name__}")
 
     @classmethod
     def make(cls, policy, env, T: int, runs: int, params: Mapping | None = None) -> Cell:

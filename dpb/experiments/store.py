@@ -169,7 +169,12 @@ def _load_cell(cell: Cell, out: Path, seed: int) -> Result:
         state, meta, arrays = cache._read_checked(cell.path(out, a, b), _expected(cell, a, b, seed))
         if state != "done":
             raise MissingResultsError(f"{cell.name} runs {a}-{b} is {state} in {out}")
-        parts.append(Result._from_stored(meta, arrays))
+        part = Result._from_stored(meta, arrays)
+        if (part.policy, part.T, tuple(float(m) for m in part.means)) != (cell.policy, cell.T, cell.means):
+            raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: its {part.policy} runs on arm "
+                                      f"means {part.means.tolist()}, T={part.T} do not match its key; "
+                                      f"delete the file and rerun")
+        parts.append(part)
     res = parts[0] if len(parts) == 1 else Result.concat(parts)
     total = sum(float(p.extra.get("cpu_seconds", 0.0)) for p in parts)
     res.extra = {**res.extra, "runs": [0, cell.runs], "cpu_seconds": total}

@@ -66,12 +66,20 @@ def final_regret_stats(result: Result) -> dict:
     }
 
 
+def _policy_names(name: str, value) -> tuple:
+    """``value`` as a tuple of registered policy names (``ValueError`` naming ``name`` and listing
+    the registered names for an unknown one: a typo would otherwise give NaN columns)."""
+    from ..policies.registry import registered
+
+    return as_names(name, value, choices=tuple(registered()))
+
+
 def final_regret_table(results: Mapping[str, Result], ours: Sequence[str] = OURS) -> list:
     """One row per algorithm: :func:`final_regret_stats` plus ``ratio``, its mean regret divided by
     the smaller mean regret of the paper's algorithms (DP-KLUCB, DP-IMED) present in ``results``
-    (NaN when none is present)."""
+    (NaN when none is present; ``ours`` must name registered policies)."""
     results = _result_map("results", results)
-    ours = as_names("ours", ours)
+    ours = _policy_names("ours", ours)
     rows = []
     best = [final_regret_stats(results[a])["mean"] for a in ours if a in results]
     ref = min(best) if best else math.nan
@@ -91,7 +99,12 @@ def ratio_summary(res: ExperimentResults, baselines: Sequence[str] = BASELINES,
     ours).
     """
     res = _results("res", res)
-    baselines, ours = as_names("baselines", baselines), as_names("ours", ours)
+    baselines, ours = _policy_names("baselines", baselines), _policy_names("ours", ours)
+    present = {c.policy for s in res.settings for c in s.cells}
+    for name, names in (("ours", ours), ("baselines", baselines)):
+        if not present.intersection(names):
+            raise ValueError(f"{name} names none of the algorithms of {res.experiment.name} "
+                             f"({', '.join(sorted(present))}), got {list(names)}")
     rows = []
     for s in res.settings:
         by = {a: final_regret_stats(r)["mean"] for a, r in res.setting(s).items()}
@@ -110,8 +123,13 @@ def mean_regret_summary(res: ExperimentResults, baselines: Sequence[str] = BASEL
                         ours: Sequence[str] = OURS) -> list:
     """One row per setting: ``env``, ``eps``, the mean regret at T of every algorithm (one column
     each) and ``ratio``, the best private baseline's mean over the best of ours (see
-    :func:`ratio_summary`; NaN when one side is absent)."""
-    ratios = {(r["env"], r["eps"]): r["ratio"] for r in ratio_summary(res, baselines, ours)}
+    :func:`ratio_summary`; NaN when one side is absent).  ``baselines`` and ``ours`` must name
+    registered policies."""
+    res = _results("res", res)
+    baselines, ours = _policy_names("baselines", baselines), _policy_names("ours", ours)
+    present = {c.policy for s in res.settings for c in s.cells}
+    both = present.intersection(baselines) and present.intersection(ours)
+    ratios = {(r["env"], r["eps"]): r["ratio"] for r in ratio_summary(res, baselines, ours)} if both else {}
     rows = []
     for s in res.settings:
         row = {"env": s.env, "eps": s.eps}
@@ -148,7 +166,7 @@ def dominance(res: ExperimentResults, stat: str = "mean", baselines: Sequence[st
     """Per setting, whether each of ``ours`` has a lower ``stat`` (``"mean"`` or ``"median"`` regret
     at T) than every private baseline: rows ``{"env", "eps", "DP-KLUCB": bool, "DP-IMED": bool}``."""
     res = _results("res", res)
-    baselines, ours = as_names("baselines", baselines), as_names("ours", ours)
+    baselines, ours = _policy_names("baselines", baselines), _policy_names("ours", ours)
     if stat not in ("mean", "median"):
         raise ValueError(f"stat must be 'mean' or 'median', got {stat!r}")
     rows = []

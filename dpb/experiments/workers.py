@@ -19,6 +19,7 @@ alone decides what to do (stop the pool, keep the finished files).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -29,7 +30,7 @@ from multiprocessing.connection import wait as wait_any
 
 from .._validate import as_int
 
-__all__ = ["WATCH_INTERVAL", "Pool", "process_alive", "process_start_time"]
+__all__ = ["WATCH_INTERVAL", "Pool", "process_alive", "process_start_time", "main_script_hidden"]
 
 #: Seconds between two checks of the watchdog thread of a worker.
 WATCH_INTERVAL = 0.5
@@ -97,7 +98,7 @@ def _worker(conn, main_pid: int, main_start: str) -> None:
     if not process_alive(main_pid, main_start):  # gone before PDEATHSIG was armed
         os._exit(3)
     threading.Thread(target=_watch, args=(main_pid, main_start), daemon=True, name="dpb-watchdog").start()
-    from .execution import _compute_chunk
+    from .execution import _compute_chunk, _failure
 
     while True:
         try:
@@ -110,11 +111,40 @@ def _worker(conn, main_pid: int, main_start: str) -> None:
             res = _compute_chunk(*task)
             reply = ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))
         except BaseException as exc:  # noqa: BLE001 - reported to the main process, which stops
-            reply = ("error", f"{type(exc).__name__}: {exc}", traceback.format_exc())
+            reply = ("error", _failure(exc, task[0], task[-1]), traceback.format_exc())
         try:
             conn.send(reply)
         except (BrokenPipeError, OSError):
             return
+
+
+@contextlib.contextmanager
+def main_script_hidden():
+    """While in the block, a process started by ``spawn`` or ``forkserver`` does not import the main
+    script.
+
+    multiprocessing imports the parent's main module in every such child (as ``__mp_main__``), so
+    that functions defined there can be unpickled; for a plain script without an
+    ``if __name__ == "__main__":`` guard that runs the script's top level again in each worker,
+    which starts its own experiment.  The workers of the pool need nothing from the main script
+    (their entry point is this module; a policy class defined in the script is computed in the
+    main process, see :attr:`dpb.experiments.Cell.process_local`), so its path is hidden from
+    multiprocessing while the workers start.  A main module run with ``python -m`` is imported by
+    name, guarded as ``__mp_main__``, and left as it is; notebooks and interactive sessions have no
+    main file.
+    """
+    main = sys.modules.get("__main__")
+    hide = (main is not None and getattr(getattr(main, "__spec__", None), "name", None) is None
+            and "__file__" in vars(main))
+    if not hide:
+        yield
+        return
+    path = main.__file__
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
 
 
 class Pool:
@@ -127,8 +157,12 @@ class Pool:
     "")`` when a worker vanished mid-task.
     """
 
-    def __init__(self, jobs: int, context) -> None:
+    def __init__(self, jobs: int, context, grace: float | None = None) -> None:
         jobs = as_int("jobs", jobs, minimum=1, maximum=256)
+        # a task whose last element is a time limit in seconds is killed ``grace`` seconds after it
+        # (the worker stops the chunk itself at the limit; this catches one stuck in compiled code)
+        self._grace = None if grace is None else float(grace)
+        self._deadlines: dict = {}
         if not hasattr(context, "Process") or not hasattr(context, "Pipe"):
             raise TypeError(f"context must be a multiprocessing context, got {type(context).__name__}")
         self._ctx = context
@@ -142,10 +176,12 @@ class Pool:
         self._started = False
 
     def start(self) -> None:
-        """Start the worker processes."""
-        for proc, _, _, theirs in self._workers:
-            proc.start()
-            theirs.close()
+        """Start the worker processes (without importing the main script in them, see
+        :func:`main_script_hidden`)."""
+        with main_script_hidden():
+            for proc, _, _, theirs in self._workers:
+                proc.start()
+                theirs.close()
         self._started = True
 
     def free(self) -> int:
@@ -170,6 +206,9 @@ class Pool:
             if w[2] is None and w[0].is_alive():
                 w[1].send(task)
                 w[2] = tag
+                limit = task[-1] if task and isinstance(task[-1], (int, float)) else None
+                if self._grace is not None and limit is not None:
+                    self._deadlines[id(w)] = (time.monotonic() + limit + self._grace, limit)
                 return
         raise RuntimeError("no idle worker")  # pragma: no cover - the caller checks free()
 
@@ -182,8 +221,24 @@ class Pool:
                 waitables[w[0].sentinel] = w
         if not waitables:
             return []
-        ready = wait_any(list(waitables), timeout)
+        now = time.monotonic()
         events = []
+        for w in list(waitables.values()):
+            due = self._deadlines.get(id(w))
+            if due is not None and now >= due[0] and w[2] is not None:  # past its limit: kill it
+                from .execution import _timeout_cause
+
+                w[0].kill()
+                w[0].join(timeout=5)
+                events.append((w[2], ("error", _timeout_cause(due[1]), "")))
+                w[2] = None
+                del self._deadlines[id(w)]
+        if events:
+            return events
+        dues = [self._deadlines[id(w)][0] for w in waitables.values() if id(w) in self._deadlines]
+        if dues:
+            timeout = max(0.0, min(timeout, min(dues) - now))
+        ready = wait_any(list(waitables), timeout)
         for w in {id(waitables[r]): waitables[r] for r in ready}.values():
             proc, conn, tag = w[0], w[1], w[2]
             reply = None
@@ -197,6 +252,7 @@ class Pool:
                 reply = ("died", f"worker process {proc.pid} exited with code {proc.exitcode} while "
                                  f"computing it", "")
             w[2] = None
+            self._deadlines.pop(id(w), None)
             events.append((tag, reply))
         return events
 

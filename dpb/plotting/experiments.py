@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validate import (as_choice, as_float_array, as_instance, as_int, as_names, as_positive, as_real,
-                         as_text)
+                         as_text, as_flag)
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
 from ..estimates import MeanEstimate, bca_columns
@@ -126,6 +126,7 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
     -------
     matplotlib.figure.Figure
     """
+    legend = as_flag("legend", legend)
     _check_band(band)
     _check_scale("xscale", xscale)
     _check_scale("yscale", yscale)

@@ -36,7 +36,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from .._validate import as_int, check_eps, check_real
+from .._validate import as_int, check_elements, check_eps, check_real
 
 __all__ = [
     "Policy",
@@ -75,6 +75,7 @@ class RunRandom:
                 raise TypeError(f"generators must be numpy Generators, got {type(g).__name__}")
         self.R = len(self.generators)
         self.block = as_int("block", block, minimum=1)
+        check_elements("block (2 x runs x block variates)", 2 * self.R * self.block)
         self._buf = {"laplace": np.empty((self.R, self.block)), "uniform": np.empty((self.R, self.block))}
         self._ptr = {k: np.full(self.R, self.block, dtype=np.int64) for k in self._buf}
         self.count = {k: np.zeros(self.R, dtype=np.int64) for k in self._buf}  # draws handed out
@@ -122,6 +123,7 @@ class UniformStream:
         self.generators = list(generators)
         self.R = len(self.generators)
         self.cap = as_int("cap", cap, minimum=1)
+        check_elements("cap (runs x cap variates)", self.R * self.cap)
         self.buf = np.empty((self.R, self.cap))
         self.ptr = np.zeros(self.R, dtype=np.int64)  # next unread position of each run
         self.end = np.zeros(self.R, dtype=np.int64)  # end of each run's valid values

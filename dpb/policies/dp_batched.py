@@ -29,6 +29,7 @@ from abc import abstractmethod
 import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
+from ..plans import check_arms, check_index, check_pulls
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
 from ._tapes import check_engine
 from .._validate import check_eps
@@ -184,8 +185,9 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
                 counts = np.minimum(sizes[0], T - t + 1)
             else:
                 x = np.minimum(np.maximum(S / n, 0.0), 1.0)
-                arms = pick(self.private_index(x, n, t[:, None], ph), ids, self.rand)
-                counts = np.minimum(sizes[np.minimum(ph[rr, arms], last)], T - t + 1)
+                index = check_index(self, self.private_index(x, n, t[:, None], ph), A, K)
+                arms = check_arms(self, pick(index, ids, self.rand), K)
+                counts = np.minimum(check_pulls(self, sizes[np.minimum(ph[rr, arms], last)]), T - t + 1)
             step += 1
             draws = zip(binomials, counts.tolist(), arms.tolist(), strict=True)
             sums = np.array([b(c, mean_list[a]) for b, c, a in draws], dtype=float)
@@ -228,7 +230,8 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
         recorder.laplace[:] += np.bincount(rows, minlength=len(env_generators))
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-        return self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
+        index = self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
+        return check_index(self, index, rows.size, self.K)
 
     @abstractmethod
     def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:

@@ -35,6 +35,8 @@ __all__ = [
     "policy_source",
     "policy_source_hash",
     "is_builtin",
+    "PolicyFileError",
+    "describe_failure",
 ]
 
 #: Registered classes by name, in registration order.
@@ -276,17 +278,80 @@ def load_policy(spec: str) -> type[Policy]:
         module = importlib.util.module_from_spec(loader_spec)
         module.__dpb_source_digest__ = digest
         sys.modules[mod_name] = module
-        try:
-            loader_spec.loader.exec_module(module)
-        except BaseException:
-            sys.modules.pop(mod_name, None)
-            raise
+        folder = str(path.parent)
+        if folder not in sys.path:  # its own helper modules next to it import as in a script
+            sys.path.append(folder)
+        from .._interrupts import watching
+
+        with watching() as watch:
+            try:
+                loader_spec.loader.exec_module(module)
+            except BaseException as exc:
+                sys.modules.pop(mod_name, None)
+                if watch.real(exc):
+                    raise
+                raise PolicyFileError(path, describe_failure(exc, path)) from exc
     cls = getattr(module, cls_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Policy)):
         raise ValueError(f"{path_text!r} defines no Policy subclass named {cls_name!r}")
     if "name" not in cls.__dict__:
         raise ValueError(f"{cls_name} in {path_text!r} must set a class attribute 'name' to be registered")
     return cls
+
+
+class PolicyFileError(ValueError):
+    """A user's policy file failed when loaded (an exception, ``sys.exit`` or ``KeyboardInterrupt``
+    raised by its code at import); the message names the file, the cause and the line.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    cause : str
+        One line: what was raised, and where (:func:`describe_failure`).
+    """
+
+    def __init__(self, path, cause: str) -> None:
+        self.path, self.cause = str(path), str(cause)
+        super().__init__(f"policy file {self.path!r} failed at import: {self.cause}")
+
+    def __reduce__(self):
+        return (type(self), (self.path, self.cause))
+
+
+def describe_failure(exc: BaseException, path=None) -> str:
+    """One line for an exception raised by a user's code: ``"sys.exit(3) called"``, ``"KeyboardInterrupt
+    raised"`` or ``"Type: message"``, with ``(file.py, line N)`` of the deepest frame of its traceback
+    in the file ``path`` (or, without ``path``, outside ``dpb``, numpy and the standard library)."""
+    if isinstance(exc, SystemExit):
+        what = f"sys.exit({exc.code!r}) called"
+    elif isinstance(exc, KeyboardInterrupt):
+        what = "KeyboardInterrupt raised"
+    elif isinstance(exc, SyntaxError):
+        what = f"SyntaxError: {exc.msg} ({exc.filename}, line {exc.lineno})"
+        return what
+    else:
+        what = f"{type(exc).__name__}: {exc}"
+    where = None
+    target = str(Path(path).resolve()) if path is not None else None
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if (name == target) if target else _user_frame(name):
+            where = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    return what if where is None else f"{what} ({where[0]}, line {where[1]})"
+
+
+def _user_frame(filename: str) -> bool:
+    import sysconfig
+
+    if filename.startswith("<"):
+        return False
+    skip = {str(Path(__file__).resolve().parents[1])}
+    skip |= {p for p in (sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib"))
+             if p}
+    return not any(filename.startswith(d) for d in skip)
 
 
 def policy_source(policy) -> str:

@@ -30,6 +30,8 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .._validate import as_flag
+
 __all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "NOTICE_HTML", "QUIET_SECONDS"]
 
 #: Seconds without a new change before a coalesced redraw starts.
@@ -255,6 +257,7 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
     Explorer
         The widget; it shows the figure at the controls' initial values at once.
     """
+    run_button = as_flag("run_button", run_button)
     _check_explorer(plot, controls, title)
     quiet = _quiet(quiet)
     for control in controls.values():

@@ -1,0 +1,222 @@
+"""Bounded remote waits (issue 24, item 5) and Dask with interactively defined policies (issue 25,
+item 7): a scheduler address whose listener accepts and never speaks is refused after the promised
+5 s; Ctrl-C during that wait stops in <= 2 s without a traceback; a scheduler killed mid-run gives
+one line saying so (the Dask log behind --verbose); a policy class that exists in this process
+only is sent to the workers by value.  Every process a test starts, the test stops."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dpb.experiments as E
+from dpb.policies import BatchedPrivatePolicy
+
+distributed = pytest.importorskip("distributed")
+
+ROOT = Path(__file__).resolve().parents[1]
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+
+
+class SilentListener:
+    """A TCP listener on 127.0.0.1 that accepts every connection and never sends a byte."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = threading.Event()
+        self._stop = threading.Event()
+        self._conns = []
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self._conns.append(conn)
+            self.accepted.set()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=5)
+        for c in self._conns:
+            c.close()
+        self.sock.close()
+
+
+def _env():
+    return {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
+
+
+def _sigint_default():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _session_processes(sid: int) -> list:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
+            found.append(int(entry.name))
+    return found
+
+
+def _kill_session(proc):
+    for pid in _session_processes(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=10)
+
+
+def test_connect_gives_up_on_a_silent_listener():
+    with SilentListener() as listener:
+        t0 = time.monotonic()
+        match = r"no Dask scheduler answers at tcp://127.0.0.1:\d+ within 2 s"
+        with pytest.raises(ConnectionError, match=match):
+            E.connect(f"tcp://127.0.0.1:{listener.port}", timeout=2)
+        assert listener.accepted.is_set() and time.monotonic() - t0 < 4
+
+
+@needs_proc
+def test_the_command_gives_up_after_five_seconds_and_ctrl_c_stops_it_at_once(tmp_path):
+    with SilentListener() as listener:
+        cmd = [sys.executable, "-m", "dpb", "reproduce", "fig1", "--scheduler", f"tcp://127.0.0.1:{listener.port}",
+               "--runs", "1", "--horizon", "300", "--out", str(tmp_path / "out")]
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True,
+                                preexec_fn=_sigint_default)
+        try:
+            assert listener.accepted.wait(120)
+            t0 = time.monotonic()
+            err = proc.communicate(timeout=60)[1]
+            waited = time.monotonic() - t0
+        finally:
+            _kill_session(proc)
+        assert proc.returncode == 2 and waited < 8, (waited, err)
+        assert err.strip().splitlines() == [
+            f"python -m dpb reproduce: error: argument --scheduler: no Dask scheduler answers at "
+            f"tcp://127.0.0.1:{listener.port} within 5 s (no answer)"]
+        listener.accepted.clear()
+        proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True,
+                                preexec_fn=_sigint_default)
+        try:
+            assert listener.accepted.wait(120)
+            time.sleep(0.3)
+            t0 = time.monotonic()
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the terminal's process group
+            err = proc.communicate(timeout=30)[1]
+            stopped = time.monotonic() - t0
+            gone = not _session_processes(proc.pid)
+        finally:
+            _kill_session(proc)
+        assert proc.returncode == 130 and stopped <= 2.0, (stopped, err)
+        assert "Traceback" not in err and "interrupted before any work" in err
+        assert gone
+
+
+def _start_scheduler(tmp_path):
+    log = open(tmp_path / "scheduler.log", "w")
+    proc = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                             "--no-dashboard"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            env=_env(), cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        text = (tmp_path / "scheduler.log").read_text()
+        if "Scheduler at:" in text:
+            address = text.split("Scheduler at:", 1)[1].split()[0]
+            return proc, address
+        assert proc.poll() is None, text
+        time.sleep(0.1)
+    _kill_session(proc)
+    raise AssertionError("the scheduler did not start")
+
+
+@needs_proc
+@pytest.mark.parametrize("verbose", [False, True])
+def test_a_scheduler_killed_mid_run_is_one_line(tmp_path, verbose):
+    scheduler, address = _start_scheduler(tmp_path)
+    procs = [scheduler]
+    try:
+        worker = subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--no-nanny",
+                                   "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  start_new_session=True, env=_env(), cwd=tmp_path)
+        procs.append(worker)
+        out = tmp_path / "out"
+        cmd = [sys.executable, "-m", "dpb", "reproduce", "appendix", "--runs", "2", "--horizon", "100000",
+               "--no-figures", "--no-progress", "--scheduler", address, "--out", str(out)]
+        run = subprocess.Popen(cmd + (["--verbose"] if verbose else []), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True, env=_env())
+        procs.append(run)
+        deadline = time.monotonic() + 300
+        while len(list((out / "cells").glob("*.npz"))) < 3:
+            assert run.poll() is None, run.stderr.read()
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        scheduler.kill()  # the scheduler is lost in the middle of the run
+        t0 = time.monotonic()
+        err = run.communicate(timeout=120)[1]
+        assert time.monotonic() - t0 < 60
+        assert run.returncode == 1, err
+        lines = [line for line in err.splitlines() if line.strip()]
+        said = [line for line in lines if line.startswith(
+            f"python -m dpb: error: SchedulerLostError: lost the Dask scheduler at {address} in the middle "
+            f"of the run")]
+        assert len(said) == 1, err
+        assert len(lines) > 1 if verbose else lines == said, err  # the Dask log with --verbose only
+        assert len(list((out / "cells").glob("*.npz"))) >= 3  # the finished files are kept
+    finally:
+        for p in procs:
+            _kill_session(p)
+    for p in procs:
+        assert not _session_processes(p.pid)
+
+
+def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path):
+    """A class defined in a function (as in a notebook cell) cannot be imported by a worker: it is
+    sent by value and gives the numbers of the local run."""
+
+    class Interactive(BatchedPrivatePolicy):
+        name = "Interactive-Dask-UCB"
+
+        def private_index(self, x, n, t, releases):
+            return x + np.sqrt(np.log(t) / (2 * n))
+
+    cell = E.Cell.make(Interactive, "mu1", 2000, 3, {"eps": 0.5})
+    assert cell.process_local
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  scheduler_port=0, dashboard_address=None, silence_logs=50) as cluster, \
+            distributed.Client(cluster) as client:
+        report = E.run(cell, tmp_path / "dask", scheduler=client, progress=False)
+    assert report.computed == 1
+    E.run(cell, tmp_path / "local", jobs=1, progress=False)
+    a = E.store._load_cell(cell, tmp_path / "dask", E.DEFAULT_SEED)
+    b = E.store._load_cell(cell, tmp_path / "local", E.DEFAULT_SEED)
+    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.pulls, b.pulls)

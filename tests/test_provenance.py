@@ -1,0 +1,131 @@
+"""Provenance follows what the code really uses (issue 24, item 3): the hash of a user's policy
+covers every module it imports, through packages' ``__init__`` re-exports to the defining modules,
+and its sibling helper modules; editing each of these recomputes exactly the files that depend on
+it.  The package is copied to a temporary directory, so that the test can edit its files."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+POLICY = '''
+import numpy as np
+from dpb.policies import BatchedPrivatePolicy
+from helper import bonus
+from helperpkg import scale
+
+
+class MyUCB(BatchedPrivatePolicy):
+    name = "My-UCB"
+
+    def private_index(self, x, n, t, releases):
+        return x + scale() * bonus(t, n)
+'''
+HELPER = "import numpy as np\n\n\ndef bonus(t, n):\n    return np.sqrt(np.log(t) / (2 * n))\n"
+HELPERPKG_INIT = "from .core import scale\n"
+HELPERPKG_CORE = "def scale():\n    return 1.0\n"
+UNRELATED = "VALUE = 1\n"
+
+SCRIPT = '''
+import json, sys
+from pathlib import Path
+import dpb.experiments as E
+
+user, out = Path(sys.argv[1]), Path(sys.argv[2])
+cells = {p: E.Cell.make(p, "mu1", 300, 1, E.paper_params(p, 0.5) if p != "IMED" else {})
+         for p in ("DP-IMED", "DP-SE", "IMED")}
+cells["My-UCB"] = E.Cell.make(f"{user / 'my_policy.py'}:MyUCB", "mu1", 300, 1, {"eps": 0.5})
+E.run(list(cells.values()), out, jobs=1, progress=False)
+package = Path(E.__file__).resolve().parents[1]
+edits = json.loads(sys.argv[3])
+table = {}
+for label, (where, kind) in edits.items():
+    path = (package if where.startswith("dpb/") else user) / where.removeprefix("dpb/")
+    before = path.read_text()
+    if kind == "code":
+        path.write_text(before + "\\n_provenance_probe = 1\\n")
+    else:  # a docstring of its own at the top: no code changes
+        path.write_text('"""An edited docstring."""\\n' + before if not before.startswith('"""') else
+                        before.replace('"""', '"""Edited. ', 1))
+    try:
+        table[label] = sorted(p for p, c in cells.items() if E.status(c, out)["done"] == 0)
+    finally:
+        path.write_text(before)
+    assert all(E.status(c, out)["done"] == 1 for c in cells.values()), label
+print(json.dumps(table))
+'''
+
+#: edit -> the policies whose cached files are recomputed (expected).
+EXPECTED = {
+    "dpb/policies/dp_batched.py": ["DP-IMED", "My-UCB"],  # through dpb.policies' __init__ re-export
+    "dpb/policies/dp_batched.py (docstring)": [],
+    "dpb/policies/_batched_kernel.py": ["DP-IMED", "My-UCB"],  # imported by dp_batched
+    "dpb/policies/dpse.py": ["DP-SE"],
+    "dpb/policies/nonprivate.py": ["IMED"],
+    "dpb/policies/lazy_dpts.py": [],
+    "dpb/policies/__init__.py": [],  # re-exports only: its names are hashed where they are defined
+    "dpb/simulate.py": ["DP-IMED", "DP-SE", "IMED", "My-UCB"],
+    "dpb/plotting/experiments.py": [],
+    "my_policy.py": ["My-UCB"],
+    "helper.py": ["My-UCB"],  # a sibling helper module
+    "helperpkg/core.py": ["My-UCB"],  # a sibling package, through its __init__ re-export
+    "unrelated.py": [],  # next to the policy, not imported
+}
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("provenance")
+    shutil.copytree(ROOT / "dpb", tmp / "pkg" / "dpb", ignore=shutil.ignore_patterns("__pycache__"))
+    user = tmp / "user"
+    (user / "helperpkg").mkdir(parents=True)
+    (user / "my_policy.py").write_text(textwrap.dedent(POLICY))
+    (user / "helper.py").write_text(HELPER)
+    (user / "helperpkg" / "__init__.py").write_text(HELPERPKG_INIT)
+    (user / "helperpkg" / "core.py").write_text(HELPERPKG_CORE)
+    (user / "unrelated.py").write_text(UNRELATED)
+    edits = {label: (label.split(" ")[0], "docstring" if "docstring" in label else "code")
+             for label in EXPECTED}
+    env = {**os.environ, "PYTHONPATH": str(tmp / "pkg"), "DPB_JIT": "0", "MPLBACKEND": "Agg"}
+    env.pop("DPB_RESULTS", None)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT, str(user), str(tmp / "out"), json.dumps(edits)],
+                          capture_output=True, text=True, timeout=600, env=env, cwd=tmp)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("edit", list(EXPECTED))
+def test_an_edit_recomputes_exactly_the_files_that_use_it(table, edit):
+    assert table[edit] == EXPECTED[edit]
+
+
+def test_source_files_resolve_reexports_and_siblings(tmp_path):
+    from dpb import cache
+
+    (tmp_path / "helper.py").write_text(HELPER)
+    (tmp_path / "helperpkg").mkdir()
+    (tmp_path / "helperpkg" / "__init__.py").write_text(HELPERPKG_INIT)
+    (tmp_path / "helperpkg" / "core.py").write_text(HELPERPKG_CORE)
+    (tmp_path / "unrelated.py").write_text(UNRELATED)
+    policy = tmp_path / "my_policy.py"
+    policy.write_text(textwrap.dedent(POLICY))
+    files = set(cache.source_files(policy))
+    assert {policy, tmp_path / "helper.py", tmp_path / "helperpkg" / "core.py",
+            cache.PACKAGE_DIR / "policies" / "dp_batched.py"} <= files
+    assert tmp_path / "unrelated.py" not in files
+    assert cache.PACKAGE_DIR / "policies" / "__init__.py" not in files
+    assert cache.PACKAGE_DIR / "policies" / "lazy_dpts.py" not in files
+    # a name the __init__ makes at import time (the package's policy classes): every module of the
+    # package, since any may define it
+    other = tmp_path / "other.py"
+    other.write_text("from dpb.policies import DPIMED\n")
+    assert cache.PACKAGE_DIR / "policies" / "lazy_dpts.py" in set(cache.source_files(other))
