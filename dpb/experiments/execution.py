@@ -22,7 +22,7 @@ from .. import cache
 from .._validate import as_int, as_real, as_text
 from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, experiment
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
 __all__ = ["RunReport", "ChunkError", "run", "ensure", "connect", "MAX_JOBS"]
@@ -308,8 +308,9 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
 
     Parameters
     ----------
-    target : Experiment, Cell, experiment name, or a list of them
-        What to compute (shared cells are computed once).
+    target : Experiment, Cell, experiment name, path to an experiment file, or a list of them
+        What to compute (shared cells are computed once); an experiment file (TOML) is read by
+        :func:`dpb.experiments.files.read_experiment`.
     out : path, optional
         Cache directory (default :func:`default_results_dir`), created on demand.
     seed : int
@@ -456,7 +457,9 @@ def _drive(todo, backend, out, seed, stamps, force, report, bar, claims) -> None
 def ensure(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
            progress: bool = True) -> ExperimentResults:
     """:func:`run` then :func:`load`: the results, computing only what is missing or stale."""
-    exp = experiment(target) if isinstance(target, str) else target
+    from .files import as_experiment
+
+    exp = as_experiment(target)
     run(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress)
     return load(exp, out, seed=seed)
 

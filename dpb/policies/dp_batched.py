@@ -30,7 +30,7 @@ import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
-from .._jit import jit_enabled
+from .._jit import announce_compile, jit_enabled
 from .._validate import check_eps
 from .base import InitialRoundRobin, Policy, pick_max, pick_min
 
@@ -203,8 +203,9 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
 
     def _simulate_compiled(self, means, T, env_generators, policy_generators, recorder) -> None:
         """:meth:`simulate_phases` run by run in compiled code (DP-IMED; ``DPB_JIT=0`` turns it off)."""
-        from ._batched_kernel import dp_imed_run
+        from ._batched_kernel import __file__ as kernel_file, dp_imed_run
 
+        announce_compile(kernel_file)  # once, when numba's disk cache is cold
         T = int(T)
         self.start(means.size, T, policy_generators)  # validates K and T; the kernel keeps its own state
         sizes = np.ascontiguousarray(self.sizes, dtype=np.int64)

@@ -67,7 +67,7 @@ import math
 
 import numpy as np
 
-from .._jit import engine_name
+from .._jit import announce_compile, engine_name
 from ._numerics import kl_fast, kl_ucb_fast
 from .base import InitialRoundRobin, Policy, check_real
 
@@ -646,6 +646,7 @@ def _kernel_run(name: str, means, T: int, c: float, env_gen, pol_gen, rec, run: 
     handled between calls."""
     from . import _tape_kernel as kernel  # (imports numba: only when a compiled run is asked for)
 
+    announce_compile(kernel.__file__)  # once, when numba's disk cache is cold
     K = len(means)
     steps = kernel.klucb_steps if name == "KL-UCB" else kernel.imed_steps
     mu = np.asarray(means, dtype=float)
