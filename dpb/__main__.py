@@ -685,7 +685,12 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
             spec = f"# {exp.description}; seed {args.seed} (dpb run --seed)\n" + F.spec_to_toml(exp.spec)
             _write_atomic(tables / f"{stem}.toml", lambda tmp, spec=spec: tmp.write_text(spec))
         if not args.no_figures:
-            for path in _figures(res, Path(out) / "figures", stem):
+            try:
+                written = _figures(res, Path(out) / "figures", stem)
+            except ImportError as exc:  # the light install: no matplotlib, the rest still works
+                written = []
+                print(f"figures skipped: {exc}", file=sys.stderr)
+            for path in written:
                 if path.suffix == ".png":
                     print(f"figure: {path} (+ .pdf)")
         print(f"table: {tables / (stem + '.txt')} (its experiment file: {stem}.toml)\n", flush=True)

@@ -39,12 +39,9 @@ _GRIDS = ("all", "log", "linear")
 
 
 def _require_pandas(what: str):
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError(f"{what} needs pandas, the 'pandas' extra of dpb: pip install 'dpb[pandas]' "
-                          f"(CSV export works without it)") from None
-    return pd
+    from ._extras import require
+
+    return require("pandas", "pandas", f"{what} (CSV export works without it)")
 
 
 def result_rows(result, grid: str = "all", *, experiment: str = "", instance: str | None = None,
