@@ -494,7 +494,8 @@ def spec_digest(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
 def output_stem(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
     """``<name>-<first 8 hex digits of spec_digest>``: the stem of the experiment's figures and
     tables (``figures/<stem>.png``, ``tables/<stem>.txt``), distinct for two specifications."""
-    return f"{exp.name}-{spec_digest(exp, seed)[:8]}"
+    digest = spec_digest(exp, seed)  # checks exp and seed
+    return f"{exp.name}-{digest[:8]}"
 
 
 def figure_kind(exp: Experiment) -> str:
