@@ -627,3 +627,13 @@ def test_results_for_an_installed_package_go_to_the_user_cache(monkeypatch, tmp_
     assert cache.default_results_dir() == tmp_path / "home" / ".cache" / "dpb"
     monkeypatch.setenv("DPB_RESULTS", str(tmp_path / "mine"))
     assert cache.default_results_dir() == tmp_path / "mine"
+
+
+@pytest.mark.slow
+def test_the_research_page_is_in_the_book_and_runs_under_nbval():
+    page = ROOT / "book" / "research.ipynb"
+    assert "file: book/research" in (ROOT / "_toc.yml").read_text()
+    cmd = [sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "--nbval-sanitize-with",
+           "tests/nbval_sanitize.cfg", str(page), "-q", "-p", "no:cacheprovider"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-4000:]
