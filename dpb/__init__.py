@@ -29,7 +29,7 @@ The verbs of the book are callable at the top level (each imported on first use)
 
 ``dpb.simulate`` is the module :mod:`dpb.simulate` made callable (``dpb.simulate(...)`` is
 ``dpb.simulate.simulate(...)``; ``import dpb.simulate as S`` and ``from dpb.simulate import
-Result`` still give the module and its names); see :mod:`dpb._callable`.
+Result`` still give the module and its names); see ``dpb._callable``.
 """
 
 import importlib

@@ -1,7 +1,7 @@
 """Command line of dpb: the ``dpb`` command (also ``python -m dpb``).
 
 ``dpb reproduce {fig1,appendix,eps-sweep,all}`` reruns the paper's experiments, read from the
-experiment files shipped with the package (:mod:`dpb.experiments.files`); ``dpb run FILE.toml``
+experiment files shipped with the package (:func:`~dpb.experiments.read_experiment`); ``dpb run FILE.toml``
 (or ``--means``, ``--eps``, ``--policies``... alone) runs any experiment the same way: result files
 under ``OUT/cells``, figures (PNG and PDF) under ``OUT/figures`` and final-regret tables under
 ``OUT/tables``, both named ``<name>-<digest>`` after the experiment and its specification, and a
@@ -398,7 +398,7 @@ def _policy_hint(policies) -> None:
 def _experiments(args) -> list:
     """The experiments the arguments describe: the paper's files (``reproduce``, or a paper name),
     an experiment file, or the options alone, with the options on top (see
-    :func:`dpb.experiments.files.override`)."""
+    :func:`~dpb.experiments.override`)."""
     _policy_hint([*args.policy, *(getattr(args, "policies", None) or [])])
     target = args.experiment
     full = {k: getattr(args, k, None) for k in ("name", "means", "eps", "policies")}
@@ -508,7 +508,7 @@ def _pyplot():
 
 def _figures(res: E.ExperimentResults, folder: Path, stem: str) -> list:
     """The experiment's figures as ``folder/<stem>[_<part>].png`` and ``.pdf``, laid out by
-    :func:`dpb.experiments.files.figure_kind`: one row of panels (Figure 1), one grid per instance
+    :func:`~dpb.experiments.figure_kind`: one row of panels (Figure 1), one grid per instance
     and a ratio heat map (the appendix), or the regret-against-eps plot."""
     kind = F.figure_kind(res.experiment)
     if kind == "none":

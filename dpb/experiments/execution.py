@@ -310,7 +310,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     ----------
     target : Experiment, Cell, experiment name, path to an experiment file, or a list of them
         What to compute (shared cells are computed once); an experiment file (TOML) is read by
-        :func:`dpb.experiments.files.read_experiment`.
+        :func:`~dpb.experiments.read_experiment`.
     out : path, optional
         Cache directory (default :func:`default_results_dir`), created on demand.
     seed : int

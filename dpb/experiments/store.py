@@ -236,7 +236,7 @@ def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
 
     ``target`` is anything :func:`~dpb.experiments.run` accepts: an experiment, the name of one of
     the paper's, a path to an experiment file, a cell, or a list of them (one experiment joining
-    their settings; see :func:`dpb.experiments.files.as_experiment`).
+    their settings; see :func:`~dpb.experiments.as_experiment`).
 
     Raises
     ------
