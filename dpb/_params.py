@@ -1,7 +1,7 @@
 """Policy parameters given as keywords: ``simulate("DP-KLUCB", mu, T, eps=0.5, alpha=2)``.
 
 The functions that run a policy (:func:`dpb.simulate.simulate`, :func:`dpb.audit.audit_policy`,
-:func:`dpb.experiments.files.cell`...) take the policy's parameters either as ``params={...}``
+``dpb.experiments.cell``...) take the policy's parameters either as ``params={...}``
 or as keywords after their own options; :func:`merge_params` joins the two and, for a keyword
 that is neither an option of the function nor a parameter of the policy, says so in one line
 naming both lists.

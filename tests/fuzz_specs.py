@@ -2974,6 +2974,15 @@ def tail_specs() -> list[Spec]:
     )
     exp = Kind(st.just(B(fx + "figure1", T=1000, runs=2)), bad=("x", None, 3))
     specs += [
+        S(
+            fx + "cell",
+            dict(
+                policy=Kind(st.sampled_from(["DP-KLUCB", "IMED"]), bad=("Nope", None, 3)),
+                env=Kind(st.sampled_from(["mu1", [0.9, 0.8]]), bad=([0.5], [1.5, 0.2], None, "nope")),
+                T=size(10, 10**6),
+                runs=size(1, 50),
+            ),
+        ),
         S(fx + "paper_file", dict(name=Kind(st.sampled_from(["fig1", "appendix", "eps-sweep"]),
                                             bad=("fig2", None, 3, "")))),
         S(fx + "read_spec", dict(source=source)),
@@ -2997,7 +3006,8 @@ def tail_specs() -> list[Spec]:
         ),
     ]
     specs[-1].nan_ok = True  # eps is NaN for a policy without a budget (documented)
-    for spec in specs[-7:]:
+    specs[-8].aliases["env"] = ("means", "instance")  # Cell.make names what it reads
+    for spec in specs[-8:]:
         spec.aliases.setdefault("source", ("experiment file", "experiment spec", "instance", "means", "eps",
                                            "horizon", "policies", "key"))
     for spec in specs:

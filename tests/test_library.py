@@ -66,6 +66,13 @@ def test_calling_the_audit_module_says_which_function_to_call():
     assert dpb.audit_policy is dpb.audit.audit_policy
 
 
+def test_cells_take_policy_keywords_too():
+    a = E.cell("DP-KLUCB", [0.9, 0.8], 10**5, 20, eps=0.5, alpha=3)
+    assert a == E.Cell.make("DP-KLUCB", [0.9, 0.8], 10**5, 20, {"eps": 0.5, "alpha": 3})
+    with pytest.raises(TypeError, match="neither an option of cell nor a parameter of IMED"):
+        E.cell("IMED", "mu1", 100, 1, eps=0.5)
+
+
 def test_policy_parameters_as_keywords_are_the_params_dict():
     a = dpb.simulate("DP-KLUCB", "mu2", 20_000, runs=3, seed=7, eps=0.5, alpha=3, n0=2)
     b = dpb.simulate("DP-KLUCB", "mu2", 20_000, runs=3, seed=7, params={"eps": 0.5, "alpha": 3, "n0": 2})

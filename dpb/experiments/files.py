@@ -69,6 +69,7 @@ __all__ = [
     "PAPER_DIR",
     "FIGURE_KINDS",
     "FileExperiment",
+    "cell",
     "paper_file",
     "read_spec",
     "override",
@@ -103,6 +104,14 @@ class FileExperiment(Experiment):
     @property
     def spec(self) -> dict:
         return json.loads(self.spec_json)
+
+
+def cell(policy, env, T: int, runs: int, *, params: Mapping | None = None, **policy_params) -> Cell:
+    """:meth:`Cell.make <dpb.experiments.Cell.make>` with the policy's parameters as keywords, as in
+    :func:`~dpb.simulate.simulate`: ``cell("DP-KLUCB", [0.9, 0.8], 10**5, 20, eps=0.5, alpha=3)``."""
+    from .._params import merge_params
+
+    return Cell.make(policy, env, T, runs, merge_params("cell", policy, params, policy_params))
 
 
 def _err(where: str, message: str) -> ValueError:
