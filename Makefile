@@ -19,7 +19,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
-	$(PY) -m dpb._jit  # compiles the numba kernels once (cached on disk for every later process)
+	$(VENV)/bin/dpb compile  # compiles the numba kernels once (cached on disk for every later process)
 	touch $@
 
 vendor: venv

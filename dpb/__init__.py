@@ -18,6 +18,18 @@ The tested package behind the dpb book.  One module a concept:
 - :mod:`dpb.experiments`   the paper's experiments as specs, resumable sweeps (``python -m dpb``)
 - :mod:`dpb.tables`        the chapters' result tables: aligned text (what nbval compares) and HTML
 - :mod:`dpb.plotting`, :mod:`dpb.widgets`  the book's figures and interactive explorers
+
+The verbs of the book are callable at the top level (each imported on first use)::
+
+    import dpb
+    res = dpb.simulate("DP-KLUCB", [0.9, 0.8, 0.8], 10_000, runs=20, seed=1, eps=0.5, alpha=2)
+    audit = dpb.audit_policy("DP-IMED", eps=1.0, runs=2000, seed=0)
+    report = dpb.run("my_experiment.toml")          # compute, cache, resume (dpb.experiments.run)
+    results = dpb.load("my_experiment.toml")        # ... and read back; results.to_frame()
+
+``dpb.simulate`` is the module :mod:`dpb.simulate` made callable (``dpb.simulate(...)`` is
+``dpb.simulate.simulate(...)``; ``import dpb.simulate as S`` and ``from dpb.simulate import
+Result`` still give the module and its names); see ``dpb._callable``.
 """
 
 import importlib
@@ -39,6 +51,7 @@ _SUBMODULES = (
     "environments",
     "estimates",
     "experiments",
+    "frames",
     "interaction",
     "plain",
     "plotting",
@@ -57,6 +70,11 @@ _NAMES = {
     "make_policy": "policies",
     "Result": "simulate",
     "simulate_trace": "simulate",
+    "audit_policy": "audit",
+    "run": "experiments",
+    "load": "experiments",
+    "read_experiment": "experiments",
+    "to_frame": "frames",
 }
 
 __all__ = [*_SUBMODULES, *_NAMES, "__version__"]

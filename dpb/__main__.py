@@ -1,8 +1,13 @@
-"""Command line of dpb: ``python -m dpb reproduce {fig1,appendix,eps-sweep,all}``.
+"""Command line of dpb: the ``dpb`` command (also ``python -m dpb``).
 
-Reruns the paper's experiments (see :mod:`dpb.experiments`), writes the result files under
-``OUT/cells``, the figures (PNG and PDF) under ``OUT/figures`` and the final-regret tables under
-``OUT/tables``, and prints a summary.  Finished files are reused, so an interrupted run resumes.
+``dpb reproduce {fig1,appendix,eps-sweep,all}`` reruns the paper's experiments, read from the
+experiment files shipped with the package (:func:`~dpb.experiments.read_experiment`); ``dpb run FILE.toml``
+(or ``--means``, ``--eps``, ``--policies``... alone) runs any experiment the same way: result files
+under ``OUT/cells``, figures (PNG and PDF) under ``OUT/figures`` and final-regret tables under
+``OUT/tables``, both named ``<name>-<digest>`` after the experiment and its specification, and a
+summary.  Finished files are reused, so an interrupted run resumes.  ``dpb status`` counts the
+files and says why a file is stale, ``dpb export`` writes the regret curves in long format (CSV or
+Parquet) and ``dpb compile`` compiles the numba kernels ahead of the first run.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from . import experiments as E
+from .experiments import files as F
 from ._jit import jit_enabled
 from .experiments.execution import check_chunk_costs
 from .experiments.scale import min_runs
@@ -25,12 +31,16 @@ from .simulate import MAX_SECONDS
 
 EPILOG = """\
 examples:
-  python -m dpb reproduce all                        # the paper's scale (a few minutes on 2 cores)
-  python -m dpb reproduce fig1 --runs 4 --horizon 10000 --out /tmp/quick
-  python -m dpb reproduce eps-sweep --scheduler tcp://127.0.0.1:8786   # on a Dask cluster
-  python -m dpb status all                           # what is cached, missing, stale or damaged
-  python -m dpb reproduce fig1 --policy my_policy.py:MyUCB --runs 4 --horizon 1e5   # your own policy
-  python -m dpb reproduce all --scale converged      # expected regret to +-10%, thousands of runs
+  dpb reproduce all                                  # the paper's scale (a few minutes on 2 cores)
+  dpb reproduce fig1 --runs 4 --horizon 10000 --out /tmp/quick
+  dpb reproduce eps-sweep --scheduler tcp://127.0.0.1:8786   # on a Dask cluster
+  dpb status all                                     # what is cached, missing, stale (and why) or damaged
+  dpb reproduce fig1 --policy my_policy.py:MyUCB --runs 4 --horizon 1e5   # your own policy
+  dpb reproduce all --scale converged                # expected regret to +-10%, thousands of runs
+  dpb run my_experiment.toml                         # your own experiment, described in a file
+  dpb run --means 0.9,0.8,0.8 --eps 0.1,1 --policies DP-KLUCB,DP-IMED,IMED --horizon 1e5 --runs 20
+  dpb export my_experiment.toml --format csv         # long format: experiment, instance, eps, ..., t, regret
+  dpb compile                                        # compile the numba kernels once (cached on disk)
 
 Result files are written atomically as they finish and reused when their recorded specification,
 seed, dpb/numpy versions and source hash match the current code: rerunning after an interruption
@@ -40,6 +50,8 @@ computes only what is missing, and editing a policy recomputes only that policy'
 
 #: Seconds to wait for a Dask scheduler to answer before giving up.
 SCHEDULER_TIMEOUT = 5.0
+#: Stale or damaged files that ``status`` explains one by one (``--verbose``: all).
+STATUS_LINES = 10
 
 
 class _Parser(argparse.ArgumentParser):
@@ -117,77 +129,212 @@ def _check_work(args, exps: list) -> None:
         raise ValueError(f"argument --horizon/--runs: {exc}") from None
 
 
+def _prog() -> str:
+    """``dpb`` when run as the console script, else ``python -m dpb``."""
+    return "dpb" if Path(sys.argv[0] or "").name == "dpb" else "python -m dpb"
+
+
+def _floats(what: str):
+    """An argparse type: comma-separated numbers (``0.1,0.5,1``)."""
+
+    def parse(text: str) -> list:
+        try:
+            values = [float(Decimal(t.strip())) for t in text.split(",") if t.strip()]
+        except (InvalidOperation, ValueError, OverflowError):
+            raise argparse.ArgumentTypeError(f"must be {what}, comma-separated numbers, got "
+                                             f"{text!r}") from None
+        if not values:
+            raise argparse.ArgumentTypeError(f"must be {what}, comma-separated numbers, got {text!r}")
+        return values
+
+    parse.__name__ = what
+    return parse
+
+
+def _means(text: str):
+    """An argparse type: an instance name (``mu1``) or comma-separated arm means (``0.9,0.8``)."""
+    from .environments import instance_names
+
+    t = text.strip()
+    if t.lower() in instance_names():
+        return t.lower()
+    if not any(ch.isdigit() for ch in t):
+        raise argparse.ArgumentTypeError(f"must be an instance name ({', '.join(instance_names())}) or arm "
+                                         f"means such as 0.9,0.8,0.8, got {text!r}")
+    return _floats("arm means")(t)
+
+
+def _names(text: str) -> list:
+    """An argparse type: comma-separated policy names (``DP-KLUCB,IMED,my_policy.py:MyUCB``)."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"must be policy names separated by commas, got {text!r}")
+    return names
+
+
+def _param(text: str) -> tuple:
+    """An argparse type: ``POLICY:key=value[,key=value]`` (parameters of one policy) or
+    ``key=value[,...]`` (of every policy that takes the key)."""
+    head, sep, rest = text.partition(":")
+    policy, body = (head.strip(), rest) if sep and "=" not in head else (None, text)
+    table = {}
+    for item in body.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip().isidentifier():
+            raise argparse.ArgumentTypeError(f"must look like DP-KLUCB:alpha=3,n0=2 (or alpha=3 for every "
+                                             f"policy taking alpha), got {text!r}")
+        v = value.strip()
+        try:
+            num = Decimal(v)
+            parsed = int(num) if num == num.to_integral_value() and "." not in v and "e" not in v.lower() \
+                else float(num)
+        except (InvalidOperation, ValueError, OverflowError):
+            parsed = {"true": True, "false": False}.get(v.lower(), v)
+        table[key.strip()] = parsed
+    return policy, table
+
+
+def _add_spec_options(p, *, paper_only: bool) -> None:
+    """The options describing an experiment (``reproduce``: the paper's; the others: any)."""
+    p.add_argument("--runs", type=_integer(1, E.MAX_RUNS), default=None, metavar="N",
+                   help=f"runs per cell, 1 to {_fmt(E.MAX_RUNS)} (default: the file's; the paper's "
+                        f"{E.PAPER_RUNS})")
+    p.add_argument("--horizon", type=_integer(100, E.MAX_T), default=None, metavar="T",
+                   help=f"horizon T of every experiment, 100 to {_fmt(E.MAX_T)}, for quick runs "
+                        f"(default: the file's; the paper's 1e6 for fig1/appendix, 1e7 for eps-sweep); "
+                        f"accepts 1e5")
+    p.add_argument("--n-eps", type=_integer(1, E.MAX_N_EPS), default=None, metavar="N",
+                   help=f"number of budgets eps = 1/N, 2/N, ..., 1 of the eps-sweep (of any experiment: its "
+                        f"budgets become this grid), 1 to {E.MAX_N_EPS} (default 100)")
+    p.add_argument("--seed", type=_integer(0, E.MAX_SEED), default=E.DEFAULT_SEED, metavar="S",
+                   help=f"experiment seed, 0 to 2**63-1; each cell derives its own from it "
+                        f"(default {E.DEFAULT_SEED})")
+    p.add_argument("--policy", action="append", default=[], metavar="FILE.py:CLASS",
+                   help="add a policy to every table and figure (of fig1 and appendix, not eps-sweep): a "
+                        "class in your own file (e.g. my_policy.py:MyUCB, a subclass of "
+                        "dpb.policies.Policy that sets 'name') or a registered name such as "
+                        "KL-UCB; run with its paper_params, cached like the others and keyed by "
+                        "its source; repeatable")
+    if not paper_only:
+        p.add_argument("--name", default=None, metavar="NAME",
+                       help="the experiment's name (names its figures and tables; default: the file's, "
+                            "or 'experiment')")
+        p.add_argument("--means", type=_means, action="append", default=None, metavar="MU",
+                       help="an instance: arm means such as 0.9,0.8,0.8 (K >= 2) or a name (mu1...); "
+                            "repeatable; replaces the file's instances")
+        p.add_argument("--eps", type=_floats("privacy budgets"), default=None, metavar="EPS",
+                       help="budgets of the settings, e.g. 0.1,0.5,1 (replaces the file's)")
+        p.add_argument("--policies", type=_names, default=None, metavar="NAMES",
+                       help="policies, e.g. DP-KLUCB,DP-IMED,IMED or my_policy.py:MyUCB (replaces the "
+                            "file's); each runs with its paper_params at every budget")
+        p.add_argument("--params", type=_param, action="append", default=[], metavar="POLICY:K=V",
+                       help="policy parameters on top of paper_params, e.g. DP-KLUCB:alpha=3,n0=2, or "
+                            "alpha=3 for every policy that takes alpha; repeatable")
+    p.add_argument("--scale", choices=E.SCALES, default="paper",
+                   help="paper: the paper's 20 runs per cell (default); converged: runs added in "
+                        "blocks (20, 40, 80, ...; at least 320 for the batched policies) until the "
+                        "95%% interval of the expected regret at T is within +-10%% of it, cap 20480")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "
+                        f"reproduce and run create it")
+
+
+def _add_run_options(p) -> None:
+    p.add_argument("--jobs", type=_integer(1, E.MAX_JOBS), default=None, metavar="N",
+                   help=f"worker processes of the local pool, 1 to {E.MAX_JOBS} (default: the usable "
+                        f"cores; 1 runs in this process)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help=f"run on the Dask cluster at ADDRESS (e.g. tcp://host:8786) instead of the "
+                        f"local pool; files are written by this process; the scheduler must answer "
+                        f"within {SCHEDULER_TIMEOUT:g} s")
+    p.add_argument("--max-seconds", type=_limit, default=MAX_SECONDS, metavar="S",
+                   help=f"refuse, before any work, a run with a result file (one simulate call) "
+                        f"estimated above S CPU-seconds by a pessimistic cost model (default "
+                        f"{MAX_SECONDS:g}); 'none' lifts the limit")
+    p.add_argument("--chunk-seconds", type=_chunk_limit, default="auto", metavar="S",
+                   help="stop a result file's computation (a chunk) that runs longer than S "
+                        "seconds and end the run with one line naming the cell (a policy that "
+                        "never returns); default 'auto': ten times the chunk's estimated cost, "
+                        "at least 300 s; 'none' lifts the limit")
+    p.add_argument("--force", action="store_true", help="recompute every cell even if cached")
+    p.add_argument("--no-figures", action="store_true", help="do not draw the figures")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+_TARGET_HELP = ("an experiment file (my.toml; see 'dpb run --help'), one of the paper's experiments (fig1, "
+                "appendix, eps-sweep), all (the three), or nothing with --means/--eps/--policies")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m dpb`` (commands ``reproduce`` and ``status``).
+    """The argument parser of ``dpb`` (commands ``reproduce``, ``run``, ``status``, ``export``,
+    ``compile``).
 
     Every numeric option is checked for type and range while parsing (exit status 2, one line
-    naming the option); ``--out`` and ``--scheduler`` are checked by :func:`main` before any work.
+    naming the option); ``--out``, ``--scheduler`` and the experiment are checked by :func:`main`
+    before any work.
     """
+    prog = _prog()
     parser = _Parser(
-        prog="python -m dpb",
+        prog=prog,
         description="Reproduce the experiments of 'Optimal Regret of Bernoulli Bandits under Global "
-                    "Differential Privacy' (Azize et al.).",
+                    "Differential Privacy' (Azize et al.), and run your own.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=EPILOG,
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     choices = [*E.EXPERIMENT_NAMES, "all"]
-    commands = (("reproduce", "run the experiments (missing cells only), write figures and tables"),
-                ("status", "count the cached, missing, stale and damaged result files"))
-    for command, help_text in commands:
-        p = sub.add_parser(command, help=help_text, description=help_text,
-                           formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
-        p.add_argument("experiment", choices=choices,
-                       help="fig1: Figure 1 (eps = 0.25, mu1 and mu2); appendix: mu1..mu4 x eps in "
-                            "{0.01, 0.1, 0.5, 1}; eps-sweep: DP-IMED (alpha = 1.1) against 100 budgets at "
-                            "T = 1e7; all: the three")
-        p.add_argument("--runs", type=_integer(1, E.MAX_RUNS), default=None, metavar="N",
-                       help=f"runs per cell, 1 to {_fmt(E.MAX_RUNS)} (default: the paper's {E.PAPER_RUNS})")
-        p.add_argument("--horizon", type=_integer(100, E.MAX_T), default=None, metavar="T",
-                       help=f"horizon T of every experiment, 100 to {_fmt(E.MAX_T)}, for quick runs "
-                            f"(default: the paper's, 1e6 for fig1/appendix, 1e7 for eps-sweep); accepts 1e5")
-        p.add_argument("--n-eps", type=_integer(1, E.MAX_N_EPS), default=None, metavar="N",
-                       help=f"number of budgets eps = 1/N, 2/N, ..., 1 of the eps-sweep, 1 to {E.MAX_N_EPS} "
-                            f"(default 100)")
-        p.add_argument("--seed", type=_integer(0, E.MAX_SEED), default=E.DEFAULT_SEED, metavar="S",
-                       help=f"experiment seed, 0 to 2**63-1; each cell derives its own from it "
-                            f"(default {E.DEFAULT_SEED})")
-        p.add_argument("--policy", action="append", default=[], metavar="FILE.py:CLASS",
-                       help="add a policy to every table and figure of fig1 and appendix: a class in "
-                            "your own file (e.g. my_policy.py:MyUCB, a subclass of "
-                            "dpb.policies.Policy that sets 'name') or a registered name such as "
-                            "KL-UCB; run with its paper_params, cached like the others and keyed by "
-                            "its source; repeatable")
-        p.add_argument("--scale", choices=E.SCALES, default="paper",
-                       help="paper: the paper's 20 runs per cell (default); converged: runs added in "
-                            "blocks (20, 40, 80, ...; at least 320 for the batched policies) until the "
-                            "95%% interval of the expected regret at T is within +-10%% of it, cap 20480")
-        p.add_argument("--out", default=None, metavar="DIR",
-                       help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "
-                            f"reproduce creates it")
-        if command == "reproduce":
-            p.add_argument("--jobs", type=_integer(1, E.MAX_JOBS), default=None, metavar="N",
-                           help=f"worker processes of the local pool, 1 to {E.MAX_JOBS} (default: the usable "
-                                f"cores; 1 runs in this process)")
-            p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                           help=f"run on the Dask cluster at ADDRESS (e.g. tcp://host:8786) instead of the "
-                                f"local pool; files are written by this process; the scheduler must answer "
-                                f"within {SCHEDULER_TIMEOUT:g} s")
-            p.add_argument("--max-seconds", type=_limit, default=MAX_SECONDS, metavar="S",
-                           help=f"refuse, before any work, a run with a result file (one simulate call) "
-                                f"estimated above S CPU-seconds by a pessimistic cost model (default "
-                                f"{MAX_SECONDS:g}); 'none' lifts the limit")
-            p.add_argument("--chunk-seconds", type=_chunk_limit, default="auto", metavar="S",
-                           help="stop a result file's computation (a chunk) that runs longer than S "
-                                "seconds and end the run with one line naming the cell (a policy that "
-                                "never returns); default 'auto': ten times the chunk's estimated cost, "
-                                "at least 300 s; 'none' lifts the limit")
-            p.add_argument("--force", action="store_true", help="recompute every cell even if cached")
-            p.add_argument("--no-figures", action="store_true", help="do not draw the figures")
-            p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+    def add(command, help_text):
+        return sub.add_parser(command, help=help_text, description=help_text,
+                              formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
+
+    p = add("reproduce", "run the paper's experiments (missing cells only), write figures and tables")
+    p.add_argument("experiment", choices=choices,
+                   help="fig1: Figure 1 (eps = 0.25, mu1 and mu2); appendix: mu1..mu4 x eps in "
+                        "{0.01, 0.1, 0.5, 1}; eps-sweep: DP-IMED (alpha = 1.1) against 100 budgets at "
+                        "T = 1e7; all: the three (read from the experiment files shipped with dpb)")
+    _add_spec_options(p, paper_only=True)
+    _add_run_options(p)
+    p = add("run", "run an experiment of your own (a TOML file, or the options alone): compute what is "
+                   "missing, write figures and tables")
+    p.epilog = EPILOG + _FILE_HELP
+    p.add_argument("experiment", nargs="?", default=None, metavar="FILE.toml", help=_TARGET_HELP)
+    _add_spec_options(p, paper_only=False)
+    _add_run_options(p)
+    p = add("status", "count the cached, missing, stale and damaged result files, and say why a file is "
+                      "stale")
+    p.add_argument("experiment", nargs="?", default=None, metavar="EXPERIMENT", help=_TARGET_HELP)
+    _add_spec_options(p, paper_only=False)
+    p = add("export", "write the regret curves of computed results in long format (CSV or Parquet)")
+    p.add_argument("experiment", nargs="?", default=None, metavar="EXPERIMENT", help=_TARGET_HELP)
+    _add_spec_options(p, paper_only=False)
+    p.add_argument("--format", choices=("csv", "parquet"), default=None,
+                   help="file format (default: from --output's suffix, else csv; parquet needs pandas "
+                        "and pyarrow: pip install 'dpb[pandas]')")
+    p.add_argument("--output", default=None, metavar="FILE",
+                   help="the file to write (default: OUT/exports/<name>-<digest>.csv)")
+    p.add_argument("--grid", choices=("all", "log", "linear"), default="all",
+                   help="checkpoints: all (default), or the log or linear grid only")
+    add("compile", "compile the numba kernels of the fast simulators once (cached on disk; the first "
+                   "simulation otherwise compiles them, 15-40 CPU-s)")
+    for p in sub.choices.values():
         p.add_argument("--verbose", action="store_true",
                        help="on an error, print the full traceback (by default: one line naming the cause)")
     return parser
+
+
+_FILE_HELP = """
+an experiment file (TOML):
+  name = "twenty-arms"                       # names the outputs: figures/twenty-arms-<digest>.png
+  horizon = 100_000                          # T
+  runs = 20
+  means = [0.9, 0.85, 0.8, ...]              # or instances = ["mu1", {name = "mine", means = [...]}]
+  eps = [0.1, 1.0]                           # or eps_grid = 100 (eps = 1/100, ..., 1)
+  policies = ["DP-KLUCB", "DP-IMED", "IMED"] # each with its paper_params(eps)
+  [params.DP-KLUCB]                          # ... updated by these
+  alpha = 3
+options given on the command line replace the file's values.
+"""
 
 
 def _check_out(args) -> Path:
@@ -199,7 +346,7 @@ def _check_out(args) -> Path:
     name = "--out" if args.out is not None else "the results directory ($DPB_RESULTS or the default)"
     if out.exists() and not out.is_dir():
         raise ValueError(f"argument {name}: {out} is a file, not a directory")
-    if args.command == "status":
+    if args.command in ("status", "export"):
         if not out.exists() and args.out is not None:
             raise ValueError(f"argument --out: {out} does not exist")
         if out.exists() and not os.access(out, os.R_OK | os.X_OK):
@@ -240,17 +387,92 @@ def _check_scheduler(address: str):
         raise ValueError(f"argument --scheduler: cannot use {address!r} ({why})") from None
 
 
+def _policy_hint(policies) -> None:
+    """``--policy my_policy.py`` without ``:Class``: say how to name the class (and which ones the
+    file defines, when it can be read)."""
+    for spec in policies:
+        if spec.endswith(".py") and ":" not in spec:
+            import ast
+
+            classes = []
+            try:
+                tree = ast.parse(Path(spec).expanduser().read_text())
+                classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+            except (OSError, SyntaxError, ValueError):
+                pass
+            which = f" (it defines {', '.join(classes)})" if classes else ""
+            example = f"{spec}:{classes[0] if classes else 'MyPolicy'}"
+            raise ValueError(f"argument --policy: {spec!r} names a file but not the policy class in "
+                             f"it{which}: write FILE.py:CLASS, e.g. --policy {example}")
+
+
 def _experiments(args) -> list:
-    names = E.EXPERIMENT_NAMES if args.experiment == "all" else (args.experiment,)
-    extra = tuple(args.policy)
-    return [E.experiment(n, T=args.horizon, runs=args.runs, n_eps=args.n_eps,
-                         extra_policies=() if n == "eps-sweep" else extra) for n in names]
+    """The experiments the arguments describe: the paper's files (``reproduce``, or a paper name),
+    an experiment file, or the options alone, with the options on top (see
+    :func:`~dpb.experiments.override`)."""
+    _policy_hint([*args.policy, *(getattr(args, "policies", None) or [])])
+    target = args.experiment
+    full = {k: getattr(args, k, None) for k in ("name", "means", "eps", "policies")}
+    params = {}
+    for policy, table in getattr(args, "params", None) or []:
+        params.setdefault(policy, {}).update(table)
+    described = any(v is not None for v in full.values()) or bool(params)
+    if target is None and not described:
+        raise ValueError("give an experiment file (dpb run my.toml), a paper experiment (fig1, appendix, "
+                         "eps-sweep, all) or describe one with --means, --eps, --policies and --horizon")
+    names = list(E.EXPERIMENT_NAMES) if target == "all" else [target]
+    if target == "all" and described:
+        raise ValueError("--name/--means/--eps/--policies/--params describe one experiment, not 'all'")
+    exps = []
+    for name in names:
+        spec = None if name is None else F.read_spec(name)
+        if spec is None and (args.horizon is None or full["means"] is None or full["eps"] is None
+                             or full["policies"] is None):
+            given = (("--means", full["means"]), ("--eps", full["eps"]), ("--policies", full["policies"]),
+                     ("--horizon", args.horizon))
+            missing = [o for o, v in given if v is None]
+            raise ValueError(f"argument {missing[0]}: without an experiment file, give --means, --eps, "
+                             f"--policies and --horizon (missing: {', '.join(missing)})")
+        sweep = name == "eps-sweep"
+        by_policy = _params_by_policy(params, spec, full["policies"])
+        exps.append(F.build(F.override(
+            spec, name=full["name"], means=full["means"], eps=full["eps"], policies=full["policies"],
+            eps_grid=args.n_eps if sweep or name not in E.EXPERIMENT_NAMES else None,
+            params=by_policy, horizon=args.horizon,
+            runs=args.runs if args.runs is not None else (None if spec is not None else E.PAPER_RUNS),
+            extra_policies=() if sweep else tuple(args.policy))))
+    return exps
+
+
+def _params_by_policy(params: dict, spec, policies) -> dict:
+    """``--params`` by policy name: ``alpha=3`` (no policy) goes to every policy taking ``alpha``."""
+    from ._params import policy_parameter_names
+
+    names = policies if policies is not None else (spec["policies"] if spec else [])
+    out: dict = {}
+    for policy, table in params.items():
+        if policy is not None:
+            out.setdefault(policy, {}).update(table)
+            continue
+        takers = []
+        for name in names:
+            accepted = policy_parameter_names(name) or ()
+            if set(table) <= set(accepted):
+                out.setdefault(name, {}).update(table)
+                takers.append(name)
+        if not takers:
+            raise ValueError(f"argument --params: no policy of the experiment takes {', '.join(table)} "
+                             f"(write POLICY:{next(iter(table))}=...)")
+    for policy, table in out.items():
+        if "eps" in table:
+            raise ValueError(f"argument --params: eps of {policy} is set by --eps (the settings' budgets)")
+    return out
 
 
 def _summary(res: E.ExperimentResults) -> str:
     exp = res.experiment
     lines = [f"== {exp.name}: {exp.description} =="]
-    if exp.name == "eps-sweep" or len(exp.settings[0].cells) == 1:
+    if F.figure_kind(exp) == "eps-sweep" or all(len(s.cells) == 1 for s in exp.settings):
         rows = E.sweep_table(res)
         step = max(1, len(rows) // 10)
         shown = rows[step - 1 :: step] if len(rows) > 10 else rows
@@ -260,11 +482,17 @@ def _summary(res: E.ExperimentResults) -> str:
                      f"median {sorted(ratios)[len(ratios) // 2]:.2f}, max {max(ratios):.2f}")
     else:
         rows = E.mean_regret_summary(res)
-        lines.append("mean regret at T; ratio = best private baseline / best of DP-KLUCB, DP-IMED")
+        ratios = E.ratio_summary(res)
+        if ratios:
+            lines.append("mean regret at T; ratio = best private baseline / best of DP-KLUCB, DP-IMED")
+        else:
+            lines.append("mean regret at T")
+            rows = [{k: v for k, v in r.items() if k != "ratio"} for r in rows]
         lines.append(E.format_table(rows, digits=0))
-        wins = [r for r in E.ratio_summary(res) if r["ratio"] > 1]
-        lines.append(f"DP-KLUCB or DP-IMED has the lowest private regret in {len(wins)} of "
-                     f"{len(E.ratio_summary(res))} settings")
+        if ratios:
+            wins = [r for r in ratios if r["ratio"] > 1]
+            lines.append(f"DP-KLUCB or DP-IMED has the lowest private regret in {len(wins)} of "
+                         f"{len(ratios)} settings")
     lines.append(f"CPU-seconds recorded in the result files: {res.cpu_seconds():.1f}")
     return "\n".join(lines)
 
@@ -277,25 +505,39 @@ def _full_tables(res: E.ExperimentResults) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
-def _figures(res: E.ExperimentResults, folder: Path) -> list:
-    import matplotlib
-
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError("the figures need matplotlib, the 'plot' extra of dpb: pip install 'dpb[plot]' "
+                          "(or pass --no-figures)") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _figures(res: E.ExperimentResults, folder: Path, stem: str) -> list:
+    """The experiment's figures as ``folder/<stem>[_<part>].png`` and ``.pdf``, laid out by
+    :func:`~dpb.experiments.figure_kind`: one row of panels (Figure 1), one grid per instance
+    and a ratio heat map (the appendix), or the regret-against-eps plot."""
+    kind = F.figure_kind(res.experiment)
+    if kind == "none":
+        return []
+    plt = _pyplot()
     from .plotting import experiments as pe
 
     folder.mkdir(parents=True, exist_ok=True)
     figs = {}
-    name = res.experiment.name
-    if name == "fig1":
-        figs["fig1"] = pe.plot_figure1(res)
-    elif name == "appendix":
+    if kind == "panels":
+        figs[stem] = pe.plot_figure1(res)
+    elif kind == "instances":
         for env in dict.fromkeys(s.env for s in res.settings):
-            figs[f"appendix_{env}"] = pe.plot_appendix(res, env)
-        figs["appendix_ratios"] = pe.plot_ratio_grid(res)
+            figs[f"{stem}_{env}"] = pe.plot_appendix(res, env)
+        if E.ratio_summary(res):
+            figs[f"{stem}_ratios"] = pe.plot_ratio_grid(res)
     else:
-        figs["eps_sweep"] = pe.plot_eps_sweep(res)
+        figs[stem] = pe.plot_eps_sweep(res)
     written = []
     for stem, fig in figs.items():
         written += _save_figure(fig, folder / stem)
@@ -351,20 +593,17 @@ def _reproduce_converged(args, out: Path, exps: list, client) -> int:
     for exp in exps:
         res = E.load_converged(exp, out, seed=args.seed)
         print(_converged_summary(res), flush=True)
-        if not args.no_figures and exp.name == "fig1":
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-
+        if not args.no_figures and F.figure_kind(exp) == "panels":
+            plt = _pyplot()
             from .plotting import experiments as pe
 
             folder = Path(out) / "figures"
             folder.mkdir(parents=True, exist_ok=True)
             fig = pe.plot_figure1(res, band="ci", yscale="log")
-            _save_figure(fig, folder / "fig1_converged")
+            stem = f"{F.output_stem(exp, args.seed)}_converged"
+            _save_figure(fig, folder / stem)
             plt.close(fig)
-            print(f"figure: {folder / 'fig1_converged.png'} (+ .pdf)")
+            print(f"figure: {folder / (stem + '.png')} (+ .pdf)")
     print(f"done: {report.computed} result files computed, in {wall:.1f} s wall; {report.cpu_seconds:.1f} "
           f"CPU-s of simulation in the workers + {parent_cpu:.1f} CPU-s in this process (intervals, "
           f"loading); results in {out}")
@@ -383,6 +622,57 @@ def _status(args, out: Path, exps: list) -> int:
         total = sum(counts.values())
         print(f"{exp.name:10s} {len(exp):4d} cells, {total:4d} files: {counts['done']} done, "
               f"{counts['missing']} missing, {counts['stale']} stale, {counts['damaged']} damaged  ({out})")
+        if counts["stale"] or counts["damaged"]:
+            bad = [(p, why) for p, why in E.reasons(exp, out, seed=args.seed) if why != "missing"]
+            shown = bad if args.verbose else bad[:STATUS_LINES]
+            for path, why in shown:
+                print(f"  {path.name}: {why}")
+            if len(bad) > len(shown):
+                print(f"  ... and {len(bad) - len(shown)} more (--verbose lists them all)")
+    return 0
+
+
+def _export(args, out: Path, exps: list) -> int:
+    """Write the long format of the computed results (:mod:`dpb.frames`)."""
+    from . import frames
+
+    if args.output is not None and len(exps) > 1:
+        raise ValueError("argument --output: names one file; 'all' writes one file per experiment (omit "
+                         "--output)")
+    for exp in exps:
+        try:
+            res = E.load(exp, out, seed=args.seed)
+        except E.MissingResultsError as exc:
+            raise ValueError(f"{exp.name} is not computed in {out} ({exc}): run it first with the same "
+                             f"options ({_prog()} run ... or reproduce ...)") from None
+        fmt = args.format
+        if args.output is not None:
+            path = Path(args.output).expanduser()
+        else:
+            fmt = fmt or "csv"
+            path = Path(out) / "exports" / f"{F.output_stem(exp, args.seed)}.{fmt}"
+        t0 = time.perf_counter()
+        rows = res.to_rows(grid=args.grid)
+        written = frames.export(rows, path, fmt)
+        print(f"export: {written} ({len(rows['t'])} rows: {', '.join(frames.COLUMNS)}; "
+              f"{time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def _compile(args) -> int:
+    """Compile every numba kernel once (numba caches the machine code on disk beside its module):
+    one tiny run of each compiled fast path."""
+    from ._jit import KERNEL_RUNS
+
+    if not jit_enabled():  # (not an error: `make venv` calls this with the user's environment)
+        print("dpb: DPB_JIT=0, the compiled kernels are off: nothing to compile")
+        return 0
+    from .simulate import simulate
+
+    t0 = time.process_time()
+    for name, params in KERNEL_RUNS:
+        simulate(name, "mu1", 50, runs=1, seed=0, params=params)
+    print(f"dpb: compiled kernels ready ({time.process_time() - t0:.1f} CPU-s)")
     return 0
 
 
@@ -392,20 +682,29 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
     t0 = time.perf_counter()
     # one pool for every experiment: the longest chunks of all of them start first
     report = E.run(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
-                   progress=not args.no_progress, force=args.force, desc=args.experiment,
+                   progress=not args.no_progress, force=args.force, desc="+".join(e.name for e in exps),
                    max_seconds=args.max_seconds, chunk_seconds=args.chunk_seconds)
     for exp in exps:
         res = E.load(exp, out, seed=args.seed)
         print(_summary(res), flush=True)
+        stem = F.output_stem(exp, args.seed)
         tables = Path(out) / "tables"
         tables.mkdir(parents=True, exist_ok=True)
         text = _full_tables(res)
-        _write_atomic(tables / f"{exp.name}.txt", lambda tmp, text=text: tmp.write_text(text))
+        _write_atomic(tables / f"{stem}.txt", lambda tmp, text=text: tmp.write_text(text))
+        if isinstance(exp, F.FileExperiment):  # the specification, as a file `dpb run` reads
+            spec = f"# {exp.description}; seed {args.seed} (dpb run --seed)\n" + F.spec_to_toml(exp.spec)
+            _write_atomic(tables / f"{stem}.toml", lambda tmp, spec=spec: tmp.write_text(spec))
         if not args.no_figures:
-            for path in _figures(res, Path(out) / "figures"):
+            try:
+                written = _figures(res, Path(out) / "figures", stem)
+            except ImportError as exc:  # the light install: no matplotlib, the rest still works
+                written = []
+                print(f"figures skipped: {exc}", file=sys.stderr)
+            for path in written:
                 if path.suffix == ".png":
                     print(f"figure: {path} (+ .pdf)")
-        print(f"table: {tables / (exp.name + '.txt')}\n", flush=True)
+        print(f"table: {tables / (stem + '.txt')} (its experiment file: {stem}.toml)\n", flush=True)
     wall = time.perf_counter() - t0
     shared = f" ({report.shared} of them computed by another run meanwhile)" if report.shared else ""
     print(f"done: {report.computed} result files computed, {report.reused} reused{shared}, in {wall:.1f} s "
@@ -431,13 +730,16 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    prog = parser.prog
     try:
         jit_enabled()  # the environment's DPB_JIT, named before it is read deep inside a run
     except ValueError as exc:
         parser.error(str(exc))
+    if args.command == "compile":
+        return _compile(args)
     if getattr(args, "scheduler", None) is not None and args.jobs is not None:
         parser.error("--jobs applies to the local pool; with --scheduler the cluster decides")
-    if args.policy and args.experiment == "eps-sweep":
+    if args.policy and args.experiment == "eps-sweep" and args.command == "reproduce":
         parser.error("--policy applies to fig1 and appendix (and to them within 'all'), not to eps-sweep")
     if args.scale == "converged" and args.runs is not None:
         parser.error("--runs sets the paper scale; the converged scale chooses the runs of each cell")
@@ -459,17 +761,18 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, TypeError):
             raise
         except Exception as exc:  # noqa: BLE001 - a reader's policy file may fail in any way on import
-            if not args.policy:
+            if not (args.policy or getattr(args, "policies", None)):
                 raise
             if args.verbose:
                 import traceback
 
                 traceback.print_exc()
             where = f" ({exc.filename}, line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
-            raise ValueError(f"argument --policy: loading {', '.join(args.policy)} failed: "
+            raise ValueError(f"argument --policy: loading "
+                             f"{', '.join([*args.policy, *(getattr(args, 'policies', None) or [])])} failed: "
                              f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}"
                              f"{where}") from None
-        if args.command == "reproduce":
+        if args.command in ("reproduce", "run"):
             _check_work(args, exps)
         if getattr(args, "scheduler", None) is not None:
             if not args.verbose:  # a lost scheduler is one line; --verbose shows the Dask log
@@ -481,10 +784,10 @@ def main(argv: list[str] | None = None) -> int:
                     pass
             client = _check_scheduler(args.scheduler)
     except (ValueError, TypeError) as exc:
-        print(f"python -m dpb {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # e.g. while waiting for a --scheduler to answer: nothing was computed
-        print(f"\npython -m dpb {args.command}: interrupted before any work (nothing was computed)",
+        print(f"\n{prog} {args.command}: interrupted before any work (nothing was computed)",
               file=sys.stderr)
         return 130
     import signal
@@ -496,11 +799,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "status":
             return _status(args, out, exps)
+        if args.command == "export":
+            return _export(args, out, exps)
         return _reproduce(args, out, exps, client)
     except E.ChunkError as exc:
         if args.verbose and exc.details:
             print(exc.details.rstrip(), file=sys.stderr)
-        print(f"python -m dpb: error: {exc} (the other chunks were stopped; finished files are kept in "
+        print(f"{prog}: error: {exc} (the other chunks were stopped; finished files are kept in "
               f"{out}, rerun to compute the rest)", file=sys.stderr)
         return 1
     except (ValueError, TypeError, ConnectionError, RuntimeError, OSError) as exc:
@@ -508,9 +813,12 @@ def main(argv: list[str] | None = None) -> int:
             import traceback
 
             traceback.print_exc()
-        print(f"python -m dpb: error: {type(exc).__name__}: {exc}" if isinstance(exc, (RuntimeError, OSError))
-              else f"python -m dpb: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {type(exc).__name__}: {exc}" if isinstance(exc, (RuntimeError, OSError))
+              else f"{prog}: error: {exc}", file=sys.stderr)
         return 1 if isinstance(exc, (RuntimeError, OSError)) else 2
+    except ImportError as exc:  # an optional extra (matplotlib for the figures, pandas for parquet)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt as exc:  # finished files are on disk; rerun to resume
         what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
         print(f"\n{what}: the finished result files are kept in {out}; rerun the same command to "
@@ -523,6 +831,11 @@ def main(argv: list[str] | None = None) -> int:
             client.close()
 
 
-if __name__ == "__main__":
+def console() -> None:
+    """The ``dpb`` console script (``[project.scripts]``)."""
     os.environ.setdefault("MPLBACKEND", "Agg")
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    console()

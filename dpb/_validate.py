@@ -42,6 +42,7 @@ __all__ = [
     "as_names",
     "as_text",
     "as_flag",
+    "plain",
 ]
 
 #: Largest number of array elements a ``dpb`` function allocates for one call (2**28 float64
@@ -91,8 +92,16 @@ def as_float_array(name: str, value) -> np.ndarray:
     return arr
 
 
+def plain(value):
+    """``value`` with numpy scalars turned into Python numbers, for messages: ``1.2``, not
+    ``np.float64(1.2)`` (numpy >= 2 prints its scalars' type)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 def _short(value) -> str:
-    s = repr(value)
+    s = repr(plain(value))
     return s if len(s) <= 80 else s[:77] + "..."
 
 
@@ -102,7 +111,7 @@ def as_finite(name: str, value) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if np.any(bad):
         offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"{name} must be finite (a real number in (-inf, +inf)), got {offending!r}")
+        raise ValueError(f"{name} must be finite (a real number in (-inf, +inf)), got {plain(offending)!r}")
     return arr
 
 
@@ -160,7 +169,7 @@ def as_exact(name: str, value) -> Fraction:
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a real number, got {_short(value)}") from exc
     if not math.isfinite(f):
-        raise ValueError(f"{name} must be finite, got {value!r}")
+        raise ValueError(f"{name} must be finite, got {plain(value)!r}")
     return Fraction(repr(f))
 
 
@@ -189,15 +198,22 @@ def as_rng(name: str, rng) -> np.random.Generator:
 
 
 def as_seed_sequence(name: str, seed) -> np.random.SeedSequence:
-    """A ``SeedSequence`` from ``None`` (fresh entropy), an int >= 0 or a SeedSequence (passed
-    through); ``TypeError`` for other types, ``ValueError`` for a negative seed."""
+    """A ``SeedSequence`` from ``None`` (fresh entropy), an int >= 0, a SeedSequence (passed
+    through) or a numpy ``Generator``; ``TypeError`` for other types, ``ValueError`` for a negative
+    seed.
+
+    A ``Generator`` is turned into ``SeedSequence(g.integers(2**63))``: one draw, which advances
+    it, so the same generator state always gives the same seed, and two calls with one generator
+    give two independent seeds (the integer is what a result records as its seed)."""
     if isinstance(seed, np.random.SeedSequence):
         return seed
     if seed is None:
         return np.random.SeedSequence()
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63, dtype=np.int64)))
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"{name} must be None, a non-negative int seed or a SeedSequence, got "
-                        f"{type(seed).__name__} {_short(seed)}")
+        raise TypeError(f"{name} must be None, a non-negative int seed, a SeedSequence or a numpy "
+                        f"Generator, got {type(seed).__name__} {_short(seed)}")
     if seed < 0:
         raise ValueError(f"{name} must be a non-negative integer seed, got {seed}")
     return np.random.SeedSequence(int(seed))
@@ -225,7 +241,7 @@ def as_probability(name: str, value, *, open_left: bool = False, open_right: boo
     bad = np.isnan(arr) | (arr <= 0 if open_left else arr < 0) | (arr >= 1 if open_right else arr > 1)
     if np.any(bad):
         offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {offending!r}")
+        raise ValueError(f"{name} must lie in {lo}, {hi}, got {plain(offending)!r}")
     return arr
 
 
@@ -246,7 +262,7 @@ def as_positive(name: str, value, *, allow_inf: bool = True, allow_zero: bool = 
         offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
         rng = "[0, " if allow_zero else "(0, "
         rng += "+inf]" if allow_inf else "+inf)"
-        raise ValueError(f"{name} must lie in {rng}, got {offending!r}")
+        raise ValueError(f"{name} must lie in {rng}, got {plain(offending)!r}")
     return arr
 
 
@@ -264,7 +280,7 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
         out = int(value)
     elif isinstance(value, numbers.Real):
         if not np.isfinite(value) or float(value) != int(value):
-            raise ValueError(f"{name} must be an integer, got {value!r}")
+            raise ValueError(f"{name} must be an integer, got {plain(value)!r}")
         out = int(value)
     else:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {_short(value)}")

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._params import merge_params
 from ._validate import MAX_RUNS, MAX_SECONDS, as_choice, as_float_array, as_int, as_real, check_real
 from .interaction import (
     Transcript,
@@ -325,9 +326,9 @@ _ORIENT = [
 ]
 
 
-def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = None,
+def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float | None = None,
           confidence: float = 0.95, method: str = "split", horizons=None,
-          max_atoms: int = 64) -> AuditResult:
+          max_atoms: int = 64, eps: float | None = None) -> AuditResult:
     r"""Lower confidence bound on the privacy loss between two samples of action sequences.
 
     ``tr1`` and ``tr2`` are runs of the same policy on two neighbouring inputs (reward lists that
@@ -348,8 +349,9 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = 
         The two samples (same policy, K and T).
     t_star : int
         Step (1-based) where the inputs differ.
-    eps : float, optional
-        The budget the policy claims (only recorded, for :attr:`AuditResult.caught`).
+    claimed_eps : float, optional
+        The budget the policy claims (only recorded, for :attr:`AuditResult.caught`); ``eps`` is
+        an older name of it (here only: the transcripts carry no policy parameters).
     confidence : float
         In (0, 1); default 0.95.
     method : {"split", "bonferroni"}
@@ -369,8 +371,12 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = 
     _check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
+    if eps is not None and claimed_eps is not None:
+        raise TypeError("audit(): give the claimed budget once, as claimed_eps (eps is its older name)")
+    name = "eps" if eps is not None else "claimed_eps"
+    eps = eps if eps is not None else claimed_eps
     if eps is not None:
-        eps = as_real("eps", eps, low=0.0, low_open=True)
+        eps = as_real(name, eps, low=0.0, low_open=True)
     conf = _confidence(confidence)
     as_choice("method", method, ("split", "bonferroni"))
     max_atoms = as_int("max_atoms", max_atoms, minimum=1)
@@ -458,8 +464,9 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, eps: float | None = 
 
 
 def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: int = 2,
-                eps: float | None = None, confidence: float = 0.95, method: str = "split",
-                params: dict | None = None, max_seconds: float | None = MAX_SECONDS, **kwargs) -> AuditResult:
+                claimed_eps: float | None = None, confidence: float = 0.95, method: str = "split",
+                params: dict | None = None, max_seconds: float | None = MAX_SECONDS, horizons=None,
+                max_atoms: int = 64, **policy_params) -> AuditResult:
     """Audit a policy on two neighbouring reward lists (View DP).
 
     Runs ``policy`` ``runs`` times on each list (independent seeds: children ``0..runs-1`` and
@@ -477,12 +484,15 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
         Root seed.
     K : int
         Number of arms.
-    eps : float, optional
-        Claimed budget (default: the policy's ``eps`` when it has one).
-    confidence, method, **kwargs
+    claimed_eps : float, optional
+        The budget the audit checks (default: the policy's ``eps`` when it has one).  Not to be
+        confused with the policy's own ``eps``, a policy parameter.
+    confidence, method, horizons, max_atoms
         Passed to :func:`audit`.
     params : dict, optional
         Policy parameters when ``policy`` is a name.
+    **policy_params
+        The same as keywords: ``audit_lists("DP-KLUCB", r, rp, 1000, eps=0.5, alpha=2)``.
     max_seconds : float or None
         Refuse, before any work, runs estimated above this many CPU-seconds (as
         :func:`dpb.interaction.run_on_list`; None lifts the limit).
@@ -500,15 +510,21 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
         raise ValueError(f"rewards and rewards_prime must differ in exactly one step, got {diff.size}")
     t_star = int(diff[0]) + 1
     runs = as_int("runs", runs, minimum=2, maximum=MAX_RUNS // 2)
+    if isinstance(policy, Policy) and "eps" in policy_params:
+        raise TypeError(f"audit_lists(): eps is a parameter of the policy, and {policy.name} is already "
+                        f"built (eps = {getattr(policy, 'eps', None)}); the budget the audit checks is "
+                        f"claimed_eps=")
+    eps = claimed_eps
     if eps is not None:
-        eps = as_real("eps", eps, low=0.0, low_open=True)
+        eps = as_real("claimed_eps", eps, low=0.0, low_open=True)
     _confidence(confidence)
-    pol = as_policy(policy, params)
+    pol = as_policy(policy, merge_params("audit_lists", policy, params, policy_params))
     _check_work("audit_lists (both lists)", r.size, 2 * runs, max_seconds)
     tr1 = run_on_list(pol, r, runs, seed=seed, K=K, max_seconds=None)
     tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs, max_seconds=None)
     claimed = eps if eps is not None else getattr(pol, "eps", None)
-    res = audit(tr1, tr2, t_star, eps=claimed, confidence=confidence, method=method, **kwargs)
+    res = audit(tr1, tr2, t_star, claimed_eps=claimed, confidence=confidence, method=method,
+                horizons=horizons, max_atoms=max_atoms)
     res.info.update({"rewards": r.tolist(), "rewards_prime": rp.tolist(), "runs": runs, "seed": seed})
     return res
 
@@ -535,7 +551,13 @@ def audit_policy(policy, runs: int = 4000, T: int = 30, t_star: int = 1, pattern
     """Audit a policy on :func:`audit_lists_default` (two arms): the one-call version for the book.
 
     Parameters are those of :func:`audit_lists`; ``T``, ``t_star`` and ``pattern`` choose the
-    neighbouring lists.
+    neighbouring lists.  Policy parameters go as keywords, the claimed budget as ``claimed_eps``
+    (default: the policy's ``eps``)::
+
+        audit_policy("DP-KLUCB", eps=0.5, alpha=2)            # is DP-KLUCB at eps = 0.5 0.5-DP?
+        audit_policy("DP-KLUCB", eps=0.5, claimed_eps=0.25)   # ... is it 0.25-DP? (it need not be)
+
+    ``dpb.audit_policy(...)`` is this function.
     """
     r, rp = audit_lists_default(T, t_star, pattern)
     return audit_lists(policy, r, rp, runs, seed, **kwargs)
@@ -747,3 +769,11 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
     from scipy import stats  # deferred: scipy.stats costs ~0.5 s to import
 
     return {"statistic": stat, "dof": int(dof), "pvalue": float(stats.chi2.sf(stat, dof))}
+
+
+# ``dpb.audit(...)`` is ambiguous (two audits): a call says which function to use
+from ._callable import make_callable  # noqa: E402
+
+make_callable(__name__, None, "dpb.audit is a module: call dpb.audit_policy(policy, ...) to audit a policy "
+              "(eps=... is its budget, claimed_eps=... the claim checked), or dpb.audit.audit(tr1, tr2, "
+              "t_star) on two transcripts")

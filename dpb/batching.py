@@ -39,7 +39,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ._validate import as_exact, as_float_array, as_int, as_probability, check_elements, check_eps
+from ._validate import as_exact, as_float_array, as_int, as_probability, check_elements, check_eps, plain
 
 __all__ = [
     "BatchSchedule",
@@ -226,13 +226,13 @@ class GeometricSchedule(BatchSchedule):
         self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = as_exact("alpha", alpha)
         if not exact >= MIN_ALPHA:
-            raise ValueError(f"alpha must be >= 1.001, got {alpha!r} (alpha <= 1 is no geometric growth; "
-                             "closer to 1 the schedule needs ~1/(alpha - 1) nearly equal batches and "
+            raise ValueError(f"alpha must be >= 1.001, got {plain(alpha)!r} (alpha <= 1 is no geometric "
+                             "growth; closer to 1 the schedule needs ~1/(alpha - 1) nearly equal batches and "
                              "minutes of exact arithmetic)")
         self._alpha_exact = exact
         self._alpha = float(exact)
         if not self._alpha > 1.0:  # a rational barely above 1 that rounds to 1.0
-            raise ValueError(f"alpha must be > 1 and representable as a float above 1, got {alpha!r}")
+            raise ValueError(f"alpha must be > 1 and representable as a float above 1, got {plain(alpha)!r}")
 
     @property
     def alpha(self) -> float:
@@ -306,9 +306,9 @@ class PolynomialSchedule(BatchSchedule):
         self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = as_exact("power", power)
         if not POWER_RANGE[0] <= exact <= POWER_RANGE[1]:
-            raise ValueError(f"power must lie in [0.001, 62], got {power!r} (smaller powers give batches "
-                             "of nearly constant size, about as many phases as pulls; B_1 = n0 2^power "
-                             "is past 2**62 pulls above 62)")
+            raise ValueError(f"power must lie in [0.001, 62], got {plain(power)!r} (smaller powers give "
+                             "batches of nearly constant size, about as many phases as pulls; B_1 = n0 "
+                             "2^power is past 2**62 pulls above 62)")
         self._p_exact = exact
         self._p = float(exact)
 
@@ -640,7 +640,7 @@ def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
     x = float(as_probability("x", x))
     if x < mu:
-        raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {x!r}")
+        raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {plain(x)!r}")
     n_max = as_int("n_max", n_max, minimum=n0)
     sched = GeometricSchedule(n0=n0, alpha=alpha)
     cum = np.cumsum(sched.sizes_until(n_max))

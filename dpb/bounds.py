@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_float_array, as_positive, as_probability, broadcast, check_elements, as_flag
+from ._validate import as_flag, as_float_array, as_positive, as_probability, broadcast, check_elements, plain
 from .divergences import d_eps, kl, regime_threshold
 
 __all__ = [
@@ -83,7 +83,7 @@ def _as_alpha(alpha) -> np.ndarray:
     bad = ~np.isfinite(arr) | (arr <= 1)
     if np.any(bad):
         offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"alpha must lie in (1, +inf), got {offending!r}")
+        raise ValueError(f"alpha must lie in (1, +inf), got {plain(offending)!r}")
     return arr
 
 

@@ -58,8 +58,8 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from ._validate import (MAX_HORIZON, as_finite, as_float_array, as_int, as_positive, as_probability,
-                        broadcast, check_elements, as_flag)
+from ._validate import (MAX_HORIZON, as_finite, as_flag, as_float_array, as_int, as_positive, as_probability,
+                        broadcast, check_elements, plain)
 from .divergences import d_eps, kl, z_star
 
 __all__ = [
@@ -137,7 +137,7 @@ def _check_x_in_0_n(x, n: int) -> np.ndarray:
     bad = np.isnan(arr) | (arr < 0) | (arr > n)
     if np.any(bad):
         offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"x must lie in [0, n] = [0, {n}] (x/n in [0, 1]), got {offending!r}")
+        raise ValueError(f"x must lie in [0, n] = [0, {n}] (x/n in [0, 1]), got {plain(offending)!r}")
     return arr
 
 
@@ -987,7 +987,7 @@ def _threshold_means(x, mu: float) -> np.ndarray:
     arr = as_probability("x", x)
     if np.any(arr < mu):
         bad = arr[arr < mu].ravel()[0]
-        raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {bad!r}")
+        raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {plain(bad)!r}")
     return arr
 
 

@@ -42,7 +42,7 @@ class BernoulliBandit:
     Parameters
     ----------
     means : array_like of shape (K,)
-        Arm means, each in [0, 1], K >= 1.
+        Arm means, each in [0, 1], K >= 2.
     name : str, optional
         A label for records and plots (the instance name for the paper's environments).
 
@@ -66,6 +66,9 @@ class BernoulliBandit:
         mu = as_probability("means", means)
         if mu.ndim != 1 or mu.size < 1:
             raise ValueError(f"means must be a non-empty 1-d array of arm means, got shape {mu.shape}")
+        if mu.size < 2:
+            raise ValueError(f"means must hold K >= 2 arm means (a bandit chooses between arms), got K = "
+                             f"{mu.size}: {mu.tolist()}")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a string or None, got {type(name).__name__}")
         self._means = mu.copy()

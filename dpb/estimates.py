@@ -68,7 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._validate import as_float_array, as_instance, as_int, as_positive, check_elements
+from ._validate import as_float_array, as_instance, as_int, as_positive, check_elements, plain
 
 __all__ = [
     "BLOCK_EDGES",
@@ -147,7 +147,7 @@ def _sample(x) -> np.ndarray:
 def _check_level(level) -> float:
     level = float(as_positive("level", level, allow_inf=False))
     if not level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        raise ValueError(f"level must lie in (0, 1), got {plain(level)!r}")
     return level
 
 
@@ -264,7 +264,7 @@ def block_edges(cap: int = DEFAULT_CAP) -> tuple:
 def _check_rel(rel) -> float:
     rel = float(as_positive("rel", rel, allow_inf=False))
     if not rel < 1.0:
-        raise ValueError(f"rel must lie in (0, 1), got {rel!r}")
+        raise ValueError(f"rel must lie in (0, 1), got {plain(rel)!r}")
     return rel
 
 

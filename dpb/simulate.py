@@ -68,6 +68,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ._io import save_npz_atomic
+from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, as_seed_sequence, check_seconds
 from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
@@ -222,18 +223,39 @@ class Result:
     def K(self) -> int:  # noqa: N802 - the paper's notation
         return int(self.means.size)
 
+    # The summaries of the arrays are properties, like the arrays themselves: ``res.final_regret``
+    # (one value a run), ``res.mean_regret`` and ``res.std_regret`` (one value a checkpoint).
     @property
     def final_regret(self) -> np.ndarray:
         """Regret at T of every run (the last checkpoint is always T)."""
         return self.regret[:, -1]
 
+    @property
     def mean_regret(self) -> np.ndarray:
-        """Mean regret over runs at each checkpoint."""
+        """Mean regret over runs at each checkpoint (``mean_regret[-1]``: the mean regret at T)."""
         return self.regret.mean(axis=0)
 
+    @property
     def std_regret(self) -> np.ndarray:
         """Standard deviation over runs (ddof=1 when there are several runs) at each checkpoint."""
         return self.regret.std(axis=0, ddof=1 if self.runs > 1 else 0)
+
+    def to_rows(self, grid: str = "all", **labels) -> dict:
+        """The regret curves in long format, as columns of equal length: one row per run and
+        checkpoint, with the columns of :data:`dpb.frames.COLUMNS` (``labels`` fill
+        ``experiment``, ``instance`` and ``setting``; see :func:`dpb.frames.result_rows`)."""
+        from .frames import result_rows
+
+        return result_rows(self, grid=grid, **labels)
+
+    def to_frame(self, grid: str = "all", **labels):
+        """The regret curves as a long pandas DataFrame (one row per run and checkpoint: columns
+        experiment, instance, K, means, eps, policy, params, seed, run, t, regret); needs the
+        ``pandas`` extra (``pip install 'dpb[pandas]'``).  ``grid``: ``"all"`` checkpoints, or the
+        ``"log"`` or ``"linear"`` grid only."""
+        from .frames import to_frame
+
+        return to_frame(self.to_rows(grid=grid, **labels))
 
     def on_grid(self, grid: str = "log") -> tuple[np.ndarray, np.ndarray]:
         """``(checkpoints, regret)`` restricted to the ``"log"`` or ``"linear"`` grid."""
@@ -624,7 +646,7 @@ def _call_cost(pol: Policy, K: int, T: int, runs: int, engine: str, compiled: bo
 
 
 def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dict | None = None,
-                  fast: bool = True, engine: str | None = None) -> Cost:
+                  fast: bool = True, engine: str | None = None, **policy_params) -> Cost:
     """Estimate the CPU-seconds of ``simulate(policy, env, T, runs)`` without running it.
 
     The cost model (module docstring, *How long a call may take*) multiplies an upper bound of
@@ -657,7 +679,7 @@ def estimate_cost(policy: PolicySpec, env, T: int, runs: int = 1, *, params: dic
     True
     """
     fast = as_flag("fast", fast)
-    pol = as_policy(policy, params)
+    pol = as_policy(policy, merge_params("estimate_cost", policy, params, policy_params))
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
@@ -850,6 +872,7 @@ def simulate(
     engine: str | None = None,
     max_seconds: float | None = MAX_SECONDS,
     progress: bool = False,
+    **policy_params,
 ) -> Result:
     """Simulate ``runs`` independent runs of ``policy`` on ``env`` for ``T`` rounds.
 
@@ -864,10 +887,14 @@ def simulate(
         Horizon (>= the policy's initialisation, e.g. K n0 for DP-KLUCB/DP-IMED).
     runs : int, optional
         Number of runs (default 1); run i uses child i of ``SeedSequence(seed)``.
-    seed : int, SeedSequence or None
-        Root seed; None draws fresh entropy (recorded in the result, so it can be replayed).
+    seed : int, SeedSequence, numpy Generator or None
+        Root seed; None draws fresh entropy (recorded in the result, so it can be replayed).  A
+        ``Generator`` gives one 63-bit integer draw as the root seed (it advances the generator;
+        the same generator state gives the same runs, and ``Result.seed`` records the integer).
     params : dict, optional
         Parameters of the policy when it is given by name or factory.
+    **policy_params
+        The same parameters as keywords: ``simulate("DP-KLUCB", mu, T, eps=0.5, alpha=2)``.
     run_ids : sequence of int, optional
         Simulate exactly these children of the root seed instead of ``range(runs)``.
     checkpoints : None, int or array of int
@@ -905,9 +932,12 @@ def simulate(
     >>> res = simulate("DP-IMED", "mu2", T=10_000, runs=4, seed=1, params={"eps": 0.25})
     >>> res.pulls.sum(axis=1).tolist()
     [10000, 10000, 10000, 10000]
+    >>> simulate("DP-KLUCB", [0.9, 0.8], 10_000, seed=1, eps=0.5, alpha=2).params["alpha"]
+    2
     """
     fast = as_flag("fast", fast)
     progress = as_flag("progress", progress)
+    params = merge_params("simulate", policy, params, policy_params)
     root = as_seed_sequence("seed", seed)
     if run_ids is None:
         runs = 1 if runs is None else as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
@@ -1006,16 +1036,17 @@ class _TraceHook:
 
 def simulate_trace(
     policy: PolicySpec, env, T: int, seed=None, *, params: dict | None = None, run_id: int = 0,
-    max_seconds: float | None = MAX_SECONDS,
+    max_seconds: float | None = MAX_SECONDS, **policy_params,
 ) -> Trace:
     """Run one run of ``policy`` through the generic phase engine and record every phase.
 
     The run is child ``run_id`` of ``SeedSequence(seed)``, so it is the same trajectory as run
     ``run_id`` of ``simulate(policy, env, T, seed=seed, fast=False)``.  Per-step policies give one
     phase per round: keep T small.  ``max_seconds`` bounds the estimated cost as in
-    :func:`simulate` (a trace keeps one record per phase).
+    :func:`simulate` (a trace keeps one record per phase).  Policy parameters go in ``params`` or
+    as keywords, as in :func:`simulate`.
     """
-    pol = as_policy(policy, params)
+    pol = as_policy(policy, merge_params("simulate_trace", policy, params, policy_params))
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     _check_cost(_call_cost(pol, bandit.K, T, 1, "phases"), max_seconds, f"simulate_trace({pol.name!r})", T, 1)
@@ -1025,3 +1056,9 @@ def simulate_trace(
     hook = _TraceHook(pol, bandit.gaps)
     _run_phases(pol, np.asarray(bandit.means, dtype=float), T, [genv], [gpol], rec, hook=hook)
     return Trace(policy=pol.name, params=dict(pol.params), means=bandit.means.copy(), T=T, phases=hook.rows)
+
+
+# ``dpb.simulate(...)`` calls :func:`simulate` (the module stays importable as a module)
+from ._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "simulate")

@@ -1441,6 +1441,22 @@ NOT_FUZZED = {
     "dpb.interaction.Adversary": "abstract base class (its subclasses are fuzzed)",
     "dpb.audit.AuditResult": "a record of audit's output",
     "dpb.estimates.MeanEstimate": _RECORD + " (mean_interval)",
+    "dpb.experiments.FileExperiment": "a frozen record built by read_experiment and build (read_experiment "
+    "is fuzzed)",
+    "dpb.experiments.build": "takes the checked spec of read_spec/override, checks it again with the "
+    "same code (fuzzed through read_spec and read_experiment)",
+    "dpb.experiments.override": "the command line's options on a checked spec; the result goes through "
+    "the same check as read_spec (tests/test_library.py covers the options)",
+    "dpb.experiments.as_experiment": "the target coercion of load (fuzzed through load) and run",
+    "dpb.experiments.spec_to_toml": "writes a checked spec; round trip checked in tests/test_library.py",
+    "dpb.experiments.chunk_reason": "reads result files on disk that a run wrote (tests/test_library.py "
+    "makes a stale one); its arguments are those of chunk_status",
+    "dpb.experiments.reasons": "chunk_reason over a target's cells (target checked like status's)",
+    "dpb.frames.experiment_rows": "needs computed ExperimentResults (tests/test_library.py); its rows "
+    "are result_rows, fuzzed",
+    "dpb.frames.to_frame": "a pandas DataFrame of result_rows' columns (optional dependency)",
+    "dpb.frames.write_csv": "writes result_rows' columns to a file (tests/test_library.py reads it back)",
+    "dpb.frames.export": "write_csv or Parquet of result_rows' columns, atomically (tests/test_library.py)",
     "dpb.experiments.Setting": _RECORD + " (the experiment builders)",
     "dpb.experiments.Experiment": _RECORD + " (figure1, appendix, eps_sweep, experiment)",
     "dpb.experiments.ExperimentResults": _RECORD + " (load, ensure)",
@@ -2949,6 +2965,53 @@ def tail_specs() -> list[Spec]:
             ),
         ),
     ]
+    # ------------------------------------------------------------------ experiment files, tidy results
+    fx = "dpb.experiments:"
+    small = {"name": "s", "horizon": 100, "runs": 1, "means": [0.9, 0.8], "eps": [1.0], "policies": ["IMED"]}
+    source = Kind(
+        st.sampled_from(["fig1", "appendix", "eps-sweep", small]),
+        edge=({**small, "instances": ["mu1", {"name": "m", "means": [0.5, 0.4]}]}, {**small, "eps_grid": 3}),
+        bad=(3, None, b"x", "nope.toml", {**small, "means": [0.5]}, {**small, "bogus": 1},
+             {**small, "horizon": NAN}, {**small, "policies": []}, {**small, "eps": [-1.0]}),
+    )
+    exp = Kind(st.just(B(fx + "figure1", T=1000, runs=2)), bad=("x", None, 3))
+    specs += [
+        S(
+            fx + "cell",
+            dict(
+                policy=Kind(st.sampled_from(["DP-KLUCB", "IMED"]), bad=("Nope", None, 3)),
+                env=Kind(st.sampled_from(["mu1", [0.9, 0.8]]), bad=([0.5], [1.5, 0.2], None, "nope")),
+                T=size(10, 10**6),
+                runs=size(1, 50),
+            ),
+        ),
+        S(fx + "paper_file", dict(name=Kind(st.sampled_from(["fig1", "appendix", "eps-sweep"]),
+                                            bad=("fig2", None, 3, "")))),
+        S(fx + "read_spec", dict(source=source)),
+        S(
+            fx + "read_experiment",
+            dict(source=source, horizon=size(100, 10**6, optional=True), runs=size(1, 50, optional=True)),
+            timeout=60,
+        ),
+        S(fx + "spec_digest", dict(exp=exp, seed=SEED.but(optional=True, drop_bad=(None,)))),
+        S(fx + "output_stem", dict(exp=exp, seed=SEED.but(optional=True, drop_bad=(None,)))),
+        S(fx + "figure_kind", dict(exp=exp)),
+        S(
+            "dpb.frames:result_rows",
+            dict(
+                result=Kind(
+                    st.just(B("dpb.simulate:simulate", "IMED", "mu1", 100, runs=2)), bad=("x", None, 3)
+                ),
+                grid=Kind(st.sampled_from(["all", "log", "linear"]), bad=("lin", None, 3), optional=True),
+                experiment=TEXT,
+            ),
+        ),
+    ]
+    specs[-1].nan_ok = True  # eps is NaN for a policy without a budget (documented)
+    specs[-8].aliases["env"] = ("means", "instance")  # Cell.make names what it reads
+    for spec in specs[-8:]:
+        spec.aliases.setdefault("source", ("experiment file", "experiment spec", "instance", "means", "eps",
+                                           "horizon", "policies", "key"))
     for spec in specs:
         # NaN marks "no algorithm of ours present" (documented) and "not drawn yet" in a trace
         if spec.target in (

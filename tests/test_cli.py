@@ -144,13 +144,15 @@ def test_end_to_end_quick_run_writes_results_figures_and_tables(tmp_path, capsys
     text = proc.stdout
     assert "== fig1:" in text and "== appendix:" in text and "== eps-sweep:" in text
     assert "lower_bound" in text and "DP-IMED" in text and "done:" in text
-    for stem in ("fig1", "appendix_mu1", "appendix_mu4", "appendix_ratios", "eps_sweep"):
+    exps = [E.experiment(n, T=2000, runs=2, n_eps=3) for n in E.EXPERIMENT_NAMES]
+    fig1, appendix, sweep = (E.output_stem(e) for e in exps)  # <name>-<digest of the spec>
+    for stem in (fig1, f"{appendix}_mu1", f"{appendix}_mu4", f"{appendix}_ratios", sweep):
         for ext in ("png", "pdf"):
             assert (out / "figures" / f"{stem}.{ext}").stat().st_size > 1000
-    for name in E.EXPERIMENT_NAMES:
-        assert (out / "tables" / f"{name}.txt").read_text().startswith("# ")
+    for stem in (fig1, appendix, sweep):
+        assert (out / "tables" / f"{stem}.txt").read_text().startswith("# ")
+        assert (out / "tables" / f"{stem}.toml").is_file()  # the experiment file of the outputs
     n_files = len(list((out / "cells").glob("*.npz")))
-    exps = [E.experiment(n, T=2000, runs=2, n_eps=3) for n in E.EXPERIMENT_NAMES]
     assert n_files == sum(len(c.chunks()) for c in _as_cells(exps))
     scale = ["--runs", "2", "--horizon", "2000", "--n-eps", "3", "--out", str(out)]
     assert cli.main(["status", "all", *scale]) == 0

@@ -128,7 +128,7 @@ def test_audit_refuses_a_bad_claimed_eps(eps, exc):
     with pytest.raises(exc, match="eps"):
         audit.audit(tr1, tr2, 1, eps=eps)
     with pytest.raises(exc, match="eps"):
-        audit.audit_lists(DPIMED(1.0), (1.0, 0.0, 1.0), (0.0, 0.0, 1.0), 10, eps=eps)
+        audit.audit_lists(DPIMED(1.0), (1.0, 0.0, 1.0), (0.0, 0.0, 1.0), 10, claimed_eps=eps)
 
 
 @pytest.mark.parametrize("make", [lambda a: DPIMED(0.5, alpha=a), lambda a: DPKLUCB(0.5, alpha=a),

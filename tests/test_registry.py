@@ -249,7 +249,7 @@ def test_declared_fast_path_protocol():
 
 def test_user_policy_in_reproduce_fig1(user_file, tmp_path, capsys):
     from dpb.__main__ import main
-    from dpb.experiments import experiment, status
+    from dpb.experiments import experiment, output_stem, status
 
     out = tmp_path / "results"
     spec = f"{user_file}:TmpUCB"
@@ -258,10 +258,11 @@ def test_user_policy_in_reproduce_fig1(user_file, tmp_path, capsys):
     assert main(["reproduce", *common, "--policy", spec, "--jobs", "2"]) == 0
     printed = capsys.readouterr().out
     assert "Tmp-UCB" in printed and "14 result files computed" in printed
-    table = (out / "tables" / "fig1.txt").read_text()
-    assert table.count("Tmp-UCB") == 2  # one row in each setting's table
-    assert (out / "figures" / "fig1.png").is_file()
     exp = experiment("fig1", T=300, runs=2, extra_policies=[spec])
+    stem = output_stem(exp)  # fig1-<digest of the spec>
+    table = (out / "tables" / f"{stem}.txt").read_text()
+    assert table.count("Tmp-UCB") == 2  # one row in each setting's table
+    assert (out / "figures" / f"{stem}.png").is_file()
     cells = [c for c in exp.cells if c.policy == "Tmp-UCB"]
     assert len(cells) == 2 and all(c.source == spec for c in cells)
     assert status(exp, out)["done"] == 14 and sum(status(exp, out).values()) == 14

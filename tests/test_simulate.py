@@ -157,8 +157,8 @@ def test_concat_rejects_mismatch():
 
 def test_summary_helpers():
     res = simulate("DP-IMED", "mu2", 2000, runs=4, seed=1, params={"eps": 1.0})
-    assert np.allclose(res.mean_regret(), res.regret.mean(axis=0))
-    assert np.allclose(res.std_regret(), res.regret.std(axis=0, ddof=1))
+    assert np.allclose(res.mean_regret, res.regret.mean(axis=0))
+    assert np.allclose(res.std_regret, res.regret.std(axis=0, ddof=1))
     assert res.runs == 4 and res.K == 5
     assert np.array_equal(res.laplace_draws, res.n_phases)  # one Laplace draw per phase
 

@@ -45,19 +45,22 @@ The package
 -----------
 ``dpb.experiments.specs`` (cells, settings, the paper's experiments), ``dpb.experiments.store``
 (the files: provenance, status, loading), ``dpb.experiments.execution`` (local pool and Dask) and
-``dpb.experiments.tables`` (summaries) and ``dpb.experiments.scale`` (the converged scale: runs
+``dpb.experiments.tables`` (summaries), ``dpb.experiments.files`` (experiment files: any
+experiment as TOML, the paper's included) and ``dpb.experiments.scale`` (the converged scale: runs
 added in blocks until the expected regret is known to +- 10 %).  Every public name is importable from
 :mod:`dpb.experiments` itself.
 """
 
 
 from ..cache import default_results_dir
-from . import execution, scale, specs, store, tables
-from .execution import *  # noqa: F403 - each submodule's __all__ is its public part
+from . import diagnose, execution, files, scale, specs, store, tables
+from .diagnose import *  # noqa: F403 - each submodule's __all__ is its public part
+from .execution import *  # noqa: F403
+from .files import *  # noqa: F403
 from .scale import *  # noqa: F403
 from .specs import *  # noqa: F403
 from .store import *  # noqa: F403
 from .tables import *  # noqa: F403
 
 __all__ = ["default_results_dir", *specs.__all__, *store.__all__, *execution.__all__, *scale.__all__,
-           *tables.__all__]
+           *tables.__all__, *files.__all__, *diagnose.__all__]

@@ -28,7 +28,7 @@ from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
 from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
 from . import store
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file, experiment
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file
 from .store import ExperimentResults, _out, chunk_status, claim, load
 
 __all__ = ["RunReport", "ChunkError", "SchedulerLostError", "run", "ensure", "connect", "chunk_time_limit",
@@ -512,8 +512,9 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
 
     Parameters
     ----------
-    target : Experiment, Cell, experiment name, or a list of them
-        What to compute (shared cells are computed once).
+    target : Experiment, Cell, experiment name, path to an experiment file, or a list of them
+        What to compute (shared cells are computed once); an experiment file (TOML) is read by
+        :func:`~dpb.experiments.read_experiment`.
     out : path, optional
         Cache directory (default :func:`default_results_dir`), created on demand.
     seed : int
@@ -676,8 +677,10 @@ def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
 def ensure(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
            progress: bool = True) -> ExperimentResults:
     """:func:`run` then :func:`load`: the results, computing only what is missing or stale."""
+    from .files import as_experiment
+
     progress = as_flag("progress", progress)
-    exp = experiment(target) if isinstance(target, str) else target
+    exp = as_experiment(target)
     run(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress)
     return load(exp, out, seed=seed)
 

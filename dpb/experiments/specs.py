@@ -14,6 +14,7 @@ import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 
 import numpy as np
@@ -501,6 +502,10 @@ def _as_cells(target) -> tuple:
         return target.cells
     if isinstance(target, Cell):
         return (target,)
+    if isinstance(target, str) and target not in EXPERIMENT_NAMES or isinstance(target, PathLike):
+        from .files import read_experiment  # an experiment file
+
+        return read_experiment(target).cells
     if isinstance(target, str):
         return experiment(target).cells
     if isinstance(target, Iterable):
@@ -509,6 +514,7 @@ def _as_cells(target) -> tuple:
             for c in _as_cells(t):
                 seen.setdefault(c, None)
         return tuple(seen)
-    raise TypeError(f"target must be an Experiment, a Cell, an experiment name or a list of them, "
+    raise TypeError(f"target must be an Experiment, a Cell, an experiment name, a path to an experiment file "
+                    f"or a list of them, "
                     f"got {target!r}")
 

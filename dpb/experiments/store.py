@@ -19,7 +19,7 @@ from .. import cache
 from .._validate import as_directory, as_instance, as_int
 from ..policies.registry import policy_class, policy_source_hash
 from ..simulate import Result
-from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _as_cells, _policy_name, experiment
+from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _as_cells, _policy_name
 
 __all__ = [
     "MissingResultsError",
@@ -210,6 +210,20 @@ class ExperimentResults:
         """CPU-seconds that computing every cell took (as recorded in the files)."""
         return cpu_seconds(self.results.values())
 
+    def to_rows(self, grid: str = "all") -> dict:
+        """The regret curves of every setting in long format (:func:`dpb.frames.experiment_rows`)."""
+        from ..frames import experiment_rows
+
+        return experiment_rows(self, grid)
+
+    def to_frame(self, grid: str = "all"):
+        """The regret curves as a long pandas DataFrame: one row per setting, policy, run and
+        checkpoint, columns experiment, instance, eps, policy, params, run, t, regret
+        (:mod:`dpb.frames`; needs the ``pandas`` extra)."""
+        from ..frames import to_frame
+
+        return to_frame(self.to_rows(grid))
+
 
 def cpu_seconds(results: Iterable[Result]) -> float:
     """Sum of the CPU-seconds recorded in results loaded from the cache (chunks added up)."""
@@ -225,15 +239,19 @@ def cpu_seconds(results: Iterable[Result]) -> float:
 def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
     """Read an experiment's cells from the cache (chunks joined by :meth:`dpb.simulate.Result.concat`).
 
+    ``target`` is anything :func:`~dpb.experiments.run` accepts: an experiment, the name of one of
+    the paper's, a path to an experiment file, a cell, or a list of them (one experiment joining
+    their settings; see :func:`~dpb.experiments.as_experiment`).
+
     Raises
     ------
     MissingResultsError
         When a chunk file is missing or stale: call :func:`~dpb.experiments.run` (or
         :func:`~dpb.experiments.ensure`) first.
     """
-    exp = experiment(target) if isinstance(target, str) else target
-    if not isinstance(exp, Experiment):
-        raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
+    from .files import as_experiment  # everything run() accepts: files, cells, lists
+
+    exp = as_experiment(target)
     out, seed = _out(out), _seed(seed)
     results = {}
     for cell in exp.cells:

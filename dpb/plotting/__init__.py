@@ -5,7 +5,11 @@ returns the ``Figure``, and is what both a chapter's static figure and its widge
 static page and the live notebook show the same picture.
 """
 
-from .background import plot_kl, plot_laplace_mechanism
-from .style import new_figure
+from .._extras import require
+
+require("matplotlib", "plot", "dpb.plotting")  # an ImportError naming the extra, before any submodule
+
+from .background import plot_kl, plot_laplace_mechanism  # noqa: E402
+from .style import new_figure  # noqa: E402
 
 __all__ = ["new_figure", "plot_kl", "plot_laplace_mechanism"]

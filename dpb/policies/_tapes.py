@@ -55,7 +55,7 @@ import functools
 
 import numpy as np
 
-from .._jit import engine_name
+from .._jit import announce_compile, engine_name
 
 __all__ = ["ENGINES", "simulate_imed_fast", "simulate_klucb_fast"]
 
@@ -98,6 +98,8 @@ def check_engine(engine: str | None) -> str:
 def _kernels(engine: str):
     from . import _tape_kernel  # (imports numba: only when a fast run is asked for)
 
+    if engine == "numba":
+        announce_compile(_tape_kernel.__file__)  # once, when numba's disk cache is cold
     return _tape_kernel if engine == "numba" else _tape_kernel.uncompiled(_tape_kernel)
 
 

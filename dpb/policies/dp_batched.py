@@ -31,6 +31,7 @@ import numpy as np
 from ..batching import BatchSchedule, make_schedule
 from ..plans import check_arms, check_index, check_pulls
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
+from .._jit import announce_compile
 from ._tapes import check_engine
 from .._validate import check_eps
 from .base import InitialRoundRobin, Policy, pick_max, pick_min
@@ -209,8 +210,9 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
 
     def _simulate_compiled(self, means, T, env_generators, policy_generators, recorder) -> None:
         """:meth:`simulate_phases` run by run in compiled code (DP-IMED, ``engine="numba"``)."""
-        from ._batched_kernel import dp_imed_run
+        from ._batched_kernel import __file__ as kernel_file, dp_imed_run
 
+        announce_compile(kernel_file)  # once, when numba's disk cache is cold
         T = int(T)
         self.start(means.size, T, policy_generators)  # validates K and T; the kernel keeps its own state
         sizes = np.ascontiguousarray(self.sizes, dtype=np.int64)
