@@ -55,12 +55,11 @@ from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.auth.identity import IdentityProvider
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
-from jupyter_server.services.kernels.kernelmanager import AsyncMappingKernelManager
 from tornado import web
 from tornado.ioloop import PeriodicCallback
 from voila.app import Voila
+from voila.static_file_handler import TemplateStaticFileHandler
 from voila.tornado.handler import TornadoVoilaHandler
-from voila.voila_kernel_manager import voila_kernel_manager_factory
 
 #: A chapter's file name; nothing else is ever rendered.
 CHAPTER_RE = re.compile(r"ch\d\d_[A-Za-z0-9_]+\.ipynb")
@@ -74,7 +73,7 @@ RENDERING: contextvars.ContextVar[str | None] = contextvars.ContextVar("RENDERIN
 # Voilà's own routes kept (pattern suffixes); the render route is replaced by ChapterHandler.
 _KEEP = (r"/api/kernels/(?P<kernel_id>\w+-\w+-\w+-\w+-\w+)",
          r"/api/kernels/(?P<kernel_id>\w+-\w+-\w+-\w+-\w+)/channels",
-         r"/voila/templates/(.*)", r"/voila/static/(.*)", r"/voila/api/themes/(.*)",
+         r"/voila/static/(.*)", r"/voila/api/themes/(.*)",
          r"/voila/api/shutdown/(.*)", r"/voila/labextensions/(.*)")
 
 
@@ -268,6 +267,23 @@ class BookHandler(web.StaticFileHandler):
         return super().validate_absolute_path(root, absolute_path)
 
 
+class TemplateStatic(TemplateStaticFileHandler):
+    """Voilà's template assets; a path that leaves a template's ``static`` folder is a 404 (not a 500)."""
+
+    @classmethod
+    def get_absolute_path(cls, root, path):
+        try:
+            return super().get_absolute_path(root, path)
+        except (AssertionError, ValueError) as exc:
+            raise web.HTTPError(404) from exc
+
+    def parse_url_path(self, path):
+        try:
+            return super().parse_url_path(path)
+        except (AssertionError, ValueError) as exc:
+            raise web.HTTPError(404) from exc
+
+
 def _kernel_manager_class(base):
     """Voilà's pre-heating kernel manager, warmed on demand and bounded, with a chapter index."""
 
@@ -336,10 +352,10 @@ def _kernel_manager_class(base):
                 prov = getattr(km, "provisioner", None)
                 pid = getattr(prov, "pid", None)
                 if pid:
-                    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                    for kill in (os.killpg, os.kill):  # the kernel's own session, then the process
                         try:
-                            kill()
-                        except (ProcessLookupError, PermissionError, OSError):
+                            kill(pid, signal.SIGKILL)
+                        except OSError:
                             pass
 
     return LiveKernelManager
@@ -386,6 +402,8 @@ class LiveVoila(Voila):
             pattern = rule[0]
             if any(pattern.endswith(k) for k in _KEEP):
                 kept.append(rule)
+            elif pattern.endswith("/voila/templates/(.*)"):  # only the templates the page uses
+                kept.append((r"/voila/templates/((?:dpb|lab|base)/static/.*)", TemplateStatic))
             elif pattern.endswith("/voila/render/(.*)"):
                 kwargs = dict(rule[2], chapters=self.chapters, max_kernels=self.max_kernels)
                 kept.append((r"/voila/render/(.*)", ChapterHandler, kwargs))
