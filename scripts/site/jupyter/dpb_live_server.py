@@ -191,6 +191,13 @@ class ChapterHandler(TornadoVoilaHandler):
         if len(self.kernel_manager.list_kernel_ids()) >= self.max_kernels and \
                 not self.kernel_manager.get_pool_size(path):
             raise web.HTTPError(503, "too many live chapters are open: close one and retry")
+        km = self.kernel_manager
+        pool = km._pools.get(path) or []
+        if pool and path not in km.notebook_data:  # warming has begun: wait for its kernel (seconds)
+            try:
+                await asyncio.wait_for(asyncio.shield(pool[0]), 60)
+            except Exception:  # noqa: BLE001 - a failed warm-up: render with a fresh kernel
+                pass
         RENDERING.set(path)
         return await super().get(path)
 
@@ -250,7 +257,8 @@ class ConfigJSHandler(web.RequestHandler):
     def get(self):
         self.set_header("Content-Type", "text/javascript; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
-        cfg = {"url": "/voila/render/{name}", "label": "this computer (make live)", "warm": "/dpb/warm/{name}"}
+        cfg = {"url": "/voila/render/{name}", "label": "this computer (make live)",
+               "warm": "/dpb/warm/{name}"}
         self.finish("// make live: the chapters open live on this same server (no secret here).\n"
                     f"window.DPB_LIVE = {json.dumps(cfg)};\n")
 
@@ -454,6 +462,9 @@ class LiveVoila(Voila):
     def _stop_now(self, why: str) -> None:
         self.log.info("stopping (%s): killing every kernel", why)
         self.kernel_manager.kill_all_now()
+        import shutil
+
+        shutil.rmtree(self.connection_dir, ignore_errors=True)
         os._exit(0)
 
 
@@ -482,6 +493,9 @@ def main(argv=None) -> None:
         "--no-browser", "--Voila.ip=127.0.0.1", f"--Voila.port={args.port}", "--Voila.port_retries=0",
         f"--Voila.token={args.token}", f"--Voila.root_dir={chapters_dir}",
         "--VoilaConfiguration.template=dpb", "--VoilaConfiguration.show_tracebacks=True",
+        # JupyterLab-only extensions a live chapter does not use (jupyterlab-myst breaks Voila's page)
+        "--VoilaConfiguration.extension_denylist", "jupyterlab-myst",
+        "--VoilaConfiguration.extension_denylist", "@voila-dashboards/jupyterlab-preview",
         f"--MappingKernelManager.cull_idle_timeout={args.cull_idle}",
         "--MappingKernelManager.cull_interval=60", "--MappingKernelManager.cull_connected=True",
         "--MappingKernelManager.cull_busy=False",
