@@ -496,7 +496,8 @@ def test_attacker_cannot_start_a_kernel(live_server, reader, evil):
             "u => tryFetch(u, {method: 'POST', credentials: 'include', mode: 'no-cors', body: '{}'})",
             f"{origin}/api/kernels{q}"))
         for api in ("kernels", "sessions"):
-            results.append(evil.evaluate("u => postForm(u, {_xsrf: cookie('_xsrf')})", f"{origin}/api/{api}{q}"))
+            results.append(evil.evaluate("u => postForm(u, {_xsrf: cookie('_xsrf')})",
+                                         f"{origin}/api/{api}{q}"))
     time.sleep(1.0)
     after = _kernel_ids(live_server)
     assert after == before, f"the attacker started kernels {after - before} ({results})"
