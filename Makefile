@@ -29,15 +29,18 @@ vendor: venv
 book: venv vendor
 	$(JB) build . --all
 
-# The chapters in JupyterLab (widgets live), on 127.0.0.1 and a free port; Ctrl-C stops it.
+# The chapters in JupyterLab (widgets live), on 127.0.0.1 and a free port; Ctrl-C stops it. A full
+# Jupyter server for the person who started it: Jupyter's own token, in the address it prints.
 lab: venv
 	$(VENV)/bin/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=0 --ServerApp.root_dir=book \
 		$$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
-# The built book plus a local Jupyter server: each chapter's "Live" button runs it there (Voila).
+# The built book and its chapters live (Voila), from one server on 127.0.0.1: open the login address
+# it prints once, then each chapter's "Live" button runs it. LIVE_ARGS=--open opens the browser,
+# LIVE_ARGS="--preheat all" pre-renders every chapter at start. Ctrl-C stops everything.
 live: venv vendor
 	test -f _build/html/index.html || $(MAKE) book
-	$(PY) scripts/live.py
+	$(PY) scripts/live.py $(LIVE_ARGS)
 
 # Everything CI checks. The linter first (seconds); the strict build before the tests because the
 # browser tests read its output.

@@ -1,43 +1,43 @@
-"""``make live``: the built book plus a local Jupyter server that runs its chapters live.
+"""``make live``: the built book and its chapters live, from one local server on 127.0.0.1.
 
-Starts, both on 127.0.0.1 and on ports chosen free at run time:
+Starts ``scripts/site/jupyter/dpb_live_server.py`` (Voilà cut down to the book's chapters, see its
+docstring) on a free port of 127.0.0.1, in its own process group, and prints a login address that
+holds a token.  Opening it once in the browser sets the server's login cookie and shows the book;
+from then on every chapter's Live button renders that chapter on the same server.  No page, script
+or header the server sends carries the token.
 
-- a static server for ``_build/html`` that also answers ``_static/dpb-live-config.js`` with the
-  address of the Jupyter server, so every chapter's "Live" button opens that chapter there;
-- a Jupyter server (token-protected, cross-origin requests allowed from the book's origin only) with
-  Voilà, which executes the chapter and shows its outputs with every widget live (the book's Voilà
-  template, ``scripts/site/jupyter/voila/templates/dpb``, fetches nothing outside localhost).
+Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closed) stop the server and every kernel within
+2 s; so does the launcher's death (the server watches its parent).  Usage::
 
-Prints the book's address and serves until Ctrl-C; then stops the Jupyter server (its kernels
-included).  Usage::
+    python scripts/live.py [--site _build/html] [--open] [--preheat visit|all]
 
-    python scripts/live.py [--site _build/html] [--open]
-
-:func:`start` / :meth:`Live.stop` are what the browser test uses.
+:func:`start` / :meth:`Live.stop` are what the browser tests use.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
+import json
 import os
 import secrets
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-TEMPLATES = ROOT / "scripts" / "site" / "jupyter"
-sys.path.insert(0, str(ROOT / "scripts" / "site"))
-from dpb_site import CONFIG_JS, live_config_js  # noqa: E402
+CHAPTERS = ROOT / "book"
+JUPYTER = ROOT / "scripts" / "site" / "jupyter"
+SERVER = JUPYTER / "dpb_live_server.py"
+
+#: Seconds between SIGTERM to the server and SIGKILL of whatever is left of it and its kernels.
+STOP_GRACE = 1.0
 
 
 def free_port() -> int:
@@ -47,148 +47,182 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class _SiteHandler(http.server.SimpleHTTPRequestHandler):
-    config_js = b""
+def _descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (kernels run in sessions of their own, so a group kill misses them)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read().decode(errors="replace")
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
-        if self.path.split("?")[0].endswith("/_static/" + CONFIG_JS):
-            body = self.config_js
-            self.send_response(200)
-            self.send_header("Content-Type", "text/javascript; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-            return
-        super().do_GET()
 
-    def log_message(self, *args):
-        pass
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().decode(errors="replace").rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 @dataclass
 class Live:
-    """A running ``make live``: the book at :attr:`site_url`, Jupyter at :attr:`jupyter_url`."""
+    """A running ``make live``: the book and the chapters at :attr:`url`."""
 
-    site_url: str
-    jupyter_url: str
+    url: str
     token: str
-    httpd: http.server.ThreadingHTTPServer
     server: subprocess.Popen
     log: Path
     _stopped: bool = field(default=False, repr=False)
 
-    def notebook_url(self, notebook: str) -> str:
-        """The live (Voilà) address of a notebook given by its path in the repository."""
-        return f"{self.jupyter_url}/voila/render/{notebook}?token={self.token}"
+    @property
+    def login_url(self) -> str:
+        """The address to open once: it sets the login cookie and redirects to the book."""
+        return f"{self.url}/dpb/login?token={self.token}"
 
-    def stop(self, timeout: float = 15.0) -> None:
-        """Stop the Jupyter server and its kernels (SIGTERM, then SIGKILL), then the site server."""
+    def chapter_url(self, chapter: str) -> str:
+        """The live (Voilà) address of a chapter, e.g. ``ch01_background.ipynb`` (needs the cookie)."""
+        return f"{self.url}/voila/render/{chapter}"
+
+    def api(self, path: str, method: str = "GET", timeout: float = 10.0):
+        """A request to the server authenticated by the token header (what scripts and tests use)."""
+        req = urllib.request.Request(f"{self.url}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            body = r.read()
+        return json.loads(body) if body else None
+
+    def kernels(self) -> list[dict]:
+        """The server's own list of running kernels (id, chapter, warm, pid)."""
+        return self.api("/dpb/api/kernels")
+
+    def processes(self) -> list[int]:
+        """The server and every process below it (the kernels) that are alive now."""
+        return [p for p in [self.server.pid, *_descendants(self.server.pid)] if _alive(p)]
+
+    def stop(self, grace: float = STOP_GRACE) -> None:
+        """Stop the server and every kernel: SIGTERM (it kills its kernels and exits), then SIGKILL."""
         if self._stopped:
             return
         self._stopped = True
-        try:
-            if self.server.poll() is None:
-                try:
-                    os.killpg(self.server.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-                try:
-                    self.server.wait(timeout)
-                except subprocess.TimeoutExpired:
-                    pass
-            try:  # whatever is left of the group (kernels started by the server)
-                os.killpg(self.server.pid, signal.SIGKILL)
+        procs = self.processes()
+        if self.server.poll() is None:
+            try:
+                os.killpg(self.server.pid, signal.SIGTERM)
             except ProcessLookupError:
                 pass
-            self.server.wait(5)
-        finally:
-            self.httpd.shutdown()
-            self.httpd.server_close()
+            try:
+                self.server.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+        for pid in [*procs, *_descendants(self.server.pid)]:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        try:
+            self.server.wait(2)
+        except subprocess.TimeoutExpired:
+            pass
 
 
-def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None) -> Live:
-    """Start both servers and wait until Jupyter answers; raise ``RuntimeError`` if it does not."""
+def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
+          preheat: str = "visit", extra: list[str] | None = None) -> Live:
+    """Start the server and wait until it answers; raise ``RuntimeError`` if it does not."""
     site = Path(site)
     if not (site / "index.html").exists():
         raise FileNotFoundError(f"{site}/index.html is missing: build the book first (make book)")
-    handler = functools.partial(_SiteHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    site_url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-
     token = secrets.token_hex(24)
     port = free_port()
-    jupyter_url = f"http://127.0.0.1:{port}"
+    url = f"http://127.0.0.1:{port}"
     env = dict(os.environ)
-    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(TEMPLATES), env.get("JUPYTER_PATH", "")) if p)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(TEMPLATES.parent), env.get("PYTHONPATH", "")) if p)
-    cmd = [sys.executable, "-m", "jupyter", "server", "--no-browser",
-           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-           f"--IdentityProvider.token={token}", f"--ServerApp.allow_origin={site_url}",
-           f"--ServerApp.root_dir={ROOT}", "--ServerApp.jpserver_extensions={'voila': True}",
-           "--VoilaConfiguration.template=dpb", "--VoilaConfiguration.show_tracebacks=True",
-           # the string "null" for both makes Voila's front end typeset with the MathJax 3 bundled
-           # in JupyterLab's mathjax extension instead of loading MathJax from cdnjs
-           "--ServerApp.tornado_settings={'mathjax_url': 'null', 'mathjax_config': 'null'}",
-           # MyST roles and directives of the chapters as plain Markdown (scripts/site/myst_lite.py)
-           "--VoilaExporter.filters={'myst_lite': 'myst_lite.myst_to_markdown'}"]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI machines run as root
-        cmd.append("--allow-root")
-    log = log or (ROOT / "_build" / "live-jupyter.log")
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(JUPYTER), env.get("JUPYTER_PATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(JUPYTER.parent), str(ROOT), env.get("PYTHONPATH", "")) if p)
+    cmd = [sys.executable, str(SERVER), "--site", str(site), "--chapters", str(CHAPTERS),
+           "--port", str(port), "--token", token, "--preheat", preheat, *(extra or [])]
+    log = log or (ROOT / "_build" / "live-server.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as fh:
-        server = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT,
+        server = subprocess.Popen(cmd, cwd=CHAPTERS, env=env, stdout=fh, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, start_new_session=True)
-    live = Live(site_url, jupyter_url, token, httpd, server, log)
-    _SiteHandler.config_js = live_config_js(
-        f"{jupyter_url}/voila/render/{{notebook}}?token={token}", "the local Jupyter server").encode()
+    live = Live(url, token, server, log)
     deadline = time.monotonic() + timeout
     try:
         while True:
             if server.poll() is not None:
-                raise RuntimeError(f"the Jupyter server exited ({server.returncode}); see {log}")
+                raise RuntimeError(f"the live server exited ({server.returncode}); see {log}")
             try:
-                with urllib.request.urlopen(f"{jupyter_url}/api/status?token={token}", timeout=2) as r:
-                    if r.status == 200:
-                        return live
-            except OSError:
+                live.kernels()
+                return live
+            except (OSError, urllib.error.HTTPError, ValueError):
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"the Jupyter server did not answer within {timeout:g} s; see {log}")
-            time.sleep(0.5)
+                raise RuntimeError(f"the live server did not answer within {timeout:g} s; see {log}")
+            time.sleep(0.3)
     except BaseException:
         live.stop()
         raise
+
+
+class _Stop(Exception):
+    pass
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--site", type=Path, default=SITE, help="the built book (default: _build/html)")
-    parser.add_argument("--open", action="store_true", help="open the book in the default browser")
+    parser.add_argument("--open", action="store_true", help="open the login address in the default browser")
+    parser.add_argument("--preheat", choices=("visit", "all"), default="visit",
+                        help="pre-render a chapter when its page is opened (visit, default) or every "
+                             "chapter at start (all: faster Live, ~300 MB a chapter)")
     args = parser.parse_args(argv)
+
+    def stop_signal(signum, frame):
+        raise _Stop(signal.Signals(signum).name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop_signal)
+    live = None
     try:
-        live = start(args.site)
-    except (FileNotFoundError, RuntimeError) as exc:
-        print(f"make live: {exc}", file=sys.stderr)
-        return 1
-    try:
-        print(f"The book, live: {live.site_url}/index.html\n"
-              f"  (each chapter's Live button runs it on the Jupyter server at {live.jupyter_url};"
-              f" log: {live.log})\nCtrl-C stops both servers.", flush=True)
+        live = start(args.site, preheat=args.preheat)
+        print(f"The book, live. Open this address once (it logs this browser in):\n\n"
+              f"    {live.login_url}\n\n"
+              f"Then each chapter's Live button runs it on this server (127.0.0.1 only; log: {live.log}).\n"
+              f"Keep the address to yourself: it lets a browser run the chapters. Ctrl-C stops everything.",
+              flush=True)
         if args.open:
             import webbrowser
 
-            webbrowser.open(f"{live.site_url}/index.html")
+            webbrowser.open(live.login_url)
         while live.server.poll() is None:
-            time.sleep(1)
-        print("make live: the Jupyter server stopped", file=sys.stderr)
+            time.sleep(0.2)
+        print("make live: the live server stopped; see its log", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except (FileNotFoundError, RuntimeError) as exc:
+        print(f"make live: {exc}", file=sys.stderr)
+        return 1
+    except (_Stop, KeyboardInterrupt) as why:
+        print(f"make live: stopping ({why or 'SIGINT'})", file=sys.stderr)
         return 0
     finally:
-        live.stop()
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        if live is not None:
+            live.stop()
 
 
 if __name__ == "__main__":

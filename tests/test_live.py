@@ -9,12 +9,15 @@ SIGKILL).  Kept to chapter 1 (two fast explorers) to spare CI time.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import secrets
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -99,8 +102,9 @@ def lab(tmp_path):
         log.close()
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def live_server():
+    """One ``make live`` for the module: the honest Live path and the attacks run against it."""
     if not (SITE / "index.html").exists():
         pytest.fail("_build/html is missing: build the book first (make build-strict)")
     running = live.start(SITE)
@@ -177,21 +181,80 @@ def test_jupyterlab_runs_chapter_and_widgets_redraw(lab, browser):  # noqa: F811
         page.close()
 
 
-def test_live_button_runs_chapter_in_place_of_static_page(live_server, browser):  # noqa: F811
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+# ---------------------------------------------------------------------------------------------
+# `make live`: the honest path (log in once, press Live, move a slider) and, against the same
+# running server, a page of another loopback origin that tries to take it over (issue 21).
+# ---------------------------------------------------------------------------------------------
+
+#: How long a chapter may take from pressing Live to every explorer drawn, in this test.  The goal
+#: is 15 s on a quiet machine (see the README's table); CI runs on a shared, loaded machine.
+LIVE_TIMEOUT_MS = 120_000
+#: Seconds the reader spends on a chapter's page before pressing Live (0: at once, the worst case;
+#: ``DPB_LIVE_READ_SECONDS=60`` measures Live after a minute of reading, the chapter pre-rendered).
+READ_SECONDS = float(os.environ.get("DPB_LIVE_READ_SECONDS", "0"))
+
+
+def _origins(server) -> list[str]:
+    """Every HTTP origin ``make live`` serves (one since issue 21; two before: book + Jupyter)."""
+    if hasattr(server, "url"):
+        return [server.url]
+    return [server.site_url, server.jupyter_url]
+
+
+def _kernel_ids(server) -> set[str]:
+    """The server's own list of kernels, asked with the real token from this process."""
+    if hasattr(server, "kernels"):
+        return {k["id"] for k in server.kernels()}
+    req = urllib.request.Request(f"{server.jupyter_url}/api/kernels",
+                                 headers={"Authorization": f"token {server.token}"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        import json
+        return {k["id"] for k in json.load(r)}
+
+
+def _log_in(page, server) -> None:
+    if hasattr(server, "login_url"):
+        page.goto(server.login_url, wait_until="load", timeout=30_000)
+        assert server.token not in page.url, "the token stays in the address bar after login"
+
+
+def _open_live(page, server, chapter: str, n_explorers: int, timeout_ms: float = LIVE_TIMEOUT_MS):
+    """Open a chapter's book page, press Live; return (seconds to every explorer drawn, explorers)."""
+    page.goto(f"{_origins(server)[0]}/book/{chapter}.html", wait_until="load", timeout=30_000)
+    button = page.locator(".dpb-live-banner .dpb-live-button")
+    assert button.is_enabled()
+    message = page.locator(".dpb-live-banner .dpb-live-msg").inner_text()
+    plural = "explorer" if n_explorers == 1 else "explorers"
+    assert f"its {n_explorers} interactive {plural} on" in message, message
+    page.wait_for_timeout(READ_SECONDS * 1000)  # the reader reads; the server pre-renders meanwhile
+    t0 = time.monotonic()
+    button.click()
+    # "commit": the render streams in while the kernel runs the chapter; "load" waits for all of it
+    page.wait_for_url(f"**/voila/render/{chapter}.ipynb*", timeout=30_000, wait_until="commit")
+    explorers = explorers_with_images(page, n_explorers, timeout_ms)
+    return time.monotonic() - t0, explorers
+
+
+def _slider_redraw_seconds(page, explorer, what: str) -> float:
+    explorer.scroll_into_view_if_needed()
+    old = explorer.locator(".widget-output img").first.get_attribute("src")
+    t0 = time.monotonic()
+    nudge_slider(page, explorer)
+    wait_for_new_image(page, explorer, old, what)
+    return time.monotonic() - t0
+
+
+def test_live_button_runs_chapter_on_the_same_origin(live_server, browser):  # noqa: F811
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
     seen = watch(page)
     try:
-        page.goto(f"{live_server.site_url}/book/{CHAPTER}.html", wait_until="load")
-        button = page.locator(".dpb-live-banner .dpb-live-button")
-        assert button.is_enabled()
-        button.click()
-        page.wait_for_url(f"{live_server.jupyter_url}/voila/render/book/{CHAPTER}.ipynb*", timeout=30_000)
-        explorers = explorers_with_images(page, 2, 180_000)
-        explorer = explorers.first
-        explorer.scroll_into_view_if_needed()
-        old = explorer.locator(".widget-output img").first.get_attribute("src")
-        nudge_slider(page, explorer)
-        wait_for_new_image(page, explorer, old, "make live (Voila)")
+        _log_in(page, live_server)
+        before = _kernel_ids(live_server)
+        seconds, explorers = _open_live(page, live_server, CHAPTER, 2)
+        assert page.url == live_server.chapter_url(f"{CHAPTER}.ipynb"), page.url  # relative, no token
+        assert live_server.token not in page.content()
+        _slider_redraw_seconds(page, explorers.first, "make live (Voila)")
         page.wait_for_timeout(300)
         assert not seen["outside"], f"the live page requested outside localhost: {seen['outside']}"
         errors = list(seen["errors"])
@@ -201,8 +264,530 @@ def test_live_button_runs_chapter_in_place_of_static_page(live_server, browser):
         assert not raw, f"the live page shows raw MyST markup: {raw[:5]}"
         assert page.locator("blockquote strong:has-text('Theorem')").count() > 0
         assert not errors, f"the live page logged errors: {errors}"
+        # the chapter's title, a way back to the book, one figure per explorer
+        assert page.title().startswith("Background"), page.title()
+        back = page.locator("a.dpb-live-back")
+        assert back.get_attribute("href") == f"/book/{CHAPTER}.html"
+        visible_static = page.locator(".celltag_static-figure img:visible").count()
+        assert visible_static == 0, f"{visible_static} static figures still shown above live explorers"
+        # the page's kernel is shut down when the page goes (Voila's beacon, with its _xsrf)
+        mine = {k["id"] for k in live_server.kernels() if not k["warm"]} - before
+        assert len(mine) == 1, (mine, live_server.kernels())
+        back.click()
+        page.wait_for_url(f"**/book/{CHAPTER}.html", timeout=30_000)
+        deadline = time.monotonic() + 10
+        while mine & _kernel_ids(live_server) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not mine & _kernel_ids(live_server), "leaving the live page left its kernel running"
     except Exception:
         page.screenshot(path=str(SHOTS / "live-failure.png"))
         raise
     finally:
+        context.close()
+
+
+# --- the attacker: a page of another loopback origin, open in the reader's (logged-in) browser ---
+
+ATTACK_PAGE = r"""<!doctype html><meta charset="utf-8"><title>any web page</title>
+<body><script>
+window.leaks = [];
+window.addEventListener("error", function (e) {
+  window.leaks.push("error:" + (e.message || "") + (e.filename || "")); }, true);
+function sleep(ms) { return new Promise(function (r) { setTimeout(r, ms); }); }
+function loadScript(src) {
+  return new Promise(function (resolve) {
+    var s = document.createElement("script"); s.src = src;
+    s.onload = function () { resolve("loaded"); }; s.onerror = function () { resolve("error"); };
+    document.head.appendChild(s); setTimeout(function () { resolve("timeout"); }, 5000);
+  });
+}
+async function tryFetch(url, opts) {
+  try { var r = await fetch(url, opts); var t = ""; try { t = await r.text(); } catch (e) {}
+        return {status: r.status, type: r.type, body: t.slice(0, 20000)}; }
+  catch (e) { return {error: String(e)}; }
+}
+function tryXHR(url) {
+  return new Promise(function (resolve) {
+    var x = new XMLHttpRequest(); x.open("GET", url); x.withCredentials = true;
+    x.onload = function () { resolve({status: x.status, body: x.responseText.slice(0, 20000)}); };
+    x.onerror = function () { resolve({error: "xhr error", status: x.status}); };
+    x.timeout = 5000; x.ontimeout = function () { resolve({error: "timeout"}); };
+    x.send();
+  });
+}
+function tryFrame(url) {
+  return new Promise(function (resolve) {
+    var f = document.createElement("iframe"); f.src = url; document.body.appendChild(f);
+    f.onload = function () { var out = {loaded: true};
+      try { out.body = f.contentWindow.document.documentElement.outerHTML.slice(0, 20000); }
+      catch (e) { out.error = String(e); }
+      try { out.href = String(f.contentWindow.location.href); } catch (e) { out.hrefError = String(e); }
+      resolve(out); };
+    setTimeout(function () { resolve({timeout: true}); }, 8000);
+  });
+}
+function tryLink(url) {
+  return new Promise(function (resolve) {
+    var l = document.createElement("link"); l.rel = "stylesheet"; l.href = url;
+    l.onload = function () { var out = {loaded: true};
+      try { out.rules = Array.from(l.sheet.cssRules).map(function (r) { return r.cssText; }).join("\n"); }
+      catch (e) { out.error = String(e); } resolve(out); };
+    l.onerror = function () { resolve({error: "link error"}); };
+    document.head.appendChild(l); setTimeout(function () { resolve({timeout: true}); }, 5000);
+  });
+}
+function tryImg(url) {
+  return new Promise(function (resolve) {
+    var i = new Image(); i.onload = function () { resolve({loaded: true, w: i.naturalWidth}); };
+    i.onerror = function () { resolve({error: "img error"}); }; i.src = url;
+    setTimeout(function () { resolve({timeout: true}); }, 5000);
+  });
+}
+function tryWS(url, send) {
+  return new Promise(function (resolve) {
+    var ws, out = {opened: false, messages: 0};
+    try { ws = new WebSocket(url); } catch (e) { resolve({error: String(e)}); return; }
+    ws.onopen = function () { out.opened = true; (send || []).forEach(function (m) { ws.send(m); }); };
+    ws.onmessage = function () { out.messages += 1; };
+    ws.onerror = function () { out.error = "ws error"; };
+    ws.onclose = function (e) { out.closed = e.code; resolve(out); };
+    setTimeout(function () { try { ws.close(); } catch (e) {} resolve(out); }, 6000);
+  });
+}
+function postForm(url, fields) {
+  return new Promise(function (resolve) {
+    var name = "sink" + Math.random().toString(36).slice(2);
+    var f = document.createElement("iframe"); f.name = name; document.body.appendChild(f);
+    var form = document.createElement("form"); form.method = "POST"; form.action = url; form.target = name;
+    Object.keys(fields || {}).forEach(function (k) { var i = document.createElement("input");
+      i.type = "hidden"; i.name = k; i.value = fields[k]; form.appendChild(i); });
+    document.body.appendChild(form);
+    f.onload = function () { resolve("submitted"); }; form.submit();
+    setTimeout(function () { resolve("timeout"); }, 6000);
+  });
+}
+function cookie(name) {
+  var m = document.cookie.match("(?:^|;\\s*)" + name + "=([^;]*)"); return m ? m[1] : ""; }
+function executeRequest(code) {
+  var id = Math.random().toString(36).slice(2);
+  return JSON.stringify({header: {msg_id: id, username: "", session: id, msg_type: "execute_request",
+    version: "5.3", date: new Date().toISOString()}, parent_header: {}, metadata: {}, channel: "shell",
+    content: {code: code, silent: false, store_history: false, user_expressions: {}, allow_stdin: false},
+    buffers: []});
+}
+</script>
+"""
+
+
+@pytest.fixture(scope="module")
+def attacker(tmp_path_factory):
+    """A static server on another port of 127.0.0.1 serving :data:`ATTACK_PAGE` (any web page)."""
+    root = tmp_path_factory.mktemp("attacker")
+    (root / "index.html").write_text(ATTACK_PAGE)
+    handler = functools.partial(_QuietHandler, directory=str(root))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def reader(live_server, browser):  # noqa: F811
+    """The reader's browser: logged in to ``make live`` and with a live chapter open (its kernel)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    page = context.new_page()
+    watch(page)
+    _log_in(page, live_server)
+    if hasattr(live_server, "login_url"):
+        _open_live(page, live_server, CHAPTER, 2)
+    else:  # before issue 21: the Live button carried the token to the Jupyter server
+        page.goto(f"{live_server.site_url}/book/{CHAPTER}.html", wait_until="load", timeout=30_000)
+        page.locator(".dpb-live-banner .dpb-live-button").click()
+        explorers_with_images(page, 2, LIVE_TIMEOUT_MS)
+    if hasattr(live_server, "kernels"):  # the live page's kernel, not a chapter warming up
+        kernels = {k["id"] for k in live_server.kernels()
+                   if not k["warm"] and k["chapter"] == f"{CHAPTER}.ipynb"}
+    else:
+        kernels = _kernel_ids(live_server)
+    assert len(kernels) == 1, kernels
+    try:
+        yield context, next(iter(kernels))
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def evil(reader, attacker):
+    """The attacker's page, open in the same browser as the reader's live chapter."""
+    context, _kernel = reader
+    page = context.new_page()
+    page.goto(f"{attacker}/index.html", wait_until="load", timeout=30_000)
+    try:
+        yield page
+    finally:
         page.close()
+
+
+def _marker(tmp_path) -> Path:
+    return tmp_path / "owned"
+
+
+def _no_token(server, value) -> None:
+    assert server.token not in repr(value), f"the attacker read the token: {repr(value)[:300]}"
+
+
+def test_attacker_cannot_read_the_token(live_server, evil):
+    """(a) <script src>, fetch/XHR, <iframe>, <link>, <img> and error events: no token anywhere."""
+    for origin in _origins(live_server):
+        for path in ("/_static/dpb-live-config.js", "/index.html", f"/book/{CHAPTER}.html",
+                     "/dpb/login", f"/voila/render/{CHAPTER}.ipynb", "/api/status"):
+            url = origin + path
+            got = {
+                "script": evil.evaluate(
+                    "u => loadScript(u).then(r => [r, JSON.stringify(window.DPB_LIVE || null)])", url),
+                "fetch": evil.evaluate("u => tryFetch(u, {credentials: 'include'})", url),
+                "fetch-no-cors": evil.evaluate(
+                    "u => tryFetch(u, {credentials: 'include', mode: 'no-cors'})", url),
+                "xhr": evil.evaluate("u => tryXHR(u)", url),
+                "link": evil.evaluate("u => tryLink(u)", url),
+                "img": evil.evaluate("u => tryImg(u)", url),
+            }
+            _no_token(live_server, got)
+            for how in ("fetch", "xhr"):
+                assert "body" not in got[how] or got[how]["body"] == "", (
+                    f"{how} of {url} from another origin could read the response: {got[how]}")
+            assert got["fetch-no-cors"].get("body", "") == "", got["fetch-no-cors"]
+            assert "rules" not in got["link"], f"<link> read {url} as a stylesheet: {got['link']}"
+        got = evil.evaluate("u => tryFrame(u)", origin + f"/book/{CHAPTER}.html")
+        _no_token(live_server, got)
+        assert "body" not in got, f"an <iframe> of another origin read the book page: {got}"
+    _no_token(live_server, evil.evaluate("window.leaks"))
+    _no_token(live_server, evil.evaluate("document.cookie"))
+
+
+def _learned_token(evil) -> str:
+    """Whatever the attacker could learn of the token through <script src> (nothing, since issue 21)."""
+    url = evil.evaluate("JSON.stringify(window.DPB_LIVE || {})")
+    import re
+    m = re.search(r"token=([0-9a-f]+)", url)
+    return m.group(1) if m else ""
+
+
+def test_attacker_cannot_start_a_kernel(live_server, reader, evil):
+    """(b) POST /api/kernels by fetch and by a plain form (with the readable _xsrf cookie)."""
+    before = _kernel_ids(live_server)
+    for origin in _origins(live_server):
+        evil.evaluate("u => loadScript(u)", origin + "/_static/dpb-live-config.js")
+    token = _learned_token(evil)
+    results = []
+    for origin in _origins(live_server):
+        q = f"?token={token}" if token else ""
+        results.append(evil.evaluate(
+            "u => tryFetch(u, {method: 'POST', credentials: 'include',"
+            " headers: {'X-XSRFToken': cookie('_xsrf')},"
+            " body: JSON.stringify({name: 'python3'})})", f"{origin}/api/kernels{q}"))
+        results.append(evil.evaluate(
+            "u => tryFetch(u, {method: 'POST', credentials: 'include', mode: 'no-cors', body: '{}'})",
+            f"{origin}/api/kernels{q}"))
+        for api in ("kernels", "sessions"):
+            results.append(evil.evaluate("u => postForm(u, {_xsrf: cookie('_xsrf')})",
+                                         f"{origin}/api/{api}{q}"))
+    time.sleep(1.0)
+    after = _kernel_ids(live_server)
+    assert after == before, f"the attacker started kernels {after - before} ({results})"
+
+
+def test_attacker_cannot_run_code_through_a_kernel_or_a_terminal(live_server, reader, evil, tmp_path):
+    """(b) kernel and terminal websockets, with a real kernel id and whatever token was learned."""
+    _context, kernel = reader
+    marker = _marker(tmp_path)
+    for origin in _origins(live_server):
+        evil.evaluate("u => loadScript(u)", origin + "/_static/dpb-live-config.js")
+    token = _learned_token(evil)
+    code = f"open({str(marker)!r}, 'w').write('kernel')"
+    outcomes = {}
+    for origin in _origins(live_server):
+        ws = origin.replace("http://", "ws://")
+        q = f"?token={token}" if token else ""
+        outcomes[f"{origin} kernel"] = evil.evaluate(
+            "([u, m]) => tryWS(u, [m])", [f"{ws}/api/kernels/{kernel}/channels{q}", code and
+                                          evil.evaluate("c => executeRequest(c)", code)])
+        term = evil.evaluate(
+            "u => tryFetch(u, {method: 'POST', credentials: 'include',"
+            " headers: {'X-XSRFToken': cookie('_xsrf')}})",
+            f"{origin}/api/terminals{q}")
+        outcomes[f"{origin} terminal-create"] = term
+        outcomes[f"{origin} terminal-create-form"] = evil.evaluate(
+            "u => postForm(u, {_xsrf: cookie('_xsrf')})", f"{origin}/api/terminals{q}")
+        outcomes[f"{origin} terminal"] = evil.evaluate(
+            "([u, m]) => tryWS(u, [m])",
+            [f"{ws}/terminals/websocket/1{q}", f'["stdin", "echo terminal > {marker}\\r"]'])
+    time.sleep(2.0)
+    assert not marker.exists(), f"the attacker ran code on the reader's machine: {outcomes}"
+    for what, got in outcomes.items():
+        if what.endswith(("kernel", "terminal")):
+            assert not got.get("opened"), f"{what}: a websocket from another origin was accepted: {got}"
+
+
+def test_attacker_cannot_list_files_or_render_other_notebooks(live_server, reader, evil, tmp_path):
+    """(b) contents, files, tree, nbconvert, lab; a notebook outside the chapters rendered."""
+    marker = _marker(tmp_path)
+    outside = ROOT / "_build" / "attack_outside.ipynb"
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"open({str(marker)!r}, 'w').write('x')")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, outside)
+    before = _kernel_ids(live_server)
+    try:
+        for origin in _origins(live_server):
+            evil.evaluate("u => loadScript(u)", origin + "/_static/dpb-live-config.js")
+        token = _learned_token(evil)
+        q = f"?token={token}" if token else ""
+        for origin in _origins(live_server):
+            for path in ("/api/contents", "/api/contents/Makefile", "/files/Makefile", "/voila/tree",
+                         "/voila/api/contents", "/voila/files/Makefile", "/tree", "/lab", "/api/sessions",
+                         "/nbconvert/html/book/ch01_background.ipynb", "/api/kernelspecs", "/api/terminals"):
+                got = evil.evaluate("u => tryFetch(u, {credentials: 'include'})", f"{origin}{path}{q}")
+                assert not got.get("body"), f"another origin read {path}: {got}"
+            for path in ("/voila/render/_build/attack_outside.ipynb",
+                         "/voila/render/../_build/attack_outside.ipynb",
+                         "/voila/render/%2e%2e/_build/attack_outside.ipynb"):
+                evil.evaluate("u => tryFrame(u)", f"{origin}{path}{q}")
+                evil.evaluate("u => tryImg(u)", f"{origin}{path}{q}")
+        # a chapter too: a foreign page must not make the server start kernels
+        for origin in _origins(live_server):
+            evil.evaluate("u => tryFrame(u)", f"{origin}/voila/render/book/{CHAPTER}.ipynb{q}")
+            evil.evaluate("u => tryFrame(u)", f"{origin}/voila/render/{CHAPTER}.ipynb{q}")
+        time.sleep(2.0)
+        assert not marker.exists(), "a notebook outside the chapters was rendered (and ran)"
+        assert _kernel_ids(live_server) == before, "a page of another origin made the server start a kernel"
+    finally:
+        outside.unlink(missing_ok=True)
+
+
+def _listening_ports(pids: list[int]) -> set[int]:
+    inodes = set()
+    for pid in pids:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    link = os.readlink(f"/proc/{pid}/fd/{fd}")
+                except OSError:
+                    continue
+                if link.startswith("socket:["):
+                    inodes.add(link[8:-1])
+        except OSError:
+            continue
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            cols = line.split()
+            if cols[3] == "0A" and cols[9] in inodes:  # LISTEN
+                ports.add(int(cols[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def _raw_get(port: int, path: str, host: str, timeout: float = 5.0) -> tuple[int | None, bytes]:
+    """A GET with exactly this path and Host (no normalisation); (status or None, body)."""
+    import socket
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+        data = b""
+        try:
+            while chunk := s.recv(65536):
+                data += chunk
+        except (TimeoutError, OSError):
+            pass
+    if not data.startswith(b"HTTP/"):
+        return None, data
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def test_dns_rebinding_hosts_are_refused_on_every_port(live_server, reader):
+    """(c) Every port the server and its kernels listen on, with Host names a rebinding page sends."""
+    pids = live_server.processes() if hasattr(live_server, "processes") else [live_server.server.pid]
+    if not hasattr(live_server, "processes"):
+        ports = {int(o.rsplit(":", 1)[1]) for o in _origins(live_server)}
+    else:
+        ports = _listening_ports(pids)
+    http_ports = {int(o.rsplit(":", 1)[1]) for o in _origins(live_server)}
+    assert http_ports <= ports, (http_ports, ports)
+    answered = {}
+    for port in sorted(ports - http_ports):  # the kernels' ZMQ ports: no HTTP at all
+        status, body = _raw_get(port, "/_static/dpb-live-config.js", f"attacker.example:{port}", timeout=2.0)
+        assert status is None and live_server.token.encode() not in body, f"kernel port {port}: {status}"
+    for port in sorted(http_ports):
+        for host in (f"attacker.example:{port}", f"127.0.0.1.nip.io:{port}",
+                     f"localhost.attacker.example:{port}",
+                     "attacker.example", f"127.0.0.1:{port}.attacker.example"):
+            for path in ("/_static/dpb-live-config.js", "/index.html", f"/voila/render/{CHAPTER}.ipynb",
+                         "/dpb/login", "/api/kernels"):
+                status, body = _raw_get(port, path, host)
+                answered[(port, host, path)] = status
+                assert live_server.token.encode() not in body
+                assert status == 403, f"port {port}, Host {host}, {path}: {status}"
+    # and the honest names still work
+    for port in http_ports:
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}"):
+            assert _raw_get(port, "/index.html", host)[0] == 200, host
+
+
+def test_path_traversal_is_refused(live_server):
+    """(d) Voilà and the static files, with raw (unnormalised) paths and encoded dots/slashes."""
+    makefile = (ROOT / "Makefile").read_bytes()[:200]
+    for origin in _origins(live_server):
+        port = int(origin.rsplit(":", 1)[1])
+        host = f"127.0.0.1:{port}"
+        for path in ("/../Makefile", "/%2e%2e/Makefile", "/..%2fMakefile", "/_static/..%2f..%2f..%2fMakefile",
+                     "/book/../../Makefile", "/_static/../../../Makefile", "//etc/passwd", "/%2fetc%2fpasswd",
+                     "/voila/render/..%2fMakefile", "/voila/render/../Makefile",
+                     "/voila/render/%2e%2e/README.md",
+                     "/voila/render/book/../../Makefile", f"/voila/render/{CHAPTER}.ipynb/../../Makefile",
+                     "/voila/static/..%2f..%2f..%2f..%2fMakefile", "/voila/templates/..%2f..%2fMakefile",
+                     "/voila/templates/lab/static/..%2f..%2f..%2f..%2f..%2fMakefile",
+                     "/voila/labextensions/..%2f..%2f..%2fMakefile", "/voila/files/..%2fMakefile",
+                     "/_static/", "/book/", "/_images/"):
+            status, body = _raw_get(port, path, host)
+            assert makefile not in body and b"root:x:0:0" not in body, f"{path} served a file outside"
+            assert b"Directory listing" not in body and b"<li><a href" not in body, f"{path} listed a folder"
+            assert status in (302, 400, 403, 404), f"{path}: {status}"
+
+
+# --- the launcher: every signal a terminal or a process manager sends stops everything fast ---
+
+def _start_launcher(tmp_path):
+    """``python scripts/live.py`` in a session of its own; returns (process, login URL)."""
+    import queue
+
+    proc = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "live.py")], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            text=True, start_new_session=True)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
+    deadline = time.monotonic() + 90
+    seen = ""
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=1.0)
+        except queue.Empty:
+            if proc.poll() is not None:
+                break
+            continue
+        seen += line
+        if "/dpb/login?token=" in line:
+            return proc, line.strip()
+    _stop_group(proc)
+    raise AssertionError(f"make live printed no login address within 90 s:\n{seen}")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name)
+def test_launcher_stops_server_and_kernels_within_two_seconds(signum, tmp_path):
+    """A signal to ``make live`` during a chapter render: launcher, server and kernels gone in 2 s."""
+    if not (SITE / "index.html").exists():
+        pytest.fail("_build/html is missing: build the book first (make build-strict)")
+    proc, login = _start_launcher(tmp_path)
+    try:
+        base, token = login.split("/dpb/login?token=")
+        headers = {"Authorization": f"token {token}"}
+
+        def render():
+            req = urllib.request.Request(f"{base}/voila/render/{CHAPTER}.ipynb", headers=headers)
+            try:
+                with urllib.request.urlopen(req, timeout=120) as r:
+                    r.read()
+            except Exception:  # noqa: BLE001 - the server goes away mid-render: that is the point
+                pass
+
+        threading.Thread(target=render, daemon=True).start()
+        deadline = time.monotonic() + 60
+        kernels = []
+        while not kernels and time.monotonic() < deadline:  # a kernel is running the chapter
+            req = urllib.request.Request(f"{base}/dpb/api/kernels", headers=headers)
+            with urllib.request.urlopen(req, timeout=10) as r:
+                import json
+                kernels = json.load(r)
+            time.sleep(0.2)
+        assert kernels, "the render started no kernel within 60 s"
+        procs = [proc.pid, *live._descendants(proc.pid)]
+        assert len(procs) >= 3, f"launcher, server and a kernel expected: {procs}"
+        t0 = time.monotonic()
+        os.kill(proc.pid, signum)
+        while time.monotonic() - t0 < 5 and any(live._alive(p) for p in procs):
+            time.sleep(0.05)
+        elapsed = time.monotonic() - t0
+        left = [p for p in procs if live._alive(p)]
+        assert not left, f"{signum.name}: still running after {elapsed:.1f} s: {left}"
+        assert elapsed <= 2.0, f"{signum.name}: everything stopped, but after {elapsed:.1f} s"
+        print(f"\nSTOP {signum.name}: {len(procs)} processes gone {elapsed:.2f} s after the signal "
+              f"(load {os.getloadavg()[0]:.1f})")
+    finally:
+        _stop_group(proc)
+        for p in live._descendants(proc.pid):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+# --- every chapter, live: time to every explorer drawn and slider -> figure, repeated tries ---
+
+#: Tries per chapter: 1 in CI (the honest path on every chapter), 10 by hand
+#: (``DPB_LIVE_TRIES=10 pytest tests/test_live.py -k every_chapter -s``).
+LIVE_TRIES = int(os.environ.get("DPB_LIVE_TRIES", "1"))
+
+
+def _chapters() -> list[tuple[str, int]]:
+    import json
+    out = []
+    for path in sorted((ROOT / "book").glob("ch[0-9][0-9]_*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        n = sum("widget" in c.get("metadata", {}).get("tags", []) for c in cells)
+        if n:
+            out.append((path.stem, n))
+    return out
+
+
+@pytest.mark.parametrize(("chapter", "n_explorers"), _chapters(), ids=[c for c, _ in _chapters()])
+def test_every_chapter_goes_live(chapter, n_explorers, live_server, browser):  # noqa: F811
+    """Press Live: every explorer of the chapter drawn, a slider redraws; ``LIVE_TRIES`` times."""
+    rows = []
+    for attempt in range(LIVE_TRIES):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        seen = watch(page)
+        try:
+            _log_in(page, live_server)
+            seconds, explorers = _open_live(page, live_server, chapter, n_explorers)
+            assert explorers.count() >= n_explorers
+            no_run = explorers.filter(has_not=page.locator("button:has-text('Run')"))
+            redraw = _slider_redraw_seconds(page, no_run.first, f"{chapter} try {attempt + 1}") \
+                if no_run.count() and no_run.first.locator(".widget-slider").count() else float("nan")
+            errors = [e for e in seen["errors"] if "widget model not found" in e.lower()]
+            assert not errors, errors
+            rows.append((seconds, redraw))
+            page.locator("a.dpb-live-back").click()  # leaving shuts the page's kernel down
+            page.wait_for_url(f"**/book/{chapter}.html", timeout=30_000)
+        except Exception:
+            page.screenshot(path=str(SHOTS / f"live-{chapter}-failure.png"))
+            raise
+        finally:
+            context.close()
+    load = os.getloadavg()
+    for k, (seconds, redraw) in enumerate(rows, 1):
+        print(f"\nLIVE {chapter} try {k}/{LIVE_TRIES}: explorers drawn {seconds:.1f} s after Live, "
+              f"slider -> figure {redraw:.2f} s (load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")

@@ -13,11 +13,13 @@ Loaded by ``_config.yml`` (``sphinx.local_extensions``).  What it does:
 - tags every notebook page with ``<meta name="dpb-notebook" content="book/chXX.ipynb">`` and loads
   ``dpb-live.js``, which wires the Live buttons: they open the page's notebook live on the server
   named by ``window.DPB_LIVE.url`` (written into ``_static/dpb-live-config.js`` from the setting
-  ``dpb_live_url``; ``make live`` serves its own copy pointing at its local Jupyter server), or,
-  with no server, say in one line how to start one.
+  ``dpb_live_url``; the server of ``make live`` answers that file itself with a relative,
+  same-origin address), or, with no server, say in one line how to get one (with the clone
+  command of ``dpb_repository_url`` when it is set).  The file never holds a secret: it is
+  served to anybody.
 
 The setting ``dpb_live_url`` is a URL template with ``{notebook}`` standing for the notebook's path
-in the repository, e.g. ``https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=voila/render/{notebook}``
+in the repository (``{name}`` for its file name), e.g. ``https://mybinder.org/v2/gh/OWNER/REPO/HEAD?urlpath=voila/render/{notebook}``
 or ``https://hub.example.org/user-redirect/voila/render/{notebook}``.  Empty (the default): no
 server is assumed.
 """
@@ -69,17 +71,25 @@ def _write_config(app, exception) -> None:
         return
     out = Path(app.outdir) / "_static" / CONFIG_JS
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(live_config_js(app.config.dpb_live_url, "the hosted server"))
+    out.write_text(live_config_js(app.config.dpb_live_url, "the hosted server",
+                                  app.config.dpb_repository_url))
 
 
-def live_config_js(url: str, label: str) -> str:
-    """The body of ``_static/dpb-live-config.js``: where the Live buttons send the reader."""
+def live_config_js(url: str, label: str, repository: str = "") -> str:
+    """The body of ``_static/dpb-live-config.js``: where the Live buttons send the reader.
+
+    Served to anybody, so it must never hold a secret (a token, a signed address).
+    """
+    if "token=" in (url or ""):
+        raise ValueError("dpb_live_url must not carry a token: this file is public")
+    cfg = {"url": url or "", "label": label, "repository": repository or ""}
     return ("// Where the Live buttons open this book's notebooks (see scripts/site/dpb_site.py).\n"
-            f"window.DPB_LIVE = {json.dumps({'url': url or '', 'label': label})};\n")
+            f"window.DPB_LIVE = {json.dumps(cfg)};\n")
 
 
 def setup(app):
     app.add_config_value("dpb_live_url", "", "html")
+    app.add_config_value("dpb_repository_url", "", "html")
     app.connect("config-inited", _add_static_path)
     app.connect("env-updated", _drop_widget_state)
     app.connect("html-page-context", _page_context)
