@@ -58,7 +58,7 @@ test: lint build-strict
 
 # ruff over the package, the tests, the scripts and the chapters (notebooks included).
 lint: venv
-	$(STAGE) lint $(VENV)/bin/ruff check dpb tests scripts benchmarks book
+	$(STAGE) lint $(VENV)/bin/ruff check dpb tests scripts benchmarks book conftest.py
 
 # The book with warnings as errors; every chapter executed afresh (the cache is emptied first).
 build-strict: venv vendor
