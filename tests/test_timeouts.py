@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -76,22 +77,51 @@ def run_inner(tmp_path: Path, source: str, bound: float) -> tuple[subprocess.Com
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
     env.pop("DPB_STAGE_LOG", None)
     started = time.monotonic()
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path),
          "-p", "no:cacheprovider", "-rA", str(tmp_path / "test_inner.py")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=bound)
-    return proc, time.monotonic() - started
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=bound)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"the inner pytest session did not end within {bound:g} s: the bounds "
+                             "did not stop the hung tests") from None
+    finally:
+        _kill_group(proc.pid)  # whatever the inner session left behind (its browser, on failure)
+        proc.wait(10)
+        _reap(tmp_path / "pids")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), time.monotonic() - started
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _reap(pids_file: Path) -> None:
+    """Stop the servers the inner fixtures started that are still running (the check reports them)."""
+    if not pids_file.exists():
+        return
+    for pid in [int(p) for p in pids_file.read_text().split()]:
+        try:
+            if os.kill(pid, 0) is None:
+                with open(pids_file.parent / "leftover", "a") as out:
+                    out.write(f"{pid}\n")
+                os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def assert_gone(pids_file: Path) -> None:
+    """The servers the inner fixtures started were all gone when the inner session ended."""
     pids = [int(p) for p in pids_file.read_text().split()]
     assert pids, "the fixture started no server"
-    for pid in pids:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            continue
-        raise AssertionError(f"the server (pid {pid}) of a timed-out test is still running")
+    leftover = pids_file.parent / "leftover"
+    assert not leftover.exists(), f"the server (pid {leftover.read_text().strip()}) of a timed-out test " \
+        "was still running after the session"
 
 
 @pytest.mark.timeout(240)
