@@ -10,6 +10,11 @@ PY := $(VENV)/bin/python
 JB := $(VENV)/bin/jupyter-book
 STAMP := $(VENV)/.installed-stamp
 NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
+# each CI stage prints its wall time (and appends it to $DPB_STAGE_LOG, see .ci/run)
+STAGE := .ci/stage
+# where the build executes the chapters (execute_notebooks: cache) and nbval checks them
+EXEC_CACHE := _build/.jupyter_cache
+NBVAL_OPTS := --nbval-sanitize-with tests/nbval_sanitize.cfg
 
 .PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz lab live clean
 
@@ -25,8 +30,10 @@ $(STAMP): requirements.txt pyproject.toml
 vendor: venv
 	$(PY) scripts/vendor_js.py
 
-# The main job: the static site in _build/html.
+# The main job: the static site in _build/html. Every chapter is executed afresh (the cache of
+# executions is emptied first: a cached run could predate a change in dpb).
 book: venv vendor
+	rm -rf $(EXEC_CACHE)
 	$(JB) build . --all
 
 # The chapters in JupyterLab (widgets live), on 127.0.0.1 and a free port; Ctrl-C stops it. A full
@@ -42,27 +49,34 @@ live: venv vendor
 	test -f _build/html/index.html || $(MAKE) book
 	$(PY) scripts/live.py $(LIVE_ARGS)
 
-# Everything CI checks. The linter first (seconds); the strict build before the tests because the
-# browser tests read its output.
+# Everything CI checks. The linter first (seconds); then the strict build, which executes every
+# chapter once (into $(EXEC_CACHE)) and renders the site the browser tests read; then one pytest
+# run: unit/property, statistical, nbval and browser tests. nbval checks the build's executions
+# (--nbval-replay, conftest.py: nbval's rules and sanitizers, no second execution), so the numbers
+# on the site are the numbers the tests checked. Every test is bounded (pytest-timeout); the end
+# prints the 20 slowest tests and the time per stage.
 test: lint build-strict
-	$(PY) -m pytest tests $(NOTEBOOKS) --nbval --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider
+	$(STAGE) pytest $(PY) -m pytest tests $(NOTEBOOKS) --nbval-replay $(EXEC_CACHE) $(NBVAL_OPTS) \
+		-p no:cacheprovider --durations=20
 
 # ruff over the package, the tests, the scripts and the chapters (notebooks included).
 lint: venv
-	$(VENV)/bin/ruff check dpb tests scripts benchmarks book
+	$(STAGE) lint $(VENV)/bin/ruff check dpb tests scripts benchmarks book conftest.py
 
+# The book with warnings as errors; every chapter executed afresh (the cache is emptied first).
 build-strict: venv vendor
-	$(JB) build . --all -W -n --keep-going
+	rm -rf $(EXEC_CACHE)
+	$(STAGE) build $(JB) build . --all -W -n --keep-going
 
 unit: venv
-	$(PY) -m pytest tests -m "not browser"
+	$(PY) -m pytest tests -m "not browser" --durations=20
 
+# The chapters executed by nbval itself in a fresh kernel (no build needed); a cell has 10 minutes.
 nbval: venv
-	$(PY) -m pytest $(NOTEBOOKS) --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+	$(PY) -m pytest $(NOTEBOOKS) --nbval --nbval-current-env --nbval-cell-timeout 600 $(NBVAL_OPTS)
 
 browser: venv
-	$(PY) -m pytest tests -m browser
+	$(PY) -m pytest tests -m browser --durations=20
 
 # Re-execute the chapters in place and strip images/widget state (commit the result).
 notebooks: venv

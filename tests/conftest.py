@@ -10,16 +10,34 @@
   For the whole session hypothesis draws no literals from the source of imported local modules
   (:func:`fuzz_harness.no_local_constants`): which modules are imported depends on the tests run
   before, so with that pool the same test drew other examples alone than in the full suite.
+- Every test is bounded (pytest-timeout, ``signal`` method: the timeout raises in the test's own
+  thread, so its fixtures still stop their servers and child processes and the suite goes on).
+  The default (``timeout`` in pyproject.toml) is for unit and property tests; statistical tests
+  (``slow``) and notebook cells get :data:`SLOW_TIMEOUT`, browser tests :data:`BROWSER_TIMEOUT`;
+  a test's own ``@pytest.mark.timeout(...)`` wins. A SIGTERM (``timeout`` around CI, a cancelled
+  job) becomes KeyboardInterrupt, so fixtures stop their servers then too.
+- A failing browser test gets its evidence attached (``browser_guard``): screenshots of its pages
+  and the tail of its servers' logs, in the report and under ``_build/test-failures/``.
+- The end of the run prints the time spent per stage (unit/property, statistical, nbval,
+  browser), also appended to ``$DPB_STAGE_LOG`` when set (``.ci/run`` prints the table).
 """
 
 import os
+import signal
+import time
 
 import matplotlib
 
 matplotlib.use("Agg")
 
+import browser_guard  # noqa: E402
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
+
+#: per-test bound (s) of statistical tests (``slow``) and of notebook cells (nbval)
+SLOW_TIMEOUT = 1200
+#: per-test bound (s) of a browser test without its own ``timeout`` mark (its own waits are shorter)
+BROWSER_TIMEOUT = 300
 
 settings.register_profile("dpb", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("explore", deadline=None, derandomize=False, print_blob=True,
@@ -56,3 +74,79 @@ def figure_of():
         return outputs[-1]["data"].get("image/png")
 
     return current
+
+
+def _stage(report_or_item) -> str:
+    """The CI stage a test belongs to: nbval, browser, statistical or unit/property."""
+    nodeid = report_or_item.nodeid
+    keywords = report_or_item.keywords
+    if nodeid.split("::")[0].endswith(".ipynb"):
+        return "nbval"
+    if "browser" in keywords:
+        return "browser"
+    if "slow" in keywords:
+        return "statistical"
+    return "unit/property"
+
+
+def pytest_configure(config):
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}: stopping; fixtures stop their servers")
+
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, interrupt)
+    config._dpb_started = time.monotonic()
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("timeout") is not None:
+            continue
+        stage = _stage(item)
+        if stage in ("nbval", "statistical"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+        elif stage == "browser":
+            item.add_marker(pytest.mark.timeout(BROWSER_TIMEOUT))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    browser_guard.begin(item.nodeid)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and "browser" in item.keywords:
+        evidence = browser_guard.collect_evidence()
+        if evidence:
+            report.sections.append((f"evidence ({report.when}), also under {browser_guard.ARTIFACTS}",
+                                    evidence))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    totals: dict[str, list] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) not in ("setup", "call", "teardown"):
+                continue
+            entry = totals.setdefault(_stage(report), [0.0, set()])
+            entry[0] += report.duration
+            entry[1].add(report.nodeid)
+    if not totals:
+        return
+    load = " ".join(open("/proc/loadavg").read().split()[:3]) if os.path.exists("/proc/loadavg") else "?"
+    wall = time.monotonic() - getattr(config, "_dpb_started", time.monotonic())
+    terminalreporter.section("time per stage")
+    for stage in ("unit/property", "statistical", "nbval", "browser"):
+        if stage in totals:
+            seconds, ids = totals[stage]
+            terminalreporter.write_line(f"{stage:>14}: {seconds:7.1f} s  ({len(ids)} tests)")
+    terminalreporter.write_line(f"{'pytest, wall':>14}: {wall:7.1f} s  (load average now {load})")
+    log = os.environ.get("DPB_STAGE_LOG")
+    if log:
+        with open(log, "a") as out:
+            for stage in ("unit/property", "statistical", "nbval", "browser"):
+                if stage in totals:
+                    out.write(f"  {stage}\t{totals[stage][0]:.0f}\t{load}\n")

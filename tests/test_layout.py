@@ -24,27 +24,32 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 import pytest
+from browser_guard import evaluate
 from test_site import PAGES, browser, server  # noqa: F401 (fixtures shared with the site test)
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1366, "height": 768}
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 
 def _open(browser, server, page_path, viewport):
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
-    # offline: anything that is not localhost is refused
-    page.route("**/*", lambda route: route.continue_()
-               if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost")
-               else route.abort())
-    page.goto(f"{server}/{page_path}", wait_until="load")
-    if page.evaluate("document.querySelectorAll('.math').length") > 0:
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
-                               timeout=20000)
-        page.evaluate("MathJax.startup.promise")
-    page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=20000)
+    context = browser.new_context(viewport=viewport)  # bounded waits: see browser_guard
+    try:
+        page = context.new_page()
+        # offline: anything that is not localhost is refused
+        page.route("**/*", lambda route: route.continue_()
+                   if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost")
+                   else route.abort())
+        page.goto(f"{server}/{page_path}", wait_until="load")
+        if page.evaluate("document.querySelectorAll('.math').length") > 0:
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                   timeout=20000)
+            evaluate(page, "MathJax.startup.promise.then(() => true)", 20_000, "MathJax startup")
+        page.wait_for_function("Array.from(document.images).every(i => i.complete)", timeout=20000)
+    except BaseException:
+        context.close()
+        raise
     return context, page
 
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import secrets
-import shutil
 import signal
 import subprocess
 import sys
@@ -67,41 +65,6 @@ def _stop_group(proc: subprocess.Popen, timeout: float = 15.0) -> None:
     proc.wait(5)
 
 
-@pytest.fixture
-def lab(tmp_path):
-    """JupyterLab on a copy of chapter 1 (autosave must not touch the repository): (url, token)."""
-    shutil.copy(ROOT / "book" / f"{CHAPTER}.ipynb", tmp_path / f"{CHAPTER}.ipynb")
-    token = secrets.token_hex(24)
-    port = live.free_port()
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "config"),
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
-    cmd = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-           f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-           f"--ServerApp.root_dir={tmp_path}", "--LabApp.expose_app_in_browser=True",
-           "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")
-    log = open(tmp_path / "lab.log", "wb")
-    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90
-        while True:
-            assert proc.poll() is None, (tmp_path / "lab.log").read_text()[-3000:]
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2):
-                    break
-            except OSError:
-                assert time.monotonic() < deadline, "JupyterLab did not start within 90 s"
-                time.sleep(0.5)
-        yield url, token
-    finally:
-        _stop_group(proc)
-        log.close()
-
-
 @pytest.fixture(scope="module")
 def live_server():
     """One ``make live`` for the module: the honest Live path and the attacks run against it."""
@@ -135,50 +98,6 @@ def explorers_with_images(page, n: int, timeout: float):
     page.wait_for_function(
         f"document.querySelectorAll('{EXPLORER_IMAGES}').length >= {n}", timeout=timeout)
     return page.locator(".widget-vbox").filter(has=page.locator(".widget-output img"))
-
-
-def test_jupyterlab_runs_chapter_and_widgets_redraw(lab, browser):  # noqa: F811
-    url, token = lab
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    seen = watch(page)
-    try:
-        page.goto(f"{url}/lab/tree/{CHAPTER}.ipynb?token={token}", wait_until="load")
-        page.wait_for_function("window.jupyterapp && document.querySelector('.jp-Notebook')", timeout=60_000)
-        page.wait_for_function(
-            "document.querySelector('.jp-Notebook-ExecutionIndicator')?.dataset.status === 'idle'",
-            timeout=60_000)
-        started = ("Array.from(document.querySelectorAll('.jp-InputArea-prompt'))"
-                   ".some(p => /[0-9*]/.test(p.textContent))")
-        for _attempt in range(6):  # a run-all sent while the kernel session is still settling is dropped
-            page.locator(".jp-Notebook").first.click()  # make the notebook the current widget
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-            try:
-                page.wait_for_function(started, timeout=10_000)
-                break
-            except Exception:
-                continue
-        page.wait_for_function(
-            "document.querySelectorAll('.jp-Cell .jp-InputArea-prompt').length > 0 && "
-            "!Array.from(document.querySelectorAll('.jp-InputArea-prompt'))"
-            ".some(p => p.textContent.includes('*'))"
-            f" && document.querySelectorAll('{EXPLORER_IMAGES}').length >= 2", timeout=180_000)
-        errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-        tracebacks = [t for t in errors.all_inner_texts() if "Traceback" in t or "Error" in t]
-        assert not tracebacks, tracebacks
-        explorers = explorers_with_images(page, 2, 60_000)
-        assert explorers.count() >= 2, "chapter 1 should show two live explorers"
-        for k in range(2):
-            explorer = explorers.nth(k)
-            explorer.scroll_into_view_if_needed()
-            old = explorer.locator(".widget-output img").first.get_attribute("src")
-            nudge_slider(page, explorer)
-            wait_for_new_image(page, explorer, old, f"JupyterLab, explorer {k}")
-        assert not seen["outside"], f"JupyterLab requested outside localhost: {seen['outside']}"
-    except Exception:
-        page.screenshot(path=str(SHOTS / "jupyterlab-failure.png"))
-        raise
-    finally:
-        page.close()
 
 
 # ---------------------------------------------------------------------------------------------

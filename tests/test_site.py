@@ -30,12 +30,14 @@ from urllib.parse import urlparse
 
 import pytest
 import yaml
+from browser_guard import GuardedBrowser, evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 
-pytestmark = pytest.mark.browser
+# Each page's own waits are bounded (browser_guard: 30 s an action); the test as a whole too.
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
 
 def toc_pages() -> list[str]:
@@ -87,13 +89,15 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 @pytest.fixture(scope="module")
 def browser():
+    """Headless Chromium; every page and context it makes has bounded waits (browser_guard)."""
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path(CHROMIUM).exists():
         pytest.fail(f"chromium not found at {CHROMIUM}: install Debian's chromium (see .ci/run)")
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+                              timeout=60_000)
         try:
-            yield b
+            yield GuardedBrowser(b)
         finally:
             b.close()
 
@@ -130,6 +134,13 @@ def test_toc_lists_the_chapters():
 @pytest.mark.parametrize("page_path", PAGES)
 def test_page_renders_offline(server, browser, page_path):
     page = browser.new_page()
+    try:
+        check_page_renders_offline(page, server, page_path)
+    finally:
+        page.close()
+
+
+def check_page_renders_offline(page, server, page_path):
     seen = watch(page)
     page.goto(f"{server}/{page_path}", wait_until="load")
 
@@ -138,7 +149,7 @@ def test_page_renders_offline(server, browser, page_path):
         loads = page.evaluate("Array.from(document.scripts).some(s => s.src.includes('tex-chtml'))")
         assert loads, f"{page_path}: has math (e.g. in a chapter title) but does not load MathJax"
         page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=20000)
-        page.evaluate("MathJax.startup.promise")
+        evaluate(page, "MathJax.startup.promise.then(() => true)", 20_000, "MathJax startup")
         page.wait_for_function("document.querySelectorAll('mjx-container').length > 0", timeout=20000)
         src = page.evaluate(
             "Array.from(document.scripts).map(s => s.src).filter(s => s.includes('tex-chtml'))")
@@ -164,7 +175,6 @@ def test_page_renders_offline(server, browser, page_path):
     assert not seen["outside"], f"{page_path}: requested outside localhost: {seen['outside']}"
     assert not seen["failed"], f"{page_path}: failed requests: {seen['failed']}"
     assert not seen["errors"], f"{page_path}: console errors: {seen['errors']}"
-    page.close()
 
 
 def check_no_dead_widgets(page, page_path: str, widgets: int) -> None:
