@@ -3,9 +3,11 @@
 Every page of ``_toc.yml`` is opened in headless Chromium (offline, the fixtures of
 ``test_site.py``) and checked on what is drawn, not on the markup:
 
-- **inline math never scrolls** (1366 and 390 px): no inline ``mjx-container`` is wider than its
-  box (``scrollWidth > clientWidth``) or shows a scrollbar (``offsetHeight > clientHeight`` of a
-  box that may scroll).  Display math wider than the column may scroll (``test_layout.py``);
+- **inline math never scrolls** (1366 and 390 px): no inline ``mjx-container`` scrolls
+  (``scrollWidth > clientWidth`` of a box that scrolls or clips), shows a scrollbar
+  (``offsetHeight > clientHeight``) or sticks out of its column.  Display math wider than the
+  column may scroll (``test_layout.py``), and so may an inline formula wider than the column,
+  which ``book/_static/dpb-figures.js`` sets on a line of its own (``display: block``) first;
 - **table cells do not touch** (1366 and 390 px): in every visible table, the text boxes of two
   adjacent cells of a row (measured with ``Range.getBoundingClientRect`` over the cell's
   contents, clipped to the cell when the cell clips) are at least :data:`MIN_GAP` px apart;
@@ -102,6 +104,7 @@ _SCROLLING_INLINE_MATH = """() => {
   for (const m of document.querySelectorAll('mjx-container:not([display="true"])')) {
     if (m.getClientRects().length === 0) continue;  // inside a closed dropdown
     const cs = getComputedStyle(m);
+    if (cs.display === 'block') continue;  // too wide for any line: set as display math
     const tex = (m.querySelector('mjx-assistive-mml, math') || m).textContent.trim().slice(0, 30);
     const scrolls = ['auto', 'scroll', 'hidden', 'clip'].includes(cs.overflowX)
         || ['auto', 'scroll', 'hidden', 'clip'].includes(cs.overflowY);
