@@ -105,10 +105,13 @@ class Table:
 
     def _repr_html_(self) -> str:
         esc = html.escape
-        style = [' style="text-align: right"' if a == "right" else ' style="text-align: left"'
-                 for a in self.align]
+        style = [f' style="text-align: {a}; padding: 0.2em 0.75em"' for a in self.align]
         # the wrapper scrolls sideways on its own, so a wide table never widens a phone's page
-        parts = ['<div class="dpb-table-wrap" style="overflow-x: auto; max-width: 100%">',
+        # (focusable, so that a keyboard can scroll it too); cells are padded, so that adjacent
+        # numbers never run together where no stylesheet styles the table (JupyterLab, Voila)
+        label = f' aria-label="{esc(self.title)}"' if self.title else ' aria-label="table"'
+        parts = [f'<div class="dpb-table-wrap" role="region" tabindex="0"{label} '
+                 'style="overflow-x: auto; max-width: 100%">',
                  '<table class="dpb-table" style="border-collapse: collapse; '
                  'font-variant-numeric: tabular-nums">']
         if self.title is not None:

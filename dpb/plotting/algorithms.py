@@ -41,6 +41,7 @@ from ..batching import (
 from ..environments import as_bandit, instance_names
 from ..policies import POLICIES
 from ..simulate import Trace, simulate_trace
+from . import _checks
 from .style import COLORS, new_figure
 
 # the computations shown here live in dpb.batching; their names stay importable from this module
@@ -299,3 +300,6 @@ def plot_schedules(n0: int = 1, alpha=1.1, power=2, n_max: int = 10**6):
     ax1.legend(frameon=False, fontsize=8)
     ax2.legend(frameon=False, fontsize=8)
     return fig
+
+
+_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

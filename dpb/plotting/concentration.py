@@ -26,6 +26,7 @@ from ..concentration import (
     tail_contributions,
 )
 from ..divergences import d_eps, kl
+from . import _checks
 from .style import COLORS, new_figure
 
 # the computations drawn here live in dpb.concentration; their names stay importable from here
@@ -157,3 +158,6 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
            title=f"$x={x:g}$, $\\mu={mu:g}$, $\\varepsilon={eps:g}$, $m$ = {m_rule} (up to {data['m'][-1]})")
     ax.legend(frameon=False, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
+
+
+_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

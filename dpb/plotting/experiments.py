@@ -29,6 +29,7 @@ from ..experiments import (
     sweep_table,
 )
 from ..simulate import Result, simulate
+from . import _checks
 from .style import new_figure
 
 __all__ = [
@@ -418,6 +419,7 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         if reported is not None and name in reported:
             ax.axvline(reported[name], color=color, lw=1.5, ls="--", label="the book's seed")
         ax.set(xscale="log", xlabel="mean regret at $T$ of twenty runs", ylabel="groups")
+        ax.tick_params(axis="x", which="minor", labelbottom=False)  # minor labels overprinted
         ax.set_title(name, fontsize="medium")
         ax.legend(frameon=False, fontsize="x-small")
     if title:
@@ -599,3 +601,6 @@ def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25,
     tab.set_title(f"regret at $T = {_tex_T(T)}$ over {runs} runs; "
                   "ratio = mean / best mean of DP-KLUCB, DP-IMED", fontsize="small")
     return fig
+
+
+_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

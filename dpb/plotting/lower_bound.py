@@ -40,6 +40,7 @@ from ..coupling import (
 )
 from ..divergences import d_eps, kl, regime_threshold, z_star
 from ..environments import as_bandit
+from . import _checks
 from .style import COLORS, new_figure
 
 # the coupled simulation and its pulling rules live in dpb.coupling; ``POLICIES`` (the rules'
@@ -362,3 +363,6 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
     ax2.set_title(r"per-run ratio $d_{\mathrm{Ham}} / N_2$ against $N_2$", fontsize=9)
     ax2.legend(frameon=False, fontsize=8.5, loc="upper right")
     return fig
+
+
+_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

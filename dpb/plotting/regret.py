@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validate import as_choice, as_directory, as_int, as_real
+from . import _checks
 from ..regret import POLYNOMIAL, TERMS, alpha_tradeoff, book_runs, pull_summary
 
 __all__ = [
@@ -363,3 +364,6 @@ def plot_regret_distribution(instance="mu2", eps: float = 0.25, alpha=2, policy:
     ax2.set_title(f"quantiles over {res.runs} runs", fontsize=10)
     ax2.legend(fontsize=8.5, loc="upper left", ncol=2)
     return fig
+
+
+_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

@@ -1,0 +1,158 @@
+"""Figures that a reader can read: no two pieces of text of a figure overlap.
+
+:func:`check_text_overlap` lays a figure out as it will be drawn and compares the boxes of all
+its visible texts -- tick labels (only those of ticks that are drawn), axis labels, offset texts
+(``1e6``), titles, legend entries and titles, annotations, figure texts and table cells.  Two
+boxes overlap when they intersect by more than :data:`TOLERANCE` pixels in both directions (at the
+figure's own dpi); then it raises :class:`FigureTextOverlapError` naming both texts.
+
+Every public ``plot_*`` function of ``dpb.plotting`` runs this check on the figure it returns
+(:func:`check_plot_functions`, called at the end of each plotting module), so a figure whose
+labels overprint cannot be built: the chapter that shows it fails to execute.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, MutableMapping
+
+from matplotlib.figure import Figure, SubFigure
+from matplotlib.legend import Legend
+from matplotlib.text import Text
+
+__all__ = ["FigureTextOverlapError", "check_text_overlap", "check_plot_functions"]
+
+#: how far (pixels at the figure's dpi) two text boxes may run into each other in both directions
+#: before they count as overlapping: glyph boxes include the font's full ascent and descent, so
+#: boxes of two stacked lines of text that do not touch on the page can share a pixel.
+TOLERANCE = 1.0
+
+
+class FigureTextOverlapError(ValueError):
+    """Two texts of a figure overlap (the figure would be printed with text over text)."""
+
+
+def _axis_texts(axis) -> list[Text]:
+    """The tick labels of the ticks that are drawn, the axis label and the offset text."""
+    out: list[Text] = []
+    for tick in axis._update_ticks():  # only the ticks inside the view limits are drawn
+        out.extend(lab for lab in (tick.label1, tick.label2) if lab.get_visible())
+    out.extend([axis.label, axis.offsetText])
+    return out
+
+
+def _texts(fig: Figure) -> list[tuple[Text, str]]:
+    """Every visible, non-empty text of ``fig`` with a short description of where it is."""
+    found: list[tuple[Text, str]] = []
+    seen: set[int] = set()
+
+    def add(text: Text, where: str) -> None:
+        if id(text) in seen or not text.get_visible() or not text.get_text().strip():
+            return
+        seen.add(id(text))
+        found.append((text, where))
+
+    for i, ax in enumerate(fig.get_axes()):
+        if not ax.get_visible():
+            continue
+        name = f"axes {i}"
+        for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+            if axis.get_visible():
+                for t in _axis_texts(axis):
+                    add(t, f"{name} {axis_name}-axis")
+        for t in (ax.title, ax._left_title, ax._right_title):
+            add(t, f"{name} title")
+        for t in ax.texts:
+            add(t, f"{name} text")
+        for child in ax.get_children():
+            if isinstance(child, Legend):
+                for t in [*child.get_texts(), child.get_title()]:
+                    add(t, f"{name} legend")
+            elif isinstance(child, Text):
+                add(child, f"{name} text")
+            elif hasattr(child, "get_celld"):  # a matplotlib Table
+                for cell in child.get_celld().values():
+                    add(cell.get_text(), f"{name} table")
+    figures = [fig, *fig.subfigs] if isinstance(fig, Figure) else [fig]
+    for f in figures:
+        for t in f.texts:
+            add(t, "figure text")
+        for legend in f.legends:
+            for t in [*legend.get_texts(), legend.get_title()]:
+                add(t, "figure legend")
+        for attr in ("_suptitle", "_supxlabel", "_supylabel"):
+            t = getattr(f, attr, None)
+            if t is not None:
+                add(t, "figure title")
+    return found
+
+
+def check_text_overlap(fig: Figure, *, tolerance: float = TOLERANCE) -> Figure:
+    """Raise :class:`FigureTextOverlapError` when two texts of ``fig`` overlap; return ``fig``.
+
+    The figure is laid out as it will be drawn (``Figure.draw_without_rendering``: constrained or
+    tight layout included, no pixels rendered), then the window extent of every visible text is
+    compared with every other: boxes ``a`` and ``b`` overlap when
+    ``min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance`` and the same holds for ``y``.
+    """
+    if not isinstance(fig, (Figure, SubFigure)):
+        raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    tolerance = float(tolerance)
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance must be >= 0 pixels, got {tolerance}")
+    fig.draw_without_rendering()
+    renderer = fig.canvas.get_renderer()
+    boxes = []
+    for text, where in _texts(fig):
+        box = text.get_window_extent(renderer)
+        if box.width > 0 and box.height > 0:
+            boxes.append((box, text.get_text().strip(), where))
+    clashes = []
+    for i, (a, ta, wa) in enumerate(boxes):
+        for b, tb, wb in boxes[i + 1:]:
+            dx = min(a.x1, b.x1) - max(a.x0, b.x0)
+            dy = min(a.y1, b.y1) - max(a.y0, b.y0)
+            if dx > tolerance and dy > tolerance:
+                clashes.append(f"{ta!r} ({wa}) and {tb!r} ({wb}) overlap by "
+                               f"{dx:.0f} x {dy:.0f} px")
+    if clashes:
+        more = f" (and {len(clashes) - 3} more)" if len(clashes) > 3 else ""
+        raise FigureTextOverlapError("the figure prints text over text: "
+                                     + "; ".join(clashes[:3]) + more)
+    return fig
+
+
+def _checked(fn: Callable) -> Callable:
+    signature = inspect.signature(fn)
+    takes_ax = "ax" in signature.parameters
+
+    @functools.wraps(fn)
+    def plot(*args, **kwargs):
+        fig = fn(*args, **kwargs)
+        # drawn on the caller's axes: the caller's figure is not finished, the caller checks it
+        own = not (takes_ax and signature.bind_partial(*args, **kwargs).arguments.get("ax") is not None)
+        if own and isinstance(fig, Figure):
+            try:
+                check_text_overlap(fig)
+            except FigureTextOverlapError as exc:
+                raise FigureTextOverlapError(f"{fn.__module__}.{fn.__qualname__}: {exc}") from None
+        return fig
+
+    plot.__dpb_checked__ = True
+    return plot
+
+
+def check_plot_functions(namespace: MutableMapping[str, object]) -> None:
+    """Make every public ``plot_*`` function of a plotting module check its figure.
+
+    Called as ``check_plot_functions(globals())`` on the last line of each ``dpb.plotting``
+    module: each function named in the module's ``__all__`` whose name starts with ``plot_`` is
+    replaced by a wrapper (same name, signature and docstring) that runs
+    :func:`check_text_overlap` on the figure it returns (not when it drew on the caller's ``ax``:
+    that figure is the caller's, checked when the caller returns it).
+    """
+    for name in namespace.get("__all__", ()):
+        fn = namespace.get(name)
+        if name.startswith("plot_") and callable(fn) and not getattr(fn, "__dpb_checked__", False):
+            namespace[name] = _checked(fn)

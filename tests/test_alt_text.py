@@ -1,0 +1,57 @@
+"""Alt text of the book's figures (scripts/site/dpb_site.py): what the figure shows, not its path."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from docutils import nodes
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts" / "site"))
+import dpb_site  # noqa: E402
+
+
+def _page(*paragraphs, alt=None):
+    section = nodes.section()
+    section += nodes.title(text="The lower bound")
+    for p in paragraphs:
+        para = nodes.paragraph()
+        for part in p:
+            para += nodes.math(text=part[1:-1]) if part.startswith("$") else nodes.Text(part)
+        section += para
+    cell = nodes.container(classes=["cell"])
+    output = nodes.container(classes=["cell_output"])
+    image = nodes.image(uri="../_images/abc.png", **({"alt": alt} if alt else {}))
+    output += image
+    cell += output
+    section += cell
+    doc = nodes.document(None, None)
+    doc += section
+    return doc, image
+
+
+def test_alt_text_is_the_description_before_the_figure_with_plain_math():
+    doc, image = _page(["An unrelated remark about proofs."],
+                       ["Left: ", "$d_\\varepsilon(\\mu_a, \\mu^\\star)$", " against ", "$z$",
+                        "; right: the threshold ", "$\\varepsilon^\\star \\approx 1.69$", "."],
+                       ["The figure below shows its default parameters."])
+    dpb_site._alt_texts(None, doc, "ch02")
+    alt = image["alt"]
+    assert alt.startswith("Figure (The lower bound): ")
+    assert "Left: dε(μa, μ*) against z; right: the threshold ε* ≈ 1.69." in alt, alt
+    assert "_images" not in alt and "\\" not in alt
+
+
+def test_own_alt_text_is_kept_and_long_text_is_cut_at_a_sentence():
+    doc, image = _page(["Some text."], alt="Two curves of the divergence")
+    dpb_site._alt_texts(None, doc, "x")
+    assert image["alt"] == "Two curves of the divergence"
+    doc, image = _page(["The figure shows a curve. " * 40])
+    dpb_site._alt_texts(None, doc, "x")
+    assert len(image["alt"]) < 420 and image["alt"].endswith("curve."), image["alt"]
+
+
+def test_plain_math():
+    assert dpb_site.plain_math(r"\mathrm{kl}(\mu_a, \mu^\star)") == "kl(μa, μ*)"
+    assert dpb_site.plain_math(r"\log T / \text{cost}") == "log T / cost"
+    assert dpb_site.plain_math(r"10^{-3}") == "10^-3"
