@@ -2178,7 +2178,7 @@ def tail_specs() -> list[Spec]:
                 ),
                 horizon=size(1, 500, optional=True),
                 n_runs=size(1, 50, optional=True),
-                alpha=POSITIVE.but(**opt),
+                xi=POSITIVE.but(**opt),
                 seed=SEED,
             ),
             **W,
