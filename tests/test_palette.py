@@ -166,7 +166,7 @@ def legend_entries(fig):
     out = []
     for ax in fig.axes:
         handles, labels = ax.get_legend_handles_labels()
-        for h, lab in zip(handles, labels):
+        for h, lab in zip(handles, labels, strict=True):
             what = meaning(lab)
             if what is not None:
                 out.append((lab, what, _rgb(_handle_color(h))))
@@ -284,7 +284,8 @@ def test_chapter_figures_share_one_palette():
 
 #: plotting modules that still write colour literals (owner: chapter 7, issue 23); remove when fixed
 LITERALS_PENDING = {"experiments.py"}
-_LITERAL = re.compile(r"""(?:color|colors|c|mfc|mec|facecolor|edgecolor)\s*=\s*(?:\[?\s*)["'](#[0-9a-fA-F]{3,8}|C\d|tab:\w+|red|blue|green|orange|purple)["']""")
+_LITERAL = re.compile(r"""(?:color|colors|c|mfc|mec|facecolor|edgecolor)\s*=\s*(?:\[?\s*)"""
+                      r"""["'](#[0-9a-fA-F]{3,8}|C\d|tab:\w+|red|blue|green|orange|purple)["']""")
 
 
 def test_plotting_modules_take_colours_from_the_palette():

@@ -107,7 +107,8 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
             ax.axvline(b + 0.5, color="grey", lw=0.7, ls=":")
     ax2.plot(steps, np.cumsum(r), drawstyle="steps-mid", color=color("list"), alpha=0.6,
              label="exact running sum of r")
-    ax2.plot(steps, np.cumsum(rp), drawstyle="steps-mid", color=color("neighbouring list"), alpha=0.6, ls="--",
+    ax2.plot(steps, np.cumsum(rp), drawstyle="steps-mid", color=color("neighbouring list"), alpha=0.6,
+             ls="--",
              label="exact running sum of r'")
     ax2.plot(ends, o, "o", color=color("list"), label="released on r")
     ax2.plot(ends, op, "s", mfc="none", color=color("neighbouring list"), label="released on r' (same noise)")
@@ -311,7 +312,8 @@ def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max
     base = np.sqrt(mu * (1 - mu) / n)
     fig, (ax1, ax2) = new_figure(2, height=3.8)
     ax1.loglog(n, fgt, "s--", ms=3, color=color("forget"), label="forgetting: last batch + 1 noise")
-    ax1.loglog(n, acc, "o-", ms=3, color=color("accumulate"), label="accumulating: all rewards + $(m+1)$ noises")
+    ax1.loglog(n, acc, "o-", ms=3, color=color("accumulate"),
+               label="accumulating: all rewards + $(m+1)$ noises")
     if mu * (1 - mu) > 0:
         ax1.loglog(n, base, ":", color="grey", label="no privacy, no forgetting")
     ax1.set(xlabel="pulls of the arm $n_m$", ylabel="std of the private mean",

@@ -62,9 +62,11 @@ PALETTE = {
     "neutral": "#000000",
 }
 #: the book's spelling of the concepts the figures label (for :func:`color`)
-_ALIASES = {"tv": "eps*TV", "eps_tv": "eps*TV", "laplace": "Laplace noise", "neighbour": "neighbouring list",
+_ALIASES = {"tv": "eps*TV", "eps_tv": "eps*TV", "laplace": "Laplace noise",
+            "neighbour": "neighbouring list",
             "mc": "Monte Carlo", "separate": "separate bound", "lower": "lower bound", "upper": "upper bound",
-            "pre": "pre-convergence (A)", "post": "post-convergence (B)", "chernoff": "kl", "private": "d_eps"}
+            "pre": "pre-convergence (A)", "post": "post-convergence (B)", "chernoff": "kl",
+            "private": "d_eps"}
 #: the colours of an ordered series (arms, ratios, horizons): dark hues no algorithm or concept has
 SERIES = ("#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#5254a3", "#8ca252", "#bd9e39")
 #: kept for code written against the old name: the concept colours
