@@ -60,6 +60,7 @@ PALETTE = {
     "post-convergence (B)": "#1b9e77",
     "played": "#d62728",
     "neutral": "#000000",
+    "reference": "#777777",
 }
 #: the book's spelling of the concepts the figures label (for :func:`color`)
 _ALIASES = {"tv": "eps*TV", "eps_tv": "eps*TV", "laplace": "Laplace noise",
