@@ -6,6 +6,6 @@ static page and the live notebook show the same picture.
 """
 
 from .background import plot_kl, plot_laplace_mechanism
-from .style import new_figure
+from .style import color, new_figure, series_color
 
-__all__ = ["new_figure", "plot_kl", "plot_laplace_mechanism"]
+__all__ = ["color", "new_figure", "plot_kl", "plot_laplace_mechanism", "series_color"]
