@@ -2150,6 +2150,17 @@ def tail_specs() -> list[Spec]:
             aliases={"text": ("means",)},
         ),
         S(
+            "dpb.plotting.style:color",
+            dict(
+                meaning=Kind(
+                    st.sampled_from(["DP-KLUCB", "DP-IMED", "IMED", "accumulate", "forget", "eps*TV", "kl"]),
+                    edge=("tv", "lower bound", "band"),
+                    bad=("no such meaning", "", 3, None, True),
+                )
+            ),
+        ),
+        S("dpb.plotting.style:series_color", dict(level=size(0, 100).but(edge=(0, 10**6)))),
+        S(
             "dpb.plotting.style:new_figure",
             dict(
                 ncols=size(1, 3, optional=True),
@@ -2196,7 +2207,7 @@ def tail_specs() -> list[Spec]:
                 ),
                 horizon=size(1, 500, optional=True),
                 n_runs=size(1, 50, optional=True),
-                alpha=POSITIVE.but(**opt),
+                xi=POSITIVE.but(**opt),
                 seed=SEED,
             ),
             **W,

@@ -10,6 +10,6 @@ from .._extras import require
 require("matplotlib", "plot", "dpb.plotting")  # an ImportError naming the extra, before any submodule
 
 from .background import plot_kl, plot_laplace_mechanism  # noqa: E402
-from .style import new_figure  # noqa: E402
+from .style import color, new_figure, series_color  # noqa: E402
 
-__all__ = ["new_figure", "plot_kl", "plot_laplace_mechanism"]
+__all__ = ["color", "new_figure", "plot_kl", "plot_laplace_mechanism", "series_color"]

@@ -42,7 +42,7 @@ from ..environments import as_bandit, instance_names
 from ..policies import POLICIES
 from ..simulate import Trace, simulate_trace
 from . import _checks
-from .style import COLORS, new_figure
+from .style import color, new_figure, series_color
 
 # the computations shown here live in dpb.batching; their names stay importable from this module
 _COMPUTED = (DESIGNS, private_mean_composition, noise_std_of_private_mean, noise_monte_carlo,
@@ -57,16 +57,14 @@ __all__ = [
 ]
 
 _C = {
-    "accumulate": COLORS["d_eps"],
-    "forget": COLORS["kl"],
+    "accumulate": color("accumulate"),
+    "forget": color("forget"),
     "sampling": "grey",
-    "geometric": COLORS["d_eps"],
-    "doubling": COLORS["kl"],
-    "polynomial": COLORS["tv"],
+    "geometric": color("geometric"),
+    "doubling": color("doubling"),
+    "polynomial": color("polynomial"),
 }
 _LOG10 = math.log(10.0)
-#: arm colours of the trace figure (the paper's environments have at most 5 arms)
-_ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -194,7 +192,7 @@ def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.2
     arms = np.arange(1, K + 1)
     idx = cur["index"]
     played = cur["counts"] > 0
-    colors = [COLORS["d_eps"] if pl else COLORS["band"] for pl in played]
+    colors = [color("played") if pl else color("band") for pl in played]
     if np.isfinite(idx).any():
         ax1.bar(arms, np.where(np.isfinite(idx), idx, 0.0), color=colors, edgecolor="k", lw=0.5)
         rule = "smallest" if kind == "min" else "largest"
@@ -214,7 +212,7 @@ def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.2
     t_avail = tab["t"][: phase + 1] + tab["pulls"][: phase + 1]
     stat = np.clip(tab["statistic"][: phase + 1], -0.5, 1.5)
     for a in range(K):
-        col = _ARM_COLORS[a % len(_ARM_COLORS)]
+        col = series_color(a)
         ax2.step(t_avail, stat[:, a], where="post", color=col, lw=1.4, label=f"arm {a + 1}")
         ax2.axhline(means[a], color=col, ls="--", lw=0.8)
     ax2.set(xscale="log", xlabel="round t", ylabel="private mean (clipped view)",

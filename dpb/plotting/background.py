@@ -8,7 +8,7 @@ from .._validate import as_positive, as_probability, as_real
 from ..divergences import kl, kl_ucb
 from ..privacy import laplace_log_density_ratio, laplace_pdf
 from . import _checks
-from .style import COLORS, new_figure
+from .style import color, new_figure
 
 __all__ = ["plot_laplace_mechanism", "plot_kl"]
 
@@ -44,20 +44,20 @@ def plot_laplace_mechanism(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.
     lo, hi = min(s, s_prime) - 6 * scale, max(s, s_prime) + 6 * scale
     x = np.linspace(lo, hi, 801)
     fig, (ax1, ax2) = new_figure(2, height=4.0)
-    ax1.plot(x, laplace_pdf(x, s, eps, sensitivity), color=COLORS["laplace"], label=f"$S = {s:g}$")
-    ax1.plot(x, laplace_pdf(x, s_prime, eps, sensitivity), color=COLORS["neighbour"], ls="--",
+    ax1.plot(x, laplace_pdf(x, s, eps, sensitivity), color=color("Laplace noise"), label=f"$S = {s:g}$")
+    ax1.plot(x, laplace_pdf(x, s_prime, eps, sensitivity), color=color("neighbouring list"), ls="--",
              label=f"$S' = {s_prime:g}$")
     ax1.set(xlabel="released value $o$", ylabel="density", title=f"Laplace mechanism, $\\varepsilon={eps:g}$")
     ax1.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")
     ratio = laplace_log_density_ratio(x, s, s_prime, eps, sensitivity)
     k = abs(s - s_prime) / sensitivity
     top = 1.3 * max(eps, k * eps)
-    ax2.axhspan(-eps, eps, color=COLORS["band"], alpha=0.4, label=r"$[-\varepsilon, \varepsilon]$")
+    ax2.axhspan(-eps, eps, color=color("band"), alpha=0.4, label=r"$[-\varepsilon, \varepsilon]$")
     ax2.plot(x, ratio, color="k", label=r"$\log p(o\mid S)/p(o\mid S')$")
     inside = k <= 1
     if not inside:
         for sign in (-1, 1):
-            ax2.axhline(sign * k * eps, color=COLORS["d_eps"], ls="--", lw=1,
+            ax2.axhline(sign * k * eps, color=color("upper bound"), ls="--", lw=1,
                         label=f"group bound $\\pm{k:g}\\varepsilon$" if sign > 0 else None)
     ax2.set(xlabel="released value $o$", ylabel="log density ratio", ylim=(-top, top))
     ax2.set_title("neighbours: ratio within $e^{\\pm\\varepsilon}$" if inside
@@ -95,22 +95,22 @@ def plot_kl(p: float = 0.1, c: float = 0.1, eps: float = 1.0):
     eps = float(as_positive("eps", eps, allow_inf=False))
     q = np.linspace(0.0, 1.0, 1001)
     fig, (ax1, ax2) = new_figure(2, height=4.0)
-    ax1.plot(q, kl(p, q), color=COLORS["kl"], label=r"$\mathrm{kl}(p, q)$")
-    ax1.plot(q, 2 * (p - q) ** 2, color=COLORS["tv"], ls=":", label=r"Pinsker $2(p-q)^2$")
-    ax1.plot(q, eps * np.abs(p - q), color=COLORS["laplace"], ls="-.",
+    ax1.plot(q, kl(p, q), color=color("kl"), label=r"$\mathrm{kl}(p, q)$")
+    ax1.plot(q, 2 * (p - q) ** 2, color=color("Pinsker"), ls=":", label=r"Pinsker $2(p-q)^2$")
+    ax1.plot(q, eps * np.abs(p - q), color=color("eps*TV"), ls="-.",
              label=r"$\varepsilon\,\mathrm{TV} = \varepsilon|p-q|$")
     ax1.axhline(c, color="grey", lw=0.8)
     u = kl_ucb(p, c)
-    ax1.axvline(u, color=COLORS["d_eps"], ls="--", label=f"KL-UCB index {u:.3f}")
+    ax1.axvline(u, color=color("KL-UCB"), ls="--", label=f"KL-UCB index {u:.3f}")
     ax1.set(xlabel="$q$", ylabel="divergence", ylim=(0, max(4 * c, 0.5)),
             title=f"$p = {p:g}$, level $c = {c:g}$, $\\varepsilon = {eps:g}$")
     ax1.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")
     levels = np.geomspace(1e-3, 10.0, 200)
-    ax2.plot(levels, kl_ucb(p, levels), color=COLORS["d_eps"], label="KL-UCB index")
-    ax2.plot(levels, np.minimum(1.0, p + np.sqrt(levels / 2)), color=COLORS["tv"], ls=":",
+    ax2.plot(levels, kl_ucb(p, levels), color=color("KL-UCB"), label="KL-UCB index")
+    ax2.plot(levels, np.minimum(1.0, p + np.sqrt(levels / 2)), color=color("Hoeffding"), ls=":",
              label=r"Hoeffding $p + \sqrt{c/2}$")
     ax2.axvline(c, color="grey", lw=0.8)
-    ax2.plot([c], [u], "o", color=COLORS["d_eps"])
+    ax2.plot([c], [u], "o", color=color("KL-UCB"))
     ax2.set(xscale="log", xlabel="level $c = \\log t / N$", ylabel="upper confidence index",
             ylim=(min(p, 0.95) - 0.05, 1.05), title="two optimistic indexes")
     ax2.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")

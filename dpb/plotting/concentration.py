@@ -27,7 +27,7 @@ from ..concentration import (
 )
 from ..divergences import d_eps, kl
 from . import _checks
-from .style import COLORS, new_figure
+from .style import color, new_figure
 
 # the computations drawn here live in dpb.concentration; their names stay importable from here
 _COMPUTED = (M_RULES, m_of_n, tail_comparison, tail_contributions, exponent_curves)
@@ -40,12 +40,13 @@ __all__ = [
 
 #: Colours of the curves of this chapter (the exact tail is black).
 _C = {
-    "exact": "k",
-    "private": COLORS["d_eps"],
-    "separate": COLORS["tv"],
-    "chernoff": COLORS["kl"],
-    "mc": COLORS["neighbour"],
-    "noise": COLORS["laplace"],
+    "exact": color("exact"),
+    "private": color("private Chernoff bound"),
+    "rate": color("d_eps"),
+    "separate": color("separate bound"),
+    "chernoff": color("kl"),
+    "mc": color("Monte Carlo"),
+    "noise": color("Laplace noise"),
 }
 _LOG10 = math.log(10.0)
 
@@ -67,7 +68,7 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
     sep = np.abs(np.asarray(conc.separate_bound(n * x, n, m, mu, eps, log=True), dtype=float)) / n
     fig, (ax1, ax2) = new_figure(2, width=4.3, height=3.3)
     ax1.axhline(kl(x, mu), color=_C["chernoff"], ls=":", label=r"$\mathrm{kl}(x,\mu)$ (no noise)")
-    ax1.plot(eps, d, color=_C["private"], label=r"$d_\varepsilon(x,\mu)$ (coupled)")
+    ax1.plot(eps, d, color=_C["rate"], label=r"$d_\varepsilon(x,\mu)$ (coupled)")
     ax1.plot(eps, sep, color=_C["separate"], ls="--", label="separate analysis")
     ax1.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="rate of decay (per sample)",
             title=f"$x = {x:g}$, $\\mu = {mu:g}$")
@@ -121,9 +122,10 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
     k = parts["k_over_n"]
     term = parts["log_term"] / _LOG10
     fin = np.isfinite(term)
-    ax2.plot(k, parts["log_pmf"] / _LOG10, color=_C["chernoff"], ls=":", label=r"$P[S_n = k]$")
+    ax2.plot(k, parts["log_pmf"] / _LOG10, color="grey", ls=":", label=r"$P[S_n = k]$")
     ax2.plot(k[fin], term[fin], color=_C["exact"], lw=2, label=r"$P[S_n = k]\,P[Z_m \geq nx-k]$")
-    ax2.axvline(parts["z_star"], color=_C["private"], ls="--", label=f"$z^\\star = {parts['z_star']:.3f}$")
+    ax2.axvline(parts["z_star"], color=_C["rate"], ls="--",
+                label=f"$z^\\star = {parts['z_star']:.3f}$ (minimiser in $d_\\varepsilon$)")
     ax2.axvline(x, color="grey", lw=0.8)
     top = np.max(term[fin]) if np.any(fin) else 0.0
     ax2.set(xlabel="$k/n$", ylabel=r"$\log_{10}$ term", xlim=(max(mu - 0.15, 0.0), 1.0),
@@ -148,7 +150,7 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
     fig, ax = new_figure(1, width=6.4, height=3.6)
     ns = data["n"]
     ax.axhline(data["kl"], color=_C["chernoff"], ls=":", label=r"$\mathrm{kl}(x,\mu)$")
-    ax.axhline(data["d_eps"], color=_C["private"], lw=0.9, label=r"$d_\varepsilon(x,\mu)$")
+    ax.axhline(data["d_eps"], color=_C["rate"], lw=0.9, label=r"$d_\varepsilon(x,\mu)$")
     ax.plot(ns, data["exact"], "o-", color=_C["exact"], lw=2, ms=4, label="exact tail")
     ax.plot(ns, data["private"], "s--", color=_C["private"], ms=3, label="private Chernoff bound")
     ax.plot(ns, data["separate"], "^--", color=_C["separate"], ms=3, label="separate bound")

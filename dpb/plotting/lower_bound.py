@@ -41,7 +41,7 @@ from ..coupling import (
 from ..divergences import d_eps, kl, regime_threshold, z_star
 from ..environments import as_bandit
 from . import _checks
-from .style import COLORS, new_figure
+from .style import color, new_figure
 
 # the coupled simulation and its pulling rules live in dpb.coupling; ``POLICIES`` (the rules'
 # names, for the explorer), ``coupled_runs`` and ``binned_means`` stay importable from here
@@ -109,10 +109,10 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
     kxy = kl(x, y)
 
     fig, (ax1, ax2) = new_figure(2, width=4.4, height=3.6)
-    ax1.plot(z, tv_part, color=COLORS["tv"], ls="--", label=r"$\varepsilon\,|z-\mu_a|$")
-    ax1.plot(z, kl_part, color=COLORS["kl"], ls="--", label=r"$\mathrm{kl}(z, \mu^\star)$")
-    ax1.plot(z, total, color=COLORS["d_eps"], lw=2, label="sum")
-    ax1.plot([zs], [dv], "o", color=COLORS["d_eps"], ms=8, zorder=5,
+    ax1.plot(z, tv_part, color=color("eps*TV"), ls="--", label=r"$\varepsilon\,|z-\mu_a|$")
+    ax1.plot(z, kl_part, color=color("kl"), ls="--", label=r"$\mathrm{kl}(z, \mu^\star)$")
+    ax1.plot(z, total, color="k", lw=2, label="sum")
+    ax1.plot([zs], [dv], "o", color=color("d_eps"), ms=8, zorder=5,
              label=rf"$z^\star = {zs:.3f}$, $d_\varepsilon = {dv:.4f}$")
     finite = total[np.isfinite(total)]
     top = 1.15 * float(np.max(finite)) if finite.size else 1.0
@@ -122,11 +122,11 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
     ax1.legend(frameon=False, fontsize=8.5, loc="upper right" if x < y else "upper left")
 
     grid = np.logspace(-3, 2, 400)
-    ax2.loglog(grid, d_eps(x, y, grid), color=COLORS["d_eps"], lw=2,
+    ax2.loglog(grid, d_eps(x, y, grid), color=color("d_eps"), lw=2,
                label=r"$d_\varepsilon(\mu_a, \mu^\star)$")
-    ax2.loglog(grid, grid * abs(y - x), color=COLORS["tv"], ls="--", label=r"$\varepsilon\,\Delta$")
+    ax2.loglog(grid, grid * abs(y - x), color=color("eps*TV"), ls="--", label=r"$\varepsilon\,\Delta$")
     if np.isfinite(kxy):
-        ax2.axhline(kxy, color=COLORS["kl"], ls="--", label=r"$\mathrm{kl}(\mu_a, \mu^\star)$")
+        ax2.axhline(kxy, color=color("kl"), ls="--", label=r"$\mathrm{kl}(\mu_a, \mu^\star)$")
     if np.isfinite(thr):
         ax2.axvline(thr, color="grey", lw=0.8, ls=":")
         ax2.text(thr, 1.5e-3 * abs(y - x), r" $\varepsilon^\star$", color="grey", fontsize=9)
@@ -186,11 +186,11 @@ def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float 
 
     label = bandit.name or "custom"
     fig, (ax1, ax2) = new_figure(2, width=4.4, height=3.6)
-    ax1.loglog(grid, new, color=COLORS["d_eps"], lw=2, label=r"new: $\sum \Delta_a / d_\varepsilon$")
-    ax1.loglog(grid, old, color=COLORS["neighbour"], ls="--",
+    ax1.loglog(grid, new, color=color("d_eps"), lw=2, label=r"new: $\sum \Delta_a / d_\varepsilon$")
+    ax1.loglog(grid, old, color=color("earlier bound"), ls="--",
                label=r"2022: $\sum \Delta_a / \min\{\mathrm{kl}, 6\varepsilon\Delta_a\}$")
     if np.isfinite(lr) and lr > 0:
-        ax1.axhline(lr, color=COLORS["kl"], ls=":", label=r"Lai–Robbins $\sum \Delta_a / \mathrm{kl}$")
+        ax1.axhline(lr, color=color("kl"), ls=":", label=r"Lai–Robbins $\sum \Delta_a / \mathrm{kl}$")
     for t in np.unique(np.round(thr[np.isfinite(thr)], 6)):
         if eps_min <= t <= eps_max:
             for ax in (ax1, ax2):
@@ -207,7 +207,7 @@ def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float 
     ax2.axhline(6.0, color="grey", lw=0.8, ls="--")
     ax2.axhline(1.0, color="grey", lw=0.8)
     if np.isfinite(top) and top < eps_max:
-        ax2.axvspan(max(top, eps_min), eps_max, color=COLORS["band"], alpha=0.35)
+        ax2.axvspan(max(top, eps_min), eps_max, color=color("band"), alpha=0.35)
         ax2.text(eps_min * 1.2, 2.4,
                  "shaded: every arm in the\nlow-privacy regime; the\nthree bounds coincide",
                  fontsize=8, va="top")
@@ -264,12 +264,12 @@ def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5, mu2
     pure = pure_routes(mu2, mu1, eps)
 
     fig, (ax1, ax2) = new_figure(2, width=4.4, height=3.6)
-    ax1.plot(grid, cost.tv_leg, color=COLORS["tv"], ls="--", label=r"TV leg $\varepsilon(\mu_2' - \mu_2)$")
-    ax1.plot(grid, cost.kl_leg, color=COLORS["kl"], ls="--", label=r"KL leg $\mathrm{kl}(\mu_2', \mu_1)$")
+    ax1.plot(grid, cost.tv_leg, color=color("eps*TV"), ls="--", label=r"TV leg $\varepsilon(\mu_2' - \mu_2)$")
+    ax1.plot(grid, cost.kl_leg, color=color("kl"), ls="--", label=r"KL leg $\mathrm{kl}(\mu_2', \mu_1)$")
     ax1.plot(grid, cost.total, color="k", lw=2, label="total cost per pull")
     ax1.axvline(mp, color="grey", lw=0.8)
     ax1.plot([mp], [mine.total], "o", color="k", zorder=5)
-    ax1.plot([opt.z_star], [opt.cost], "*", color=COLORS["d_eps"], ms=14, zorder=6,
+    ax1.plot([opt.z_star], [opt.cost], "*", color=color("d_eps"), ms=14, zorder=6,
              label=rf"optimum $z^\star = {opt.z_star:.3f}$: $d_\varepsilon = {opt.cost:.4f}$")
     top = 1.15 * float(max(np.max(cost.total), pure.all_kl))
     ax1.set(xlabel=r"intermediate mean $\mu_2'$", ylabel="cost per pull of arm 2", xlim=(mu2, mu1),
@@ -284,12 +284,12 @@ def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5, mu2
     tv_parts = [mine.tv_leg, opt_legs.tv_leg, 0.0, pure.all_tv]
     kl_parts = [mine.kl_leg, opt_legs.kl_leg, pure.all_kl, 0.0]
     ypos = np.arange(4)[::-1]
-    ax2.barh(ypos, tv_parts, color=COLORS["tv"], label="TV leg")
-    ax2.barh(ypos, kl_parts, left=tv_parts, color=COLORS["kl"], label="KL leg")
+    ax2.barh(ypos, tv_parts, color=color("eps*TV"), label="TV leg")
+    ax2.barh(ypos, kl_parts, left=tv_parts, color=color("kl"), label="KL leg")
     xmax = max(t + k for t, k in zip(tv_parts, kl_parts, strict=True))
     for yv, t, k in zip(ypos, tv_parts, kl_parts, strict=True):
         ax2.text(t + k + 0.02 * xmax, yv, f"{t + k:.4f}", va="center", fontsize=8.5)
-    ax2.axvline(opt.cost, color=COLORS["d_eps"], lw=1, ls=":")
+    ax2.axvline(opt.cost, color=color("d_eps"), lw=1, ls=":")
     ax2.set_yticks(ypos, names, fontsize=8.5)
     ax2.set(xlabel="cost per pull of arm 2", xlim=(0, 1.3 * xmax))
     ax2.set_title("four routes from $\\nu$ to $\\nu''$", fontsize=9)
@@ -299,13 +299,13 @@ def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5, mu2
 
 def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 0.7,
                          policy: str = "random rate", horizon: int = 1000, n_runs: int = 300,
-                         alpha: float = 0.2, seed: int = 0):
+                         xi: float = 0.2, seed: int = 0):
     r"""The coupled environment of the proof, simulated: Hamming distance against ``N_2 TV(P_2, P_2')``.
 
     Runs :func:`~dpb.coupling.coupled_runs` (the policy sees the rewards of ``nu = (mu1, mu2)``;
     the rewards of ``nu' = (mu1, mu2_prime)`` come from the maximal coupling).  Left: one point per run,
     ``(N_2(T), d_Ham(r, r'))``, with the line ``d_Ham = TV N_2`` and the boundary
-    ``(1 + alpha) TV N_2`` of the event ``L`` of Step 2 of the proof.  Right: the per-run ratio
+    ``(1 + xi) TV N_2`` of the event ``L`` of Step 2 of the proof.  Right: the per-run ratio
     ``d_Ham / N_2`` against ``N_2``, its means in quantile bins of ``N_2``, and the pooled ratio
     ``sum d_Ham / sum N_2``, which estimates ``TV`` for every rule (``E[d_Ham] = TV E[N_2]``); for a
     reward-dependent rule (``"follow the leader"``) the per-run ratio is biased when ``N_2`` is small.
@@ -318,8 +318,8 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
         One of :data:`~dpb.coupling.PULLING_RULES`.
     horizon, n_runs : int
         ``T >= 1`` and the number of runs ``>= 1``.
-    alpha : float
-        Slack ``> 0`` of the event ``L``.
+    xi : float
+        Slack :math:`\xi > 0` of the event ``L`` (the proof lets it tend to 0).
     seed : int
         Seed of the simulation.
 
@@ -330,7 +330,7 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
     """
     mu2 = float(as_probability("mu2", mu2))
     mp = float(as_probability("mu2_prime", mu2_prime))
-    alpha = float(as_positive("alpha", alpha, allow_inf=False))
+    xi = float(as_positive("xi", xi, allow_inf=False))
     if mu2 == mp:
         raise ValueError("mu2_prime must differ from mu2 (otherwise the two reward lists are identical)")
     h = coupled_runs(mu1, mu2, mp, policy=policy, horizon=horizon, n_runs=n_runs, seed=seed)
@@ -341,20 +341,20 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
 
     fig, (ax1, ax2) = new_figure(2, width=4.4, height=3.6)
     line = np.linspace(0, max(int(n2.max()), 1), 100)
-    ax1.scatter(n2, dh, s=8, alpha=0.5, color=COLORS["laplace"], label="one run")
+    ax1.scatter(n2, dh, s=8, alpha=0.5, color=color("Monte Carlo"), label="one run")
     ax1.plot(line, tv * line, color="k", lw=2, label=rf"$\mathrm{{TV}}\cdot N_2$, TV $= {tv:g}$")
-    ax1.plot(line, (1 + alpha) * tv * line, color="k", ls="--", lw=1,
-             label=rf"$(1+\alpha)\mathrm{{TV}}\cdot N_2$, $\alpha = {alpha:g}$")
+    ax1.plot(line, (1 + xi) * tv * line, color="k", ls="--", lw=1,
+             label=rf"$(1+\xi)\mathrm{{TV}}\cdot N_2$, $\xi = {xi:g}$")
     ax1.set(xlabel=r"pulls of arm 2, $N_2(T)$", ylabel=r"$d_{\mathrm{Ham}}(\mathbf{r}, \mathbf{r}')$")
     ax1.set_title(f"{policy}: {n_runs} runs, T = {horizon}", fontsize=9)
     ax1.legend(frameon=False, fontsize=8.5, loc="upper left")
 
     ok = n2 > 0
-    ax2.scatter(n2[ok], ratio[ok], s=8, alpha=0.35, color=COLORS["laplace"], label="one run")
+    ax2.scatter(n2[ok], ratio[ok], s=8, alpha=0.35, color=color("Monte Carlo"), label="one run")
     cx, cy, _ = binned_means(n2[ok].astype(float), ratio[ok], n_bins=8)
-    ax2.plot(cx, cy, "s-", color=COLORS["d_eps"], ms=5, label=r"mean in bins of $N_2$")
+    ax2.plot(cx, cy, "s-", color=color("binned mean"), ms=5, label=r"mean in bins of $N_2$")
     ax2.axhline(tv, color="k", lw=2, label="TV")
-    ax2.axhline(pooled, color=COLORS["tv"], ls="--",
+    ax2.axhline(pooled, color=color("pooled estimate"), ls="--",
                 label=rf"pooled $\sum d_{{\mathrm{{Ham}}}}/\sum N_2 = {pooled:.3f}$")
     ax2.set(xlabel=r"pulls of arm 2, $N_2(T)$", ylabel=r"$d_{\mathrm{Ham}} / N_2$",
             ylim=(-0.02, 1.02))

@@ -11,7 +11,7 @@ from ..batching import make_schedule
 from ..interaction import LeaderAdversary, run_game
 from ..privacy import continual_release_log_ratio, partial_sums
 from . import _checks
-from .style import COLORS, new_figure
+from .style import color, new_figure
 
 __all__ = [
     "release_starts",
@@ -96,8 +96,8 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     fig, axes = plt.subplots(3, 1, figsize=(8.5, 8.0), sharex=True, constrained_layout=True)
     ax1, ax2, ax3 = axes
     steps = np.arange(1, T + 1)
-    ax1.vlines(steps - 0.12, 0, r, color=COLORS["kl"], lw=3, label=r"stream $\mathbf{r}$")
-    ax1.vlines(steps + 0.12, 0, rp, color=COLORS["neighbour"], lw=3, label=r"neighbour $\mathbf{r}'$")
+    ax1.vlines(steps - 0.12, 0, r, color=color("list"), lw=3, label=r"stream $\mathbf{r}$")
+    ax1.vlines(steps + 0.12, 0, rp, color=color("neighbouring list"), lw=3, label=r"neighbour $\mathbf{r}'$")
     ax1.plot([t_star], [1.12], "v", color="k", label=f"changed reward $t^\\star = {t_star}$")
     ax1.set(ylabel="reward", ylim=(0, 1.3), yticks=[0, 1],
             title=f"{st.size} phases, one $\\mathrm{{Lap}}(1/\\varepsilon)$ noise each, "
@@ -106,20 +106,21 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     for ax in axes:
         for b in st[1:]:
             ax.axvline(b + 0.5, color="grey", lw=0.7, ls=":")
-    ax2.plot(steps, np.cumsum(r), drawstyle="steps-mid", color=COLORS["kl"], alpha=0.6,
+    ax2.plot(steps, np.cumsum(r), drawstyle="steps-mid", color=color("list"), alpha=0.6,
              label="exact running sum of r")
-    ax2.plot(steps, np.cumsum(rp), drawstyle="steps-mid", color=COLORS["neighbour"], alpha=0.6, ls="--",
+    ax2.plot(steps, np.cumsum(rp), drawstyle="steps-mid", color=color("neighbouring list"), alpha=0.6,
+             ls="--",
              label="exact running sum of r'")
-    ax2.plot(ends, o, "o", color=COLORS["kl"], label="released on r")
-    ax2.plot(ends, op, "s", mfc="none", color=COLORS["neighbour"], label="released on r' (same noise)")
+    ax2.plot(ends, o, "o", color=color("list"), label="released on r")
+    ax2.plot(ends, op, "s", mfc="none", color=color("neighbouring list"), label="released on r' (same noise)")
     for k, (e_k, o_k) in enumerate(zip(ends, o, strict=True)):
         ax2.annotate(f"{k + 1}", (e_k, o_k), textcoords="offset points", xytext=(-10, 4), fontsize="x-small")
     ax2.set(ylabel="running sum", title="release $k$ carries $k$ noises: nothing is forgotten")
     ax2.legend(frameon=False, loc="upper left", fontsize="small", ncol=2)
-    ax3.axhspan(-eps, eps, color=COLORS["band"], alpha=0.4, label=r"$[-\varepsilon, \varepsilon]$")
-    ax3.bar(ends, terms, width=0.8, color=np.where(np.arange(st.size) == k_star, COLORS["d_eps"], "k"),
+    ax3.axhspan(-eps, eps, color=color("band"), alpha=0.4, label=r"$[-\varepsilon, \varepsilon]$")
+    ax3.bar(ends, terms, width=0.8, color=np.where(np.arange(st.size) == k_star, color("played"), "k"),
             label="term of each release")
-    ax3.axhline(total, color=COLORS["d_eps"], ls="--", lw=1,
+    ax3.axhline(total, color="k", ls="--", lw=1,
                 label=f"total log ratio at the release: {total:.3f}")
     ax3.set(xlabel="step $t$ (bars at the release ending each phase)",
             ylabel=r"$\log p_{\mathbf{r}}(o)/p_{\mathbf{r}'}(o)$", ylim=(-1.6 * eps, 1.6 * eps))
@@ -181,8 +182,8 @@ def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: in
     trR = run_game(pol, adv, t_star, "R", runs, T, seed=seed, offset=runs)
     fig, (ax1, ax2) = new_figure(2, height=3.8)
     steps = np.arange(1, T + 1)
-    ax1.plot(steps, _same_as(trL, t_star), "o-", ms=3, color=COLORS["kl"], label="$b = L$")
-    ax1.plot(steps, _same_as(trR, t_star), "s--", ms=3, mfc="none", color=COLORS["neighbour"],
+    ax1.plot(steps, _same_as(trL, t_star), "o-", ms=3, color=color("list"), label="$b = L$")
+    ax1.plot(steps, _same_as(trR, t_star), "s--", ms=3, mfc="none", color=color("neighbouring list"),
              label="$b = R$")
     ax1.axvline(t_star, color="k", lw=0.8, ls=":", label=f"challenge $t^\\star = {t_star}$")
     ax1.set(xlabel="step $s$", ylabel=f"share of runs with $a_s = a_{{{t_star}}}$", ylim=(-0.02, 1.02),
@@ -190,7 +191,7 @@ def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: in
     ax1.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize="small")
     floor = 1e-30
     pv = np.array([prefix_law_test(trL, trR, s)["pvalue"] for s in steps])
-    ax2.semilogy(steps, np.maximum(pv, floor), "o-", ms=3, color=COLORS["d_eps"],
+    ax2.semilogy(steps, np.maximum(pv, floor), "o-", ms=3, color=color("p-value"),
                  label=f"p-value (shown at {floor:g} when below)")
     ax2.axhline(1e-3, color="grey", ls="--", lw=0.8, label="false-alarm rate 0.001")
     ax2.axvline(t_star, color="k", lw=0.8, ls=":")
@@ -240,8 +241,8 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
     tr1, tr2 = res.transcripts
     fig, (ax1, ax2) = new_figure(2, height=3.9)
     steps = np.arange(1, T + 1)
-    ax1.plot(steps, _arm_share(tr1), "o-", ms=3, color=COLORS["kl"], label=r"list $\mathbf{r}$")
-    ax1.plot(steps, _arm_share(tr2), "s--", ms=3, mfc="none", color=COLORS["neighbour"],
+    ax1.plot(steps, _arm_share(tr1), "o-", ms=3, color=color("list"), label=r"list $\mathbf{r}$")
+    ax1.plot(steps, _arm_share(tr2), "s--", ms=3, mfc="none", color=color("neighbouring list"),
              label=f"neighbour: $r_{{{t_star}}}$ flipped")
     ax1.axvline(t_star, color="k", lw=0.8, ls=":")
     ax1.set(xlabel="step $s$", ylabel="share of runs playing arm 1", ylim=(-0.02, 1.02),
@@ -251,14 +252,14 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
     top = max(2.5 * eps, (lo if np.isfinite(lo) else 0) + 1.0, min(hi, 12) + 0.5,
               (res.eps_hat if np.isfinite(res.eps_hat) else 0) + 0.5)
     bottom = min(-0.5, (lo if np.isfinite(lo) else -1) - 0.5)
-    ax2.axhspan(eps, top + 10, color=COLORS["d_eps"], alpha=0.12, label="refutes the claim")
-    ax2.axhline(eps, color=COLORS["d_eps"], lw=1.2, label=f"claimed $\\varepsilon = {eps:g}$")
+    ax2.axhspan(eps, top + 10, color=color("refutes the claim"), alpha=0.12, label="refutes the claim")
+    ax2.axhline(eps, color="k", lw=1.2, ls="--", label=f"claimed $\\varepsilon = {eps:g}$")
     est = res.eps_hat if np.isfinite(res.eps_hat) else top - 0.2
     hi_draw = min(hi, top + 10)
     lo_draw = lo if np.isfinite(lo) else bottom
     ax2.errorbar([0], [est], yerr=[[est - lo_draw], [hi_draw - est]], fmt="o", color="k", capsize=6,
                  label=r"$\log\hat p_1/\hat p_2$ and interval")
-    ax2.plot([0], [lo_draw], "^", color=COLORS["kl"], ms=9,
+    ax2.plot([0], [lo_draw], "^", color=color("audit lower bound"), ms=9,
              label=f"$\\hat\\varepsilon_{{\\mathrm{{lower}}}} = {lo:.2f}$")
     verdict = "CAUGHT: not eps-DP" if res.caught else "no violation found"
     ax2.set(xlim=(-1, 1), xticks=[], ylim=(bottom, top), ylabel="privacy loss (log ratio)",
@@ -311,14 +312,15 @@ def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max
     fgt = np.sqrt(mu * (1 - mu) / B + 2 / (eps * B) ** 2)
     base = np.sqrt(mu * (1 - mu) / n)
     fig, (ax1, ax2) = new_figure(2, height=3.8)
-    ax1.loglog(n, fgt, "s--", ms=3, color=COLORS["neighbour"], label="forgetting: last batch + 1 noise")
-    ax1.loglog(n, acc, "o-", ms=3, color=COLORS["kl"], label="accumulating: all rewards + $(m+1)$ noises")
+    ax1.loglog(n, fgt, "s--", ms=3, color=color("forget"), label="forgetting: last batch + 1 noise")
+    ax1.loglog(n, acc, "o-", ms=3, color=color("accumulate"),
+               label="accumulating: all rewards + $(m+1)$ noises")
     if mu * (1 - mu) > 0:
         ax1.loglog(n, base, ":", color="grey", label="no privacy, no forgetting")
     ax1.set(xlabel="pulls of the arm $n_m$", ylabel="std of the private mean",
             title=f"$\\varepsilon = {eps:g}$, $\\mu = {mu:g}$, $\\alpha = {alpha:g}$")
     ax1.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize="small")
-    ax2.semilogx(n, fgt / acc, "o-", ms=3, color=COLORS["d_eps"], label="forgetting / accumulating")
+    ax2.semilogx(n, fgt / acc, "o-", ms=3, color="k", label="forgetting / accumulating")
     ax2.axhline(np.sqrt(alpha / (alpha - 1)), color="grey", ls="--", lw=0.8,
                 label=r"$\sqrt{\alpha/(\alpha-1)}$")
     ax2.axhline(1.0, color="k", lw=0.6)

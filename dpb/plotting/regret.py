@@ -23,6 +23,7 @@ import numpy as np
 from .._validate import as_choice, as_directory, as_int, as_real
 from . import _checks
 from ..regret import POLYNOMIAL, TERMS, alpha_tradeoff, book_runs, pull_summary
+from .style import color, series_color
 
 __all__ = [
     "ALPHAS",
@@ -39,17 +40,15 @@ ALPHAS = (1.1, 1.25, 1.5, 2, 3, 4)
 #: The horizons of the chapter's trade-off figure.
 HORIZONS = (10**4, 10**6, 10**8)
 
+#: concept colours of this chapter's figures (the palette of :mod:`dpb.plotting.style`); a
+#: simulated policy's mean and median are drawn in the policy's own colour (median dashed)
 _C = {
-    "mean": "#d62728",
-    "median": "#1f77b4",
-    "band": "#9ecae1",
-    "upper": "#222222",
-    "lower": "#7f7f7f",
-    "pre": "#ff7f0e",
-    "post": "#2ca02c",
-    "init": "#9467bd",
+    "band": color("band"),
+    "upper": color("upper bound"),
+    "lower": color("lower bound"),
+    "pre": color("pre-convergence (A)"),
+    "post": color("post-convergence (B)"),
 }
-_ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 
 
 def _panels(width: float = 7.0, height: float = 3.9):
@@ -141,10 +140,11 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     up, lo = c["upper_pulls"][arm], c["lower_pulls"][arm]
     ax1.fill_between(t, s["q_low"][:, arm], s["q_high"][:, arm], color=_C["band"], alpha=0.5,
                      label="10%–90% of runs")
-    ax1.plot(t, s["median"][:, arm], color=_C["median"], lw=1.6, label="median")
-    ax1.fill_between(t, np.maximum(s["ci_low"][:, arm], 1e-9), s["ci_high"][:, arm], color=_C["mean"],
+    own = color(res.policy)
+    ax1.plot(t, s["median"][:, arm], color=own, ls="--", lw=1.6, label=f"median, {res.policy}")
+    ax1.fill_between(t, np.maximum(s["ci_low"][:, arm], 1e-9), s["ci_high"][:, arm], color=own,
                      alpha=0.2, lw=0)
-    ax1.plot(t, s["mean"][:, arm], color=_C["mean"], lw=1.6, label="mean (95% CI)")
+    ax1.plot(t, s["mean"][:, arm], color=own, lw=1.6, label=f"mean (95% CI), {res.policy}")
     ax1.axhline(up, color=_C["upper"], ls="--", lw=1.2, label=f"{_upper_label(res)} = {up:.1f}")
     ax1.axhline(lo, color=_C["lower"], ls=":", lw=1.4, label=f"1 / d_ε = {lo:.1f}")
     ax1.set_xscale("log")
@@ -162,7 +162,7 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     d = 1.0 / c["lower_pulls"][sub]
     ratio = np.median(res.total_pulls()[:, :, sub] * d / np.log(t)[None, :, None], axis=0)
     for k, a in enumerate(sub):
-        ax2.plot(t, ratio[:, k], color=_ARM_COLORS[k % len(_ARM_COLORS)], lw=1.4,
+        ax2.plot(t, ratio[:, k], color=series_color(int(a)), lw=1.4,
                  label=f"arm {a + 1} (μ = {res.means[a]:g})")
     a_up = res.alpha if res.alpha is not None else 1.0
     ax2.axhline(a_up, color=_C["upper"], ls="--", lw=1.2, label="upper bound (α)")
@@ -224,7 +224,7 @@ def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str =
         pre = np.sort(r.regret_terms()[:, -1, k])
         surv = 1.0 - np.arange(pre.size) / pre.size  # P[(A) >= pre[i]]
         keep = pre > 0
-        ax2.step(pre[keep], surv[keep], where="post", color=_ARM_COLORS[j % len(_ARM_COLORS)], lw=1.5,
+        ax2.step(pre[keep], surv[keep], where="post", color=series_color(j), lw=1.5,
                  label=f"{alpha_label(a)}: mean {pre.mean():,.0f}")
     ax2.set_xscale("log")
     ax2.set_yscale("log")
@@ -265,7 +265,7 @@ def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLU
     C = tr["lower"][0] / logs[0]
     fig, (ax1, ax2) = _panels()
     for h, T in enumerate(tr["horizons"]):
-        col = _ARM_COLORS[h % len(_ARM_COLORS)]
+        col = series_color(h)
         lab = f"T = 1e{round(np.log10(T))}"
         m, e = tr["mean"][:, h] / logs[h], 2 * tr["sem"][:, h] / logs[h]
         ax1.errorbar(a, m, yerr=[np.minimum(e, 0.5 * m), e], color=col, marker="o",
@@ -337,8 +337,9 @@ def plot_regret_distribution(instance="mu2", eps: float = 0.25, alpha=2, policy:
                     f"pre-convergence dominates ({np.sum(dominated)})"])
     ax1.axvline(c["lower_regret"], color=_C["lower"], ls=":", lw=1.6, label=f"C = {c['lower_regret']:.1f}")
     ax1.axvline(c["upper_regret"], color=_C["upper"], ls="--", lw=1.2, label=f"α C = {c['upper_regret']:.1f}")
-    ax1.axvline(x.mean(), color=_C["mean"], lw=1.4, label=f"mean = {x.mean():.1f}")
-    ax1.axvline(np.median(x), color=_C["median"], lw=1.4, label=f"median = {np.median(x):.1f}")
+    own = color(res.policy)
+    ax1.axvline(x.mean(), color=own, lw=1.4, label=f"mean = {x.mean():.1f}, {res.policy}")
+    ax1.axvline(np.median(x), color=own, ls="--", lw=1.4, label=f"median = {np.median(x):.1f}, {res.policy}")
     ax1.set_xscale("log")
     ax1.set_yscale("log")
     ax1.set_ylim(0.7, res.runs * 3)
@@ -353,8 +354,8 @@ def plot_regret_distribution(instance="mu2", eps: float = 0.25, alpha=2, policy:
     q10, q25, q50, q75, q90 = np.quantile(y, [0.1, 0.25, 0.5, 0.75, 0.9], axis=0)
     ax2.fill_between(t, q10, q90, color=_C["band"], alpha=0.45, lw=0, label="10%–90%")
     ax2.fill_between(t, q25, q75, color=_C["band"], alpha=0.9, lw=0, label="25%–75%")
-    ax2.plot(t, q50, color=_C["median"], lw=1.6, label="median")
-    ax2.plot(t, y.mean(axis=0), color=_C["mean"], lw=1.6, label="mean")
+    ax2.plot(t, q50, color=own, ls="--", lw=1.6, label=f"median, {res.policy}")
+    ax2.plot(t, y.mean(axis=0), color=own, lw=1.6, label=f"mean, {res.policy}")
     ax2.axhline(c["upper_regret"], color=_C["upper"], ls="--", lw=1.2, label="α C")
     ax2.axhline(c["lower_regret"], color=_C["lower"], ls=":", lw=1.6, label="C")
     ax2.set_xscale("log")
