@@ -94,10 +94,9 @@ def test_scalar_maths_of_the_engines(p, q, x, c, eps):
     assert (math.isinf(ref) and math.isinf(got)) or abs(got - ref) <= 1e-12 * max(1.0, ref)
     assert abs(_scalar.kl_ucb(x, c) - dv.kl_ucb(x, c)) <= 1e-10
     lo, hi = min(p, q), max(p, q)
+    z, log_term = _scalar.d_eps_terms(hi, eps)
     with np.errstate(divide="ignore"):
-        z = float(expit(logit(hi) - eps))
-        log_term = (math.log((1.0 - hi) + hi * math.exp(-eps)) if hi > 0.5
-                    else math.log1p(hi * math.expm1(-eps)))
+        assert abs(z - float(expit(logit(hi) - eps))) <= 1e-15
     got = _scalar.d_eps_below(lo, hi, z, log_term, eps)
     vectorised = float(d_eps_below_fast(np.array(lo), np.array(hi), eps))
     assert abs(got - vectorised) <= 1e-13 * max(1.0, got)  # (scalar and numpy logs: ulps apart)
