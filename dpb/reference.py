@@ -6,7 +6,7 @@ Binomial draws, no vectorisation across runs, no look-ahead.  It shares no logic
 path: batch sizes are recomputed here from :prf:ref:`def-batch-schedule` in exact rational arithmetic, indexes
 come from :mod:`dpb.divergences` (bisection), ties are broken with ``rng.choice``.  It is slow
 (microseconds per round) and meant for small horizons.  Its scalar kl and KL-UCB inversion
-are its own copies on purpose, not :mod:`dpb.policies._scalar`: an oracle that shared the fast
+are its own copies on purpose, not ``dpb.policies._scalar``: an oracle that shared the fast
 engines' maths could not catch an error in it.
 
 :func:`reference_simulate` returns a :class:`dpb.simulate.Result` (same checkpoints and fields as

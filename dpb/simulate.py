@@ -25,7 +25,7 @@ How it is exact and fast
 * ``engine`` chooses how a fast path runs: ``"numba"`` (compiled kernels where it has some, the
   default) or ``"python"`` (IMED's and KL-UCB's kernels uncompiled, DP-IMED's numpy lock-step:
   the same numbers, slower).  The environment variable ``DPB_JIT=0`` only changes the default to
-  ``"python"``.  :attr:`Result.engine` records the engine that ran.
+  ``"python"``.  ``Result.engine`` records the engine that ran.
 
 How long a call may take
 ------------------------
@@ -907,7 +907,7 @@ def simulate(
         How a fast path runs: ``"numba"``, its compiled kernels where it has some (IMED, KL-UCB,
         DP-IMED); ``"python"``, the same code uncompiled (IMED, KL-UCB) or numpy (DP-IMED), with
         the same numbers for the same seed, slower.  None: ``"numba"``, or ``"python"`` when the
-        environment variable ``DPB_JIT`` is ``0``.  Recorded in :attr:`Result.engine` (which is
+        environment variable ``DPB_JIT`` is ``0``.  Recorded in ``Result.engine`` (which is
         ``"phases"`` when the generic engine ran, ``"fast"`` for a fast path of one engine).
     max_seconds : float or None
         Refuse, before any work, a call whose estimated cost (:func:`estimate_cost`, a

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.special import expit, logit
 from scipy.stats import chisquare
 
 import dpb.policies as policies_pkg
@@ -30,6 +31,7 @@ from dpb.policies import (
     registered,
 )
 from dpb.policies.dp_ucb import DPUCB
+from dpb.policies import _scalar
 from dpb.policies._numerics import d_eps_below_fast, d_eps_ucb_fast, kl_fast, kl_ucb_fast
 from dpb.policies.base import RunRandom, UniformStream, pick_max, pick_min
 from dpb.simulate import simulate, simulate_trace
@@ -75,6 +77,38 @@ def test_d_eps_below_fast(x, y, eps):
     x, y = min(x, y), max(x, y)
     ref = dv.d_eps(x, y, eps)
     assert abs(float(d_eps_below_fast(np.array(x), np.array(y), eps)) - ref) <= 1e-10 * max(1.0, ref)
+
+
+# the fast engines' means: ratios S / N of counts below 2^62, so 0 or at least 2e-19 (a subnormal
+# q overflows p / q in the engines' kl, which never sees one)
+engine_means = st.one_of(st.floats(1e-18, 1), st.sampled_from([0.0, 1.0, 1e-12, 1 - 1e-12, 0.5]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(p=engine_means, q=engine_means, x=engine_means, c=levels, eps=epsilons)
+def test_scalar_maths_of_the_engines(p, q, x, c, eps):
+    """The plain-Python scalar maths that the kernels compile (one source for both engines)
+    against dpb.divergences, and d_eps_below against its vectorised twin to rounding."""
+    ref = dv.kl(p, q)
+    got = _scalar.kl(p, q)
+    assert (math.isinf(ref) and math.isinf(got)) or abs(got - ref) <= 1e-12 * max(1.0, ref)
+    assert abs(_scalar.kl_ucb(x, c) - dv.kl_ucb(x, c)) <= 1e-10
+    lo, hi = min(p, q), max(p, q)
+    z, log_term = _scalar.d_eps_terms(hi, eps)
+    with np.errstate(divide="ignore"):
+        assert abs(z - float(expit(logit(hi) - eps))) <= 1e-15
+    got = _scalar.d_eps_below(lo, hi, z, log_term, eps)
+    vectorised = float(d_eps_below_fast(np.array(lo), np.array(hi), eps))
+    assert abs(got - vectorised) <= 1e-13 * max(1.0, got)  # (scalar and numpy logs: ulps apart)
+    assert abs(got - dv.d_eps(lo, hi, eps)) <= 1e-10 * max(1.0, got)
+
+
+@pytest.mark.parametrize("c", [0.0, 1.0, 3.0])
+def test_scalar_budget_is_the_vectorised_one(c):
+    from dpb.policies.nonprivate import _budget
+
+    t = np.array([1, 2, 3, 10, 1000, 10**9])
+    assert [_scalar.budget(int(v), c) for v in t] == _budget(t, c).tolist()
 
 
 def test_fast_numerics_vectorised():
@@ -419,3 +453,34 @@ def test_first_decision_is_uniform_over_identical_arms(name, params):
     chosen = np.argmax(res.pulls - 1, axis=1)
     assert np.all(res.pulls.sum(axis=1) == K + 1)
     assert chisquare(np.bincount(chosen, minlength=K)).pvalue > ALPHA
+
+
+def test_a_per_step_index_is_one_method():
+    """PerStepPolicy: a new per-step rule is its empirical_index; it runs on the generic engine."""
+    from dpb.policies import PerStepPolicy
+
+    class UCB1(PerStepPolicy, register=False):
+        name = "UCB1-test"
+
+        def __init__(self):
+            pass
+
+        @property
+        def params(self):
+            return {}
+
+        def empirical_index(self, mu, n, t):
+            assert mu.shape == n.shape and t.shape == (mu.shape[0], 1) and (n >= 1).all()
+            return mu + np.sqrt(2.0 * np.log(t) / n)
+
+    res = simulate(UCB1(), "mu2", 2000, runs=3, seed=0)
+    assert res.engine == "phases" and np.all(res.pulls.sum(axis=1) == 2000)
+    assert np.all(res.pulls.argmax(axis=1) == 0)  # the best arm of mu2 is pulled most
+    with pytest.raises(TypeError, match="abstract"):
+        PerStepPolicy()
+    # IMED and KL-UCB are such rules: their index is the formula of the module docstring
+    from dpb.policies import IMED
+
+    mu, n, t = np.array([[0.2, 0.5, 0.7]]), np.array([[3, 5, 9]]), np.array([[17]])
+    assert np.allclose(IMED().empirical_index(mu, n, t), n * kl_fast(mu, 0.7) + np.log(n))
+    assert np.allclose(KLUCB().empirical_index(mu, n, t), kl_ucb_fast(mu, np.log(17) / n))

@@ -26,6 +26,7 @@ from . import _scalar
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where the kernel calls it
 register_jitable(_scalar.xlogy)
 _d_eps_below = register_jitable(_scalar.d_eps_below)
+_d_eps_terms = register_jitable(_scalar.d_eps_terms)
 
 _BLOCK = 64  # RunRandom's default block
 
@@ -42,17 +43,7 @@ def _dp_imed_indexes(S, n, idx, eps):
         idx[k] = x
         if k == 0 or x > x_star:
             x_star = x
-    if x_star == 0.0:
-        logit = -math.inf
-    elif x_star == 1.0:
-        logit = math.inf
-    else:
-        logit = math.log(x_star / (1.0 - x_star))
-    z = 1.0 / (1.0 + math.exp(-(logit - eps)))
-    if x_star > 0.5:
-        log_term = math.log((1.0 - x_star) + x_star * math.exp(-eps))
-    else:
-        log_term = math.log1p(x_star * math.expm1(-eps))
+    z, log_term = _d_eps_terms(x_star, eps)
     best = math.inf
     for k in range(K):
         v = n[k] * _d_eps_below(idx[k], x_star, z, log_term, eps) + math.log(n[k])

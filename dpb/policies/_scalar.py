@@ -82,6 +82,24 @@ def xlogy(x, y):
     return x * math.log(y)
 
 
+def d_eps_terms(y, eps):
+    """(z, log_term) of :func:`d_eps_below` for the upper argument y: z = expit(logit(y) - eps)
+    and log(1 - y (1 - e^-eps)), each form accurate on its side of y = 1/2 (as
+    :func:`dpb.policies._numerics.d_eps_below_fast`)."""
+    if y == 0.0:
+        logit = -math.inf
+    elif y == 1.0:
+        logit = math.inf
+    else:
+        logit = math.log(y / (1.0 - y))
+    z = 1.0 / (1.0 + math.exp(-(logit - eps)))
+    if y > 0.5:
+        log_term = math.log((1.0 - y) + y * math.exp(-eps))
+    else:
+        log_term = math.log1p(y * math.expm1(-eps))
+    return z, log_term
+
+
 def d_eps_below(x, y, z, log_term, eps):
     """d_eps(x, y) for x <= y, given z = expit(logit(y) - eps) and
     log_term = log(1 - y (1 - e^-eps)): kl(x, y) if x >= z, else -eps x - log_term (floored at

@@ -79,8 +79,8 @@ def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c
     ``engine``: ``"numba"`` (the kernels compiled) or ``"python"`` (the same kernels uncompiled:
     the same numbers, slower); None is the default of the environment variable ``DPB_JIT``
     (``"0"``: python, otherwise numba).  ``_wrong`` (tests only) selects a deliberately wrong
-    certification of the kernels (:data:`~dpb.policies._tape_kernel.FIRST_STEP`,
-    :data:`~dpb.policies._tape_kernel.END_MEAN`) whose rejection the exact-law tests show.
+    certification of the kernels (``FIRST_STEP``, ``END_MEAN`` of
+    ``dpb.policies._tape_kernel``) whose rejection the exact-law tests show.
     """
     _simulate("KL-UCB", means, T, float(c), env_generators, policy_generators, recorder, engine, _wrong)
 

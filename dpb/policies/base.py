@@ -422,11 +422,13 @@ class PerStepPolicy(InitialRoundRobin, Policy):
     """A policy that pulls every arm once, then decides at every step from the empirical means
     (IMED, KL-UCB): the per-step twin of :class:`~dpb.policies.BatchedPrivatePolicy`.
 
-    A new per-step index is one method: subclass, set :attr:`~Policy.name` and
-    :attr:`~Policy.index_kind`, and define :meth:`empirical_index` (not ``index``: that attribute holds the
-    indexes of the last decision, see :class:`Policy`).  The policy runs through the generic phase
-    engine of :func:`dpb.simulate.simulate` with phases of one pull (exact; a numpy call per step);
-    a ``fast_simulate`` method may add an exact fast path.  Ties are broken uniformly at random.
+    A new per-step index is one method: subclass, set :attr:`~dpb.policies.base.Policy.name` and
+    :attr:`~dpb.policies.base.Policy.index_kind`, and define
+    :meth:`~dpb.policies.base.PerStepPolicy.empirical_index` (not ``index``: that attribute holds
+    the indexes of the last decision, see :class:`~dpb.policies.base.Policy`).  The policy runs
+    through the generic phase engine of :func:`dpb.simulate.simulate` with phases of one pull
+    (exact; a numpy call per step); a ``fast_simulate`` method may add an exact fast path.  Ties
+    are broken uniformly at random.
     """
 
     private = False

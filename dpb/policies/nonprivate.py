@@ -12,7 +12,7 @@ Ties are broken uniformly at random.  This module holds the rules, as
 phase: exact and simple, a numpy call per step).  Their exact fast paths,
 :func:`simulate_imed_fast` and :func:`simulate_klucb_fast` (reward tapes and certified leader
 segments, compiled with numba or run as Python: the ``engine`` of :func:`dpb.simulate.simulate`),
-are :mod:`dpb.policies._tapes`.
+are ``dpb.policies._tapes``.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class IMED(PerStepPolicy):
         return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + np.log(n)
 
     def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
-        """Exact fast path (:mod:`dpb.policies._tapes`); used by :func:`dpb.simulate.simulate`."""
+        """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_imed_fast(means, T, env_generators, policy_generators, recorder, engine)
 
 
@@ -85,5 +85,5 @@ class KLUCB(PerStepPolicy):
         return kl_ucb_fast(mu, _budget(t, self.c) / n)
 
     def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
-        """Exact fast path (:mod:`dpb.policies._tapes`); used by :func:`dpb.simulate.simulate`."""
+        """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c=self.c, engine=engine)
