@@ -176,13 +176,18 @@ print("computed", report.computed, flush=True)
 """
 
 
-def test_a_script_without_main_guard_runs_with_the_default_jobs(tmp_path):
+@pytest.mark.parametrize("how", ["script", "stdin", "-c"])
+def test_a_script_without_main_guard_runs_with_the_default_jobs(tmp_path, how):
     """multiprocessing used to import the script again in every worker: its top level ran three
-    times and the run failed ("worker process ... exited with code 1")."""
+    times and the run failed ("worker process ... exited with code 1").  The same code typed into
+    an interactive session (stdin) or given with -c runs too."""
     script = tmp_path / "guardless.py"
     script.write_text(GUARDLESS)
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "out")], capture_output=True,
-                          text=True, timeout=300, env=_env(), cwd=tmp_path)
+    out = str(tmp_path / "out")
+    cmd = {"script": [sys.executable, str(script), out], "stdin": [sys.executable, "-", out],
+           "-c": [sys.executable, "-c", GUARDLESS, out]}[how]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=_env(), cwd=tmp_path,
+                          input=GUARDLESS if how == "stdin" else None)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("top level") == 1, proc.stdout
     assert "computed 3" in proc.stdout
