@@ -46,6 +46,17 @@ POLICIES = {
             def private_index(self, x, n, t, releases):
                 raise KeyboardInterrupt
         """,
+    "badplan.py": """
+        from dpb.policies import BatchedPrivatePolicy
+        class BadPlan(BatchedPrivatePolicy):
+            name = "Bad-Plan"
+            def private_index(self, x, n, t, releases):
+                return x
+            def decide(self, rows, t):
+                plan = super().decide(rows, t)
+                plan[plan > 0] = -5
+                return plan
+        """,
     "import_exit.py": "import sys\nsys.exit(4)\n",
     "import_kbd.py": "raise KeyboardInterrupt\n",
     "import_crash.py": "x = 1\ny = x / 0\n",
@@ -94,6 +105,8 @@ def _reproduce(files, spec, jobs, out, *extra):
     ("exit3.py:Exit3", 1, r"cell exitucb_\S+ \(Exit-UCB .*\) runs 0-1 failed: sys.exit\(3\) called "
                           r"\(.*exit3.py, line 7\)"),
     ("kbd.py:Kbd", 1, r"cell kbducb_\S+ \(Kbd-UCB .*failed: KeyboardInterrupt raised \(.*kbd.py, line 6\)"),
+    ("badplan.py:BadPlan", 1, r"cell badplan_\S+ \(Bad-Plan .*\) runs 0-1 failed: PlanError: "
+                              r"policy 'Bad-Plan' planned pulls -5: pulls must be integers"),
     ("import_exit.py:X", 2, r"argument --policy: loading .*import_exit.py:X failed: sys.exit\(4\) called "
                             r"\(.*import_exit.py, line 2\)"),
     ("import_kbd.py:X", 2, r"argument --policy: loading .*import_kbd.py:X failed: KeyboardInterrupt raised"),
