@@ -46,6 +46,17 @@ POLICIES = {
             def private_index(self, x, n, t, releases):
                 raise KeyboardInterrupt
         """,
+    "badplan.py": """
+        from dpb.policies import BatchedPrivatePolicy
+        class BadPlan(BatchedPrivatePolicy):
+            name = "Bad-Plan"
+            def private_index(self, x, n, t, releases):
+                return x
+            def decide(self, rows, t):
+                plan = super().decide(rows, t)
+                plan[plan > 0] = -5
+                return plan
+        """,
     "import_exit.py": "import sys\nsys.exit(4)\n",
     "import_kbd.py": "raise KeyboardInterrupt\n",
     "import_crash.py": "x = 1\ny = x / 0\n",
@@ -94,6 +105,8 @@ def _reproduce(files, spec, jobs, out, *extra):
     ("exit3.py:Exit3", 1, r"cell exitucb_\S+ \(Exit-UCB .*\) runs 0-1 failed: sys.exit\(3\) called "
                           r"\(.*exit3.py, line 7\)"),
     ("kbd.py:Kbd", 1, r"cell kbducb_\S+ \(Kbd-UCB .*failed: KeyboardInterrupt raised \(.*kbd.py, line 6\)"),
+    ("badplan.py:BadPlan", 1, r"cell badplan_\S+ \(Bad-Plan .*\) runs 0-1 failed: PlanError: "
+                              r"policy 'Bad-Plan' planned pulls -5: pulls must be integers"),
     ("import_exit.py:X", 2, r"argument --policy: loading .*import_exit.py:X failed: sys.exit\(4\) called "
                             r"\(.*import_exit.py, line 2\)"),
     ("import_kbd.py:X", 2, r"argument --policy: loading .*import_kbd.py:X failed: KeyboardInterrupt raised"),
@@ -176,13 +189,18 @@ print("computed", report.computed, flush=True)
 """
 
 
-def test_a_script_without_main_guard_runs_with_the_default_jobs(tmp_path):
+@pytest.mark.parametrize("how", ["script", "stdin", "-c"])
+def test_a_script_without_main_guard_runs_with_the_default_jobs(tmp_path, how):
     """multiprocessing used to import the script again in every worker: its top level ran three
-    times and the run failed ("worker process ... exited with code 1")."""
+    times and the run failed ("worker process ... exited with code 1").  The same code typed into
+    an interactive session (stdin) or given with -c runs too."""
     script = tmp_path / "guardless.py"
     script.write_text(GUARDLESS)
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "out")], capture_output=True,
-                          text=True, timeout=300, env=_env(), cwd=tmp_path)
+    out = str(tmp_path / "out")
+    cmd = {"script": [sys.executable, str(script), out], "stdin": [sys.executable, "-", out],
+           "-c": [sys.executable, "-c", GUARDLESS, out]}[how]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=_env(), cwd=tmp_path,
+                          input=GUARDLESS if how == "stdin" else None)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("top level") == 1, proc.stdout
     assert "computed 3" in proc.stdout
