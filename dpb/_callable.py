@@ -49,4 +49,7 @@ def make_callable(module_name: str, function_name: str | None, hint: str = "") -
     ``function_name=None`` a call raises ``TypeError(hint)`` (what to call instead)."""
     module = sys.modules[module_name]
     module.__call_target__ = function_name if function_name is not None else "!" + hint
+    # the class attribute ``CallableModule.__module__`` ("dpb._callable") must not pass for the
+    # module's own: tools that read ``obj.__module__`` (Sphinx autodoc) look for its source there
+    module.__module__ = module_name
     module.__class__ = CallableModule

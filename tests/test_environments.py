@@ -71,7 +71,7 @@ def test_several_optimal_arms():
 
 @settings(max_examples=50, deadline=None)
 @given(
-    means=st.lists(st.floats(0, 1), min_size=1, max_size=8),
+    means=st.lists(st.floats(0, 1), min_size=2, max_size=8),
     data=st.data(),
 )
 def test_regret_is_sum_of_gaps_times_pulls(means, data):

@@ -96,7 +96,7 @@ _KEYS = ("name", "title", "horizon", "runs", "instances", "means", "eps", "eps_g
 class FileExperiment(Experiment):
     """An :class:`~dpb.experiments.Experiment` read from an experiment file (or the command line):
     the same settings and cells, plus the resolved specification ``spec`` (canonical JSON) and the
-    figure layout ``figures`` (one of :data:`FIGURE_KINDS`)."""
+    figure layout ``figures`` (one of ``FIGURE_KINDS``: panels, instances, eps-sweep, none)."""
 
     spec_json: str = "{}"
     figures: str = "panels"
