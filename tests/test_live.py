@@ -212,10 +212,39 @@ def _kernel_ids(server) -> set[str]:
         return {k["id"] for k in json.load(r)}
 
 
-def _log_in(page, server) -> None:
-    if hasattr(server, "login_url"):
-        page.goto(server.login_url, wait_until="load", timeout=30_000)
-        assert server.token not in page.url, "the token stays in the address bar after login"
+@pytest.fixture(scope="module")
+def logged_in(live_server, browser):  # noqa: F811
+    """The reader's login: the printed address opened once; its cookies, for every new context."""
+    if not hasattr(live_server, "login_url"):  # before issue 21 there was no login
+        return None
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(live_server.login_url, wait_until="load", timeout=30_000)
+        assert live_server.token not in page.url, "the token stays in the address bar after login"
+        assert page.url.endswith("/book/intro.html"), page.url
+        return context.storage_state()
+    finally:
+        context.close()
+
+
+def _context(browser, state, **kwargs):  # noqa: F811
+    return browser.new_context(storage_state=state, **kwargs)
+
+
+def test_login_address_works_once(live_server, logged_in, browser):  # noqa: F811
+    """A second browser (no cookie) cannot log in with the used address; the chapters need a login."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        response = page.goto(live_server.login_url, wait_until="load", timeout=30_000)
+        assert response.status == 403, response.status
+        assert "works once" in page.content()
+        response = page.goto(live_server.chapter_url(f"{CHAPTER}.ipynb"), wait_until="load", timeout=30_000)
+        assert "/dpb/login" in page.url and response.status == 200, page.url
+        assert "kernelId" not in page.content()
+    finally:
+        context.close()
 
 
 def _open_live(page, server, chapter: str, n_explorers: int, timeout_ms: float = LIVE_TIMEOUT_MS):
@@ -244,12 +273,11 @@ def _slider_redraw_seconds(page, explorer, what: str) -> float:
     return time.monotonic() - t0
 
 
-def test_live_button_runs_chapter_on_the_same_origin(live_server, browser):  # noqa: F811
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+def test_live_button_runs_chapter_on_the_same_origin(live_server, logged_in, browser):  # noqa: F811
+    context = _context(browser, logged_in, viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     seen = watch(page)
     try:
-        _log_in(page, live_server)
         before = _kernel_ids(live_server)
         seconds, explorers = _open_live(page, live_server, CHAPTER, 2)
         assert page.url == live_server.chapter_url(f"{CHAPTER}.ipynb"), page.url  # relative, no token
@@ -402,12 +430,11 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @pytest.fixture(scope="module")
-def reader(live_server, browser):  # noqa: F811
+def reader(live_server, logged_in, browser):  # noqa: F811
     """The reader's browser: logged in to ``make live`` and with a live chapter open (its kernel)."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context = _context(browser, logged_in, viewport={"width": 1200, "height": 900})
     page = context.new_page()
     watch(page)
-    _log_in(page, live_server)
     if hasattr(live_server, "login_url"):
         _open_live(page, live_server, CHAPTER, 2)
     else:  # before issue 21: the Live button carried the token to the Jupyter server
@@ -763,15 +790,14 @@ def _chapters() -> list[tuple[str, int]]:
 
 
 @pytest.mark.parametrize(("chapter", "n_explorers"), _chapters(), ids=[c for c, _ in _chapters()])
-def test_every_chapter_goes_live(chapter, n_explorers, live_server, browser):  # noqa: F811
+def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, browser):  # noqa: F811
     """Press Live: every explorer of the chapter drawn, a slider redraws; ``LIVE_TRIES`` times."""
     rows = []
     for attempt in range(LIVE_TRIES):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context = _context(browser, logged_in, viewport={"width": 1400, "height": 1000})
         page = context.new_page()
         seen = watch(page)
         try:
-            _log_in(page, live_server)
             seconds, explorers = _open_live(page, live_server, chapter, n_explorers)
             assert explorers.count() >= n_explorers
             no_run = explorers.filter(has_not=page.locator("button:has-text('Run')"))
