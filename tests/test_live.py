@@ -801,8 +801,18 @@ def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, b
             seconds, explorers = _open_live(page, live_server, chapter, n_explorers)
             assert explorers.count() >= n_explorers
             no_run = explorers.filter(has_not=page.locator("button:has-text('Run')"))
-            redraw = _slider_redraw_seconds(page, no_run.first, f"{chapter} try {attempt + 1}") \
-                if no_run.count() and no_run.first.locator(".widget-slider").count() else float("nan")
+            no_run = no_run.filter(has=page.locator(".widget-slider"))
+            if no_run.count():
+                redraw = _slider_redraw_seconds(page, no_run.first, f"{chapter} try {attempt + 1}")
+            else:  # every explorer redraws behind its Run button: move a slider, press Run
+                run = explorers.filter(has=page.locator(".widget-slider")).first
+                run.scroll_into_view_if_needed()
+                old = run.locator(".widget-output img").first.get_attribute("src")
+                t0 = time.monotonic()
+                nudge_slider(page, run)
+                run.locator("button:has-text('Run')").first.click()
+                wait_for_new_image(page, run, old, f"{chapter} try {attempt + 1} (Run)", timeout=120_000)
+                redraw = time.monotonic() - t0
             errors = [e for e in seen["errors"] if "widget model not found" in e.lower()]
             assert not errors, errors
             rows.append((seconds, redraw))
@@ -817,3 +827,52 @@ def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, b
     for k, (seconds, redraw) in enumerate(rows, 1):
         print(f"\nLIVE {chapter} try {k}/{LIVE_TRIES}: explorers drawn {seconds:.1f} s after Live, "
               f"slider -> figure {redraw:.2f} s (load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
+
+
+def test_live_kernels_take_widget_messages_only(live_server, reader, tmp_path):
+    """Even the logged-in reader's own page cannot run code: a chapter's kernel is fed comm
+    (widget) and info messages only, never ``execute_request`` (Voilà's stand-alone rule)."""
+    if not hasattr(live_server, "kernels"):
+        pytest.skip("before issue 21 the live kernels took every message")
+    import asyncio
+    import json
+    import uuid
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    _context, kernel = reader
+    marker = _marker(tmp_path)
+
+    def message(msg_type, content):
+        mid = uuid.uuid4().hex
+        return json.dumps({"header": {"msg_id": mid, "username": "", "session": mid,
+                                      "msg_type": msg_type, "version": "5.3", "date": ""},
+                           "parent_header": {}, "metadata": {}, "content": content, "channel": "shell",
+                           "buffers": []})
+
+    async def talk():
+        url = live_server.url.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
+        request = HTTPRequest(url, headers={"Authorization": f"token {live_server.token}"})
+        ws = await websocket_connect(request, connect_timeout=10)
+        try:
+            ws.write_message(message("execute_request", {
+                "code": f"open({str(marker)!r}, 'w').write('x')", "silent": False, "store_history": False,
+                "user_expressions": {}, "allow_stdin": False}))
+            ws.write_message(message("kernel_info_request", {}))
+            replies = []
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and "kernel_info_reply" not in replies:
+                raw = await asyncio.wait_for(ws.read_message(), 20)
+                if raw is None:
+                    break
+                if isinstance(raw, str):
+                    replies.append(json.loads(raw)["header"]["msg_type"])
+            return replies
+        finally:
+            ws.close()
+
+    replies = asyncio.run(talk())
+    time.sleep(2.0)
+    assert "kernel_info_reply" in replies, f"the kernel's websocket did not answer at all: {replies}"
+    assert "execute_reply" not in replies and not marker.exists(), "an execute_request reached the kernel"
