@@ -88,7 +88,7 @@ class Live:
 
     @property
     def login_url(self) -> str:
-        """The address to open once: it sets the login cookie and redirects to the book."""
+        """The address to open once (it works once): sets the login cookie, redirects to the book."""
         return f"{self.url}/dpb/login?token={self.token}"
 
     def chapter_url(self, chapter: str) -> str:
@@ -151,8 +151,9 @@ def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(JUPYTER), env.get("JUPYTER_PATH", "")) if p)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(JUPYTER.parent), str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env["DPB_LIVE_TOKEN"] = token  # not on the command line, which every local user can read
     cmd = [sys.executable, str(SERVER), "--site", str(site), "--chapters", str(CHAPTERS),
-           "--port", str(port), "--token", token, "--preheat", preheat, *(extra or [])]
+           "--port", str(port), "--preheat", preheat, *(extra or [])]
     log = log or (ROOT / "_build" / "live-server.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as fh:
@@ -199,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
     live = None
     try:
         live = start(args.site, preheat=args.preheat)
-        print(f"The book, live. Open this address once (it logs this browser in):\n\n"
+        print(f"The book, live. Open this address once (it logs this browser in, and works once):\n\n"
               f"    {live.login_url}\n\n"
               f"Then each chapter's Live button runs it on this server (127.0.0.1 only; log: {live.log}).\n"
               f"Keep the address to yourself: it lets a browser run the chapters. Ctrl-C stops everything.",

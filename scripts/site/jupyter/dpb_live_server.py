@@ -2,7 +2,8 @@
 
 Started by ``scripts/live.py`` (never by hand) as::
 
-    python scripts/site/jupyter/dpb_live_server.py --site _build/html --chapters book --port N --token T
+    DPB_LIVE_TOKEN=T python scripts/site/jupyter/dpb_live_server.py \
+        --site _build/html --chapters book --port N
 
 It is Voilà's stand-alone application (``voila.app.Voila``) cut down to what a live chapter needs,
 plus the built book:
@@ -10,10 +11,10 @@ plus the built book:
 - **one origin.**  ``http://127.0.0.1:N/`` serves ``_build/html`` (static files, no directory
   listings, nothing outside the folder) and ``/voila/render/chNN_x.ipynb`` renders a chapter live,
   so the book's Live button links to a relative URL and no file of the book carries a secret;
-- **one login.**  The token is accepted only at ``/dpb/login?token=...`` (which sets Jupyter's
-  login cookie and redirects to the book, so the token leaves the address bar at once) and in an
-  ``Authorization: token ...`` header; everything else works through the cookie, to which Jupyter
-  applies its Origin and XSRF checks;
+- **one login.**  The token is accepted only at ``/dpb/login?token=...``, once (it sets Jupyter's
+  login cookie and redirects to the book, so the token leaves the address bar at once; a second
+  use is refused), and in an ``Authorization: token ...`` header (the launcher, the tests);
+  everything else works through the cookie, to which Jupyter applies its Origin and XSRF checks;
 - **only what Live needs.**  Routes: the book, ``/voila/render/<chapter>`` (the chapters of
   ``--chapters`` only, every other path 404), the page's kernel (model, websocket, shutdown),
   Voilà's and JupyterLab's static assets, ``/dpb/login``, ``/dpb/warm/<chapter>`` and
@@ -91,10 +92,13 @@ class LiveIdentityProvider(IdentityProvider):
     cookie count, so no address of a live page ever carries the token (nor leaks it in a Referer).
     """
 
+    #: Whether the login address has been used (it works once; the header token always).
+    login_used = False
+
     def get_token(self, handler: web.RequestHandler) -> str | None:
         if urlparse(handler.request.uri or "").path == LOGIN:
             token = handler.get_query_argument("token", "")
-            if token:
+            if token and not self.login_used:
                 return token
         m = self.auth_header_pat.match(handler.request.headers.get("Authorization", ""))
         return m.group(2) if m else ""
@@ -207,7 +211,9 @@ class LoginHandler(JupyterHandler):
 
     @allow_unauthenticated
     async def get(self):
-        if self.current_user and self.token_authenticated:
+        if self.current_user and (self.token_authenticated or self.get_query_argument("token", "")):
+            if self.get_query_argument("token", "") and self.token_authenticated:
+                self.identity_provider.login_used = True  # a one-time address
             self.xsrf_token  # noqa: B018 - the _xsrf cookie for the book's requests
             nxt = self.get_query_argument("next", "/index.html")
             if not nxt.startswith("/") or nxt.startswith("//") or "\\" in nxt:
@@ -217,10 +223,11 @@ class LoginHandler(JupyterHandler):
         self.set_status(403 if self.get_query_argument("token", "") else 200)
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
+        used = (" That address has been used already (it works once): stop <code>make live</code> "
+                "and start it again to log in another browser.") if self.identity_provider.login_used else ""
         self.finish("<!doctype html><title>dpb live: log in</title><p>This live server runs the "
                     "book's chapters for the person who started it. Open the login address that "
-                    "<code>make live</code> printed in its terminal (it holds a one-time token), "
-                    "or stop <code>make live</code> and start it again.</p>")
+                    f"<code>make live</code> printed in its terminal once.{used}</p>")
 
 
 class WarmHandler(APIHandler):
@@ -473,12 +480,15 @@ def main(argv=None) -> None:
     parser.add_argument("--site", type=Path, required=True)
     parser.add_argument("--chapters", type=Path, required=True, help="the folder of chNN_*.ipynb")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--token", required=True)
+    parser.add_argument("--token", default=os.environ.pop("DPB_LIVE_TOKEN", ""),
+                        help="default: $DPB_LIVE_TOKEN (the launcher's way: no token in `ps`)")
     parser.add_argument("--max-kernels", type=int, default=8)
     parser.add_argument("--warm-max", type=int, default=2)
     parser.add_argument("--preheat", choices=("visit", "all"), default="visit")
     parser.add_argument("--cull-idle", type=int, default=1800)
     args, rest = parser.parse_known_args(argv)
+    if len(args.token) < 32:
+        sys.exit("a token of at least 32 characters is required (--token or $DPB_LIVE_TOKEN)")
     chapters_dir = args.chapters.resolve()
     chapters = frozenset(p.name for p in chapters_dir.glob("ch*.ipynb") if CHAPTER_RE.fullmatch(p.name))
     if not chapters:
