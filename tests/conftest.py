@@ -90,7 +90,13 @@ def _stage(report_or_item) -> str:
 
 
 def pytest_configure(config):
+    main = os.getpid()
+
     def interrupt(signum, frame):
+        if os.getpid() != main:  # a process forked by a test: die of the signal as before
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         raise KeyboardInterrupt(f"signal {signum}: stopping; fixtures stop their servers")
 
     if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
