@@ -105,7 +105,7 @@ class Table:
 
     def _repr_html_(self) -> str:
         esc = html.escape
-        style = [f' style="text-align: {a}; padding: 0.2em 0.75em"' for a in self.align]
+        style = [f' style="text-align: {a}; padding: 0.2em 0.45em"' for a in self.align]
         # the wrapper scrolls sideways on its own, so a wide table never widens a phone's page
         # (focusable, so that a keyboard can scroll it too); cells are padded, so that adjacent
         # numbers never run together where no stylesheet styles the table (JupyterLab, Voila)

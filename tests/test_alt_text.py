@@ -55,3 +55,7 @@ def test_plain_math():
     assert dpb_site.plain_math(r"\mathrm{kl}(\mu_a, \mu^\star)") == "kl(μa, μ*)"
     assert dpb_site.plain_math(r"\log T / \text{cost}") == "log T / cost"
     assert dpb_site.plain_math(r"10^{-3}") == "10^-3"
+    assert dpb_site.plain_math(r"q \mapsto \mathrm{kl}(p, q)") == "q ↦ kl(p, q)"
+    assert dpb_site.plain_math(r"e^{\pm\varepsilon}") == "e^±ε"
+    assert dpb_site.plain_math(r"\varepsilon\lvert z - \mu_a\rvert") == "ε| z - μa|"
+    assert dpb_site.plain_math(r"p \sim \mathrm{Unif}[0, 1]") == "p ~ Unif[0, 1]"

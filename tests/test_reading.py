@@ -247,11 +247,15 @@ def test_one_search_field_on_a_laptop(server, browser):  # noqa: F811
 def test_chapter_titles_short_on_a_phone(server, browser, page_path):  # noqa: F811
     context, page = _open(browser, server, page_path, PHONE)
     try:
-        lines = page.evaluate("""() => { const h = document.querySelector('article h1, main h1');
-            const r = document.createRange(); r.selectNodeContents(h);
-            const tops = new Set(Array.from(r.getClientRects()).filter(x => x.width > 1)
-                                 .map(x => Math.round(x.top / 4)));
-            return tops.size; }""")
+        lines = page.evaluate("""() => {
+            const h = Array.from(document.querySelectorAll('article h1, main h1'))
+                .find(e => e.getBoundingClientRect().height > 0);  // the title shown
+            if (!h) return 0;
+            const cs = getComputedStyle(h);
+            const box = h.getBoundingClientRect().height - parseFloat(cs.paddingTop)
+                - parseFloat(cs.paddingBottom);
+            return Math.round(box / parseFloat(cs.lineHeight)); }""")
+        assert lines >= 1, f"{page_path}: no visible chapter title"
         assert lines <= 3, f"{page_path}: the chapter title wraps to {lines} lines at 390 px"
     finally:
         context.close()

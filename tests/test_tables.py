@@ -101,8 +101,8 @@ def test_html_form_holds_the_same_cells_escaped():
     assert parser.tables == 1 and parser.caption == "x < y"
     assert parser.rows == [["name", "value"], ["a<b", "+1.25"], ["c&d", "-2.00"]]
     # aligned as the column says, and padded: adjacent cells never run together ("0.3000.700")
-    assert 'style="text-align: right; padding: 0.2em 0.75em">+1.25' in html
-    assert 'style="text-align: left; padding: 0.2em 0.75em">a&lt;b' in html
+    assert 'style="text-align: right; padding: 0.2em 0.45em">+1.25' in html
+    assert 'style="text-align: left; padding: 0.2em 0.45em">a&lt;b' in html
     # a wide table scrolls inside its own box instead of widening the page (phone layout), and a
     # keyboard can scroll it (a focusable region named after the table's title)
     assert html.startswith('<div class="dpb-table-wrap" role="region" tabindex="0" aria-label="x &lt; y" '

@@ -85,6 +85,8 @@ _TEX = [(r"\\(?:mathrm|mathbf|mathit|mathcal|mathbb|operatorname|text|textrm|bol
         (r"\\alpha", "α"), (r"\\beta", "β"), (r"\\gamma", "γ"), (r"\\lambda", "λ"),
         (r"\\sigma", "σ"), (r"\\tau", "τ"), (r"\\pi", "π"), (r"\\theta", "θ"), (r"\\eta", "η"),
         (r"\\rho", "ρ"), (r"\\nu", "ν"), (r"\\star", "*"), (r"\\leq?\b", "≤"), (r"\\geq?\b", "≥"),
+        (r"\\mapsto", "↦"), (r"\\pm", "±"), (r"\\mp", "∓"), (r"\\[lr]?[vV]ert", "|"),
+        (r"\\sim", "~"), (r"\\prime", "′"), (r"\\c?dots", "…"), (r"\\[lr]angle", ""),
         (r"\\approx", "≈"), (r"\\neq?\b", "≠"), (r"\\times", "×"), (r"\\cdot", "·"),
         (r"\\infty", "∞"), (r"\\sum", "Σ"), (r"\\to\b", "→"), (r"\\in\b", "∈"),
         (r"\\l?dots", "…"), (r"\\mid", "|"), (r"\\(?:left|right|big|Big|bigl|bigr)", ""),
