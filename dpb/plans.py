@@ -80,8 +80,8 @@ def check_plan(policy, plan, n: int, K: int, T: int) -> np.ndarray:
     empty = counts.sum(axis=1) == 0
     if empty.any():
         row = np.asarray(plan)[int(np.argmax(empty))]
-        raise PlanError(f"{_who(policy)} planned the phase {_short(row.tolist())}: a phase must make "
-                        f"at least one pull")
+        raise PlanError(f"{_who(policy)} planned the pulls {_short(row.tolist())} for a phase: a phase "
+                        f"must make at least one pull")
     return counts
 
 

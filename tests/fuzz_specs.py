@@ -3067,7 +3067,8 @@ def _plan_policy(pulls, index=None):
 
         if pulls is not None:
             def decide(self, rows, t):
-                plan = super().decide(rows, t).astype(object if isinstance(pulls, str) else float)
+                numeric = isinstance(pulls, (int, float)) and not isinstance(pulls, bool)
+                plan = super().decide(rows, t).astype(float if numeric else object)
                 plan[plan > 0] = pulls
                 return plan
 
@@ -3134,7 +3135,9 @@ def robust_specs() -> list[Spec]:
     env = Kind(st.just("custom"), edge=("mu1", "mu2"), bad=("mu99", 3, None, ""))
     return [
         S("fuzz_specs:user_plan", dict(pulls=pulls, fast=FLAG, T=small_t), weight=SMALL_EXAMPLES),
-        S("fuzz_specs:user_index", dict(index=index, fast=FLAG, T=small_t), weight=SMALL_EXAMPLES),
+        # T >= 10: the index is computed once the initial round-robin is over
+        S("fuzz_specs:user_index", dict(index=index, fast=FLAG, T=size(10, 300, optional=True).but(
+            edge=(10, 300), bad=("3", True, 1.5, NAN, -1))), weight=SMALL_EXAMPLES),
         S("fuzz_specs:user_reference", dict(arm=arm, pulls=pulls.but(edge=(10**6, 2**62)), T=small_t),
           aliases={"arm": ("pulled arm",)}, weight=SMALL_EXAMPLES),
         S("dpb.plans:check_plan",
