@@ -855,8 +855,9 @@ def test_live_kernels_take_widget_messages_only(live_server, reader, tmp_path):
 
     async def talk():
         url = live_server.url.replace("http://", "ws://") + f"/api/kernels/{kernel}/channels"
-        request = HTTPRequest(url, headers={"Authorization": f"token {live_server.token}"})
-        ws = await websocket_connect(request, connect_timeout=10)
+        request = HTTPRequest(url, headers={"Authorization": f"token {live_server.token}"},
+                              connect_timeout=10, request_timeout=30)
+        ws = await websocket_connect(request)
         try:
             ws.write_message(message("execute_request", {
                 "code": f"open({str(marker)!r}, 'w').write('x')", "silent": False, "store_history": False,
