@@ -103,7 +103,9 @@ def test_live_button_runs_chapter_in_place_of_static_page(live_server, browser):
         button = page.locator(".dpb-live-banner .dpb-live-button")
         assert button.is_enabled()
         button.click()
-        page.wait_for_url(f"{live_server.jupyter_url}/voila/render/book/{CHAPTER}.ipynb*", timeout=30_000)
+        # "commit": Voila streams the executing chapter; its load event comes only at the end
+        page.wait_for_url(f"{live_server.jupyter_url}/voila/render/book/{CHAPTER}.ipynb*", timeout=30_000,
+                          wait_until="commit")
         explorers = explorers_with_images(page, 2, 180_000)
         explorer = explorers.first
         explorer.scroll_into_view_if_needed()
