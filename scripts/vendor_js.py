@@ -6,6 +6,10 @@ pages load into ``_vendor/`` (git-ignored), which ``_config.yml`` lists in ``htm
 
 - ``_vendor/mathjax/``        MathJax 3 (``es5/`` of the ``mathjax`` package; ``mathjax_path``)
 
+``npm ci`` also installs the test-only ``devDependencies`` (axe-core, the accessibility check of
+``tests/test_reading.py``, which reads it from ``vendor/node_modules``); they are never copied into
+``_vendor/``, so the site never serves them.
+
 The static site renders no widgets (each shows a notice and a "Live" button, see
 ``scripts/site/dpb_site.py``); live widgets run in JupyterLab or Voila, installed from PyPI.
 

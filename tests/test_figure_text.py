@@ -89,7 +89,7 @@ def test_a_plot_function_that_overprints_cannot_return_its_figure():
 
     namespace = {"__all__": ["plot_crowded"], "plot_crowded": plot_crowded}
     check_plot_functions(namespace)
-    with pytest.raises(FigureTextOverlapError, match="plot_crowded"):
+    with pytest.raises(FigureTextOverlapError, match=r"plot_crowded\(n=10\)"):
         namespace["plot_crowded"]()
     assert isinstance(namespace["plot_crowded"](n=1), plt.Figure)
 

@@ -123,6 +123,11 @@ def check_text_overlap(fig: Figure, *, tolerance: float = TOLERANCE) -> Figure:
     return fig
 
 
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _checked(fn: Callable) -> Callable:
     signature = inspect.signature(fn)
     takes_ax = "ax" in signature.parameters
@@ -136,7 +141,12 @@ def _checked(fn: Callable) -> Callable:
             try:
                 check_text_overlap(fig)
             except FigureTextOverlapError as exc:
-                raise FigureTextOverlapError(f"{fn.__module__}.{fn.__qualname__}: {exc}") from None
+                # name the arguments: a reader (or the fuzz harness) sees which setting overprints
+                bound = signature.bind_partial(*args, **kwargs)
+                bound.apply_defaults()
+                values = ", ".join(f"{k}={_short(v)}" for k, v in bound.arguments.items())
+                raise FigureTextOverlapError(
+                    f"{fn.__module__}.{fn.__qualname__}({values}): {exc}") from None
         return fig
 
     plot.__dpb_checked__ = True
