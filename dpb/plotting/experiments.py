@@ -372,6 +372,17 @@ def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: st
     return fig
 
 
+def _plain_log_ticks(axis) -> None:
+    """Label a log axis at 1, 2 and 5 times the powers of ten only, as plain numbers (``200``,
+    ``5000``), and leave the minor ticks unlabelled: over less than a decade matplotlib labels the
+    minor ticks too, in ``2\\times10^2`` form, and neighbouring labels overprint."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str, MeanEstimate],
                           reported: Mapping[str, float] | None = None, *, title: str | None = None):
     """Where a twenty-run experiment lands: the distribution of the mean of twenty runs over many
@@ -417,6 +428,7 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         if reported is not None and name in reported:
             ax.axvline(reported[name], color=color, lw=1.5, ls="--", label="the book's seed")
         ax.set(xscale="log", xlabel="mean regret at $T$ of twenty runs", ylabel="groups")
+        _plain_log_ticks(ax.xaxis)
         ax.set_title(name, fontsize="medium")
         ax.legend(frameon=False, fontsize="x-small")
     if title:
