@@ -168,7 +168,8 @@ def dominance(res: ExperimentResults, stat: str = "mean", baselines: Sequence[st
 
 
 def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, digits: int = 1,
-                 title: str | None = None, headers: Mapping[str, str] | None = None) -> str:
+                 title: str | None = None, headers: Mapping[str, str] | None = None,
+                 as_table: bool = False):
     """The experiments' summaries as aligned text (numbers rounded to ``digits``).
 
     A thin front end of :func:`dpb.tables.format_table` with the conventions of these summaries:
@@ -177,7 +178,11 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
     with two decimals, other numbers with ``digits`` decimals; ``headers`` maps a key to a shorter
     column title.  The text is ``str`` of the :class:`dpb.tables.Table` (numbers right-aligned,
     text left-aligned, a rule under the headers); an empty ``rows`` gives the title or ``""``.
+    With ``as_table=True`` the :class:`dpb.tables.Table` itself is returned (the same text; a
+    notebook displays it as an HTML table).
     """
+    if not isinstance(as_table, bool):
+        raise TypeError(f"as_table must be True or False, got {as_table!r}")
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
         raise TypeError(f"rows must be a sequence of mappings, got {type(rows).__name__}")
     if not all(isinstance(r, Mapping) for r in rows):
@@ -206,7 +211,8 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
             return f"{float(v):.2f}" if "ratio" in key else f"{float(v):.{int(digits)}f}"
         return f
 
-    return str(_format(rows, columns, {k: fmt(k) for k in columns}, headers=headers, title=title))
+    table = _format(rows, columns, {k: fmt(k) for k in columns}, headers=headers, title=title)
+    return table if as_table else str(table)
 
 
 def reading_results(res: ExperimentResults, setting) -> dict:
@@ -299,6 +305,11 @@ def verdict_facts(paper: Sequence[ExperimentResults], converged: Sequence[Experi
         by_eps.setdefault(float(r["eps"]), []).append(r["verdict"])
     f["order_below_eps"] = sorted(e for e, v in by_eps.items() if all(x == "<" for x in v))
     f["order_above_eps"] = sorted(e for e, v in by_eps.items() if all(x == ">" for x in v))
+    point: dict = {}
+    for r in order:
+        point.setdefault(float(r["eps"]), []).append(r["ratio"] < 1)
+    f["order_point_below_eps"] = sorted(e for e, v in point.items() if all(v))
+    f["order_point_below"] = {e: int(sum(v)) for e, v in sorted(point.items())}
     f["order_by_eps"] = {e: {v: vs.count(v) for v in ("<", ">", "overlap")}
                          for e, vs in sorted(by_eps.items())}
     fig = converged[0]
@@ -398,8 +409,10 @@ def verdict_table(facts: Mapping) -> list:
     exp_txt = "; ".join(f"{env}: {word[verd[env]]} ({fe[env][im]:.0f} vs {fe[env][kl]:.0f})" for env in envs)
     c = f["order_counts"]
     below_eps = ", ".join(f"{e:g}" for e in f["order_below_eps"]) or "none"
+    point_eps = ", ".join(f"{e:g}" for e in f.get("order_point_below_eps", ())) or "none"
     all_settings = (f"over all {n} settings: below in {c['<']}, above in {c['>']}, overlap in "
-                    f"{c['overlap']}; below in every environment at eps = {below_eps}")
+                    f"{c['overlap']}; below in every environment at eps = {below_eps} "
+                    f"(by the point estimates: eps = {point_eps})")
     fig_v = {verd[env] for env in envs}
     if fig_v == {"<"}:
         v4 = "reproduces in expectation on Figure 1"

@@ -412,7 +412,7 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         as_instance(f"expected[{name!r}]", expected.get(name), MeanEstimate, "dpb.estimates.MeanEstimate")
         if reported is not None and name in reported:
             as_real(f"reported[{name!r}]", reported[name], low=0.0, high=math.inf, high_open=True)
-    fig, axes = new_figure(len(means), width=4.2, height=3.2, squeeze=False)
+    fig, axes = new_figure(len(means), width=4.2, height=4.0, squeeze=False)
     for ax, (name, m) in zip(axes[0], means.items(), strict=True):
         m = np.asarray(m, dtype=float)
         if m.size < 2:
@@ -430,7 +430,8 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         ax.set(xscale="log", xlabel="mean regret at $T$ of twenty runs", ylabel="groups")
         _plain_log_ticks(ax.xaxis)
         ax.set_title(name, fontsize="medium")
-        ax.legend(frameon=False, fontsize="x-small")
+        # below the panel: inside it, the legend's text sat on the bars and the vertical lines
+        ax.legend(frameon=False, fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     if title:
         fig.suptitle(title, fontsize="medium")
     return fig
