@@ -232,7 +232,8 @@ def _add_spec_options(p, *, paper_only: bool) -> None:
                             "alpha=3 for every policy that takes alpha; repeatable")
     p.add_argument("--scale", choices=E.SCALES, default="paper",
                    help="paper: the paper's 20 runs per cell (default); converged: runs added in "
-                        "blocks (20, 40, 80, ...; at least 320 for the batched policies) until the "
+                        "blocks (20, 40, 80, ...; at least 10240 for the batched policies at "
+                        "T <= 1e6, 2560 beyond, 320 for IMED) until the "
                         "95%% interval of the expected regret at T is within +-10%% of it, cap 20480")
     p.add_argument("--out", default=None, metavar="DIR",
                    help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "

@@ -1437,6 +1437,12 @@ NOT_FUZZED = {
     "dpb.coupling.PureRoutes": "a NamedTuple of results",
     "dpb.coupling.CoupledHistory": "a record of simulate_coupled_environment's output",
     "dpb.batching.BatchSchedule": "abstract; its methods are fuzzed through the concrete schedules",
+    "dpb.experiments.verdict_facts": "takes the four experiments of chapter 7 at both scales; each "
+    "summary it reads (dominance, ratio_summary, ordering_table, expected_dominance, sweep_table, "
+    "expected_sweep_table) is fuzzed, and tests/test_verdict.py checks it end to end",
+    "dpb.experiments.verdict_table": "formats the dict of verdict_facts (tests/test_verdict.py)",
+    "dpb.experiments.cost_table": "sums the CPU time recorded in loaded result files "
+    "(tests/test_verdict.py checks it and its bad arguments)",
     "dpb.interaction.Transcript": "a record produced by run_on_list/run_game; its methods are fuzzed",
     "dpb.interaction.Adversary": "abstract base class (its subclasses are fuzzed)",
     "dpb.audit.AuditResult": "a record of audit's output",

@@ -78,11 +78,24 @@ def test_tables(small):
     assert len(rows) == len(exp.cells)
     for r in rows:
         assert r["lo"] <= r["mean"] <= r["hi"] and r["runs"] >= 20
-        assert r["runs"] >= S.min_runs(r["algorithm"])
+        assert r["runs"] >= min(S.min_runs(r["algorithm"]), 1280)
     order = S.ordering_table(conv)
     assert {r["verdict"] for r in order} <= {"<", ">", "overlap"}
     dom = S.expected_dominance(conv, baselines=("DP-SE",))
     assert all(r["DP-IMED"] in ("yes", "no", "unclear") for r in dom)
+
+
+def test_min_runs_see_rare_tails():
+    # batched cells at T <= 1e6: a one-in-a-thousand tail is met at least once except with
+    # probability < 1e-4; the sweep's horizon starts lower; per-step baselines by their cost
+    for pol in ("DP-SE", "AdaP-KLUCB", "DP-KLUCB", "DP-IMED"):
+        n = S.min_runs(pol)
+        assert n == S.min_runs(pol, 10**6) == S.TAIL_RUNS and 0.999**n < 1e-4
+        assert S.min_runs(pol, 10**7) == S.LONG_RUNS and 0.999**S.LONG_RUNS < 0.1
+    assert S.min_runs("IMED") == 320 and S.min_runs("Lazy-DP-TS") == 20
+    assert all(n in S.BLOCK_EDGES for n in (S.TAIL_RUNS, S.LONG_RUNS, S.MIN_RUNS))
+    with pytest.raises(ValueError, match="T"):
+        S.min_runs("DP-IMED", 0)
 
 
 def test_bad_arguments(tmp_path):

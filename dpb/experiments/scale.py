@@ -4,8 +4,14 @@ At the *paper* scale a cell is run twenty times, as in the paper.  At the *conve
 same cell is run in the seed-deterministic blocks of :data:`dpb.estimates.BLOCK_EDGES` (runs
 ``0..19``, then ``20..39``, ``40..79``, ...) until the 95 % BCa interval of its mean regret at ``T``
 lies within ``+- 10 %`` of the mean, or the cap (20 480 runs) is reached
-(:func:`dpb.estimates.converged_runs`), looking first at :func:`min_runs` runs (320 for the batched
-policies, twenty for the per-step ones).  Run ``i`` is the same run at both scales, so the paper's
+(:func:`dpb.estimates.converged_runs`), looking first at :func:`min_runs` runs.  The minimum
+is what makes the rule see rare tails: an interval computed from runs that never met a rare bad
+event is short and wrong, so a batched cell at ``T <= 10^6`` is not looked at before
+:data:`TAIL_RUNS` = 10 240 runs (a tail of one run in a thousand is then met at least once except
+with probability ``0.999^10240 < 4e-5``, about ten times on average), a batched cell at a longer
+horizon (the 100-budget sweep at ``T = 10^7``) before :data:`LONG_RUNS` = 2 560, and the per-step
+baselines before the run counts their cost allows (:data:`PER_STEP_MIN_RUNS`).
+Run ``i`` is the same run at both scales, so the paper's
 twenty runs are the first block of the converged cell, and every block is an ordinary cached
 chunk file of :mod:`dpb.experiments` (same seeds, provenance and staleness rules).
 
@@ -54,7 +60,11 @@ from .tables import _policy_names, _result, final_regret_stats
 __all__ = [
     "SCALES",
     "MIN_RUNS",
+    "TAIL_RUNS",
+    "TAIL_HORIZON",
+    "LONG_RUNS",
     "PER_STEP",
+    "PER_STEP_MIN_RUNS",
     "min_runs",
     "REL_TARGET",
     "LEVEL",
@@ -78,20 +88,43 @@ SCALES = ("paper", "converged")
 REL_TARGET, LEVEL = 0.1, 0.95
 #: Version of the memo files.
 MEMO_FORMAT = 2
-#: Minimum run count before the rule may stop: 320, the first block edge at which an event of
-#: probability 1 % has been seen at least once with probability 95 % (``1 - 0.99^n >= 0.95``).
+#: Minimum run count of a batched cell at ``T <= 10^6`` (:data:`TAIL_HORIZON`): the first block
+#: edge at which a tail of one run in a thousand has been met at least once except with
+#: probability ``0.999^n < 1e-4`` (``n >= 9206``); it is then met about ten times, enough for the
+#: interval to weigh it.  A batched run costs 0.1 to 0.25 ms at ``T = 10^6`` (3 to 10 ms per twenty
+#: runs, as the result files record), so such a cell costs one to three CPU-seconds.
+TAIL_RUNS = 10_240
+#: Horizon up to which batched cells start at :data:`TAIL_RUNS`.
+TAIL_HORIZON = 10**6
+#: Minimum run count of a batched cell at a longer horizon.  The 100-budget sweep at ``T = 10^7``
+#: at :data:`TAIL_RUNS` would cost about four CPU-minutes and hold over a gigabyte of regret curves;
+#: its cells start at 2 560 runs instead (a one-in-a-thousand tail is met with probability 0.92, a
+#: two-in-a-thousand one with 0.994) and then double until the +-10 % rule passes.  Whether the
+#: intervals cover is measured, not proved: ``tests/test_coverage.py`` compares them, on twelve
+#: cells at ``T = 10^6`` and eight of the sweep, with the mean of four times as many independent
+#: runs (it found 3 misses of 20, all underestimates from tails rarer than one run in a thousand).
+LONG_RUNS = 2_560
+#: The minimum of the previous rule (320: a 1 % event is met with probability 0.95); it reported,
+#: e.g., DP-KLUCB on mu1 at eps = 0.1 as 917 [892, 954] where 20 000 runs give about 955.
 MIN_RUNS = 320
-#: Policies simulated round by round (a thousand times the cost of a batched run): for them the
-#: rule may stop from the paper's twenty runs on (the chapter checks that their runs show no
-#: heavy tail).
-PER_STEP = ("IMED", "KL-UCB", "Lazy-DP-TS")
+#: Policies simulated round by round, and their minimum run counts, set by their cost: an IMED
+#: cell of twenty runs costs about 0.12 CPU-s at ``T = 10^6`` and a Lazy-DP-TS cell about 2.1
+#: (measured; 20 and 350 times a DP-IMED cell), so about two CPU-seconds per cell -- what a
+#: batched cell at :data:`TAIL_RUNS` costs -- buy 320 IMED runs and the paper's twenty Lazy-DP-TS
+#: runs.  A one-in-a-thousand tail of these baselines can go unseen; the chapter says so.
+PER_STEP_MIN_RUNS = {"IMED": 320, "KL-UCB": PAPER_RUNS, "Lazy-DP-TS": PAPER_RUNS}
+PER_STEP = tuple(PER_STEP_MIN_RUNS)
 
 
-def min_runs(policy: str) -> int:
-    """The minimum run count of the converged scale for ``policy`` (``MIN_RUNS``, or the
-    paper's twenty for the per-step policies of ``PER_STEP``)."""
+def min_runs(policy: str, T: int = TAIL_HORIZON) -> int:
+    """The minimum run count of the converged scale for ``policy`` at horizon ``T``:
+    :data:`PER_STEP_MIN_RUNS` for the per-step policies, else :data:`TAIL_RUNS` when
+    ``T <= TAIL_HORIZON`` and :data:`LONG_RUNS` beyond."""
     policy_class(policy)  # a registered policy (ValueError naming it otherwise)
-    return PAPER_RUNS if policy in PER_STEP else MIN_RUNS
+    T = as_int("T", T, minimum=1)
+    if policy in PER_STEP_MIN_RUNS:
+        return PER_STEP_MIN_RUNS[policy]
+    return TAIL_RUNS if T <= TAIL_HORIZON else LONG_RUNS
 
 
 @dataclass(frozen=True)
@@ -155,7 +188,7 @@ def _memo_path(cell: Cell, out: Path) -> Path:
 
 def _memo_key(cell: Cell, seed: int, cap: int, rel: float, level: float) -> dict:
     return {"format": MEMO_FORMAT, "cell": cell.key, "seed": seed, "cap": cap, "rel": rel, "level": level,
-            "min_runs": min_runs(cell.policy), "stamp": chunk_provenance(cell.policy)}
+            "min_runs": min_runs(cell.policy, cell.T), "stamp": chunk_provenance(cell.policy)}
 
 
 def _read_memo(cell: Cell, out: Path, seed: int, cap: int, rel: float, level: float):
@@ -216,7 +249,7 @@ def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | Non
     pending: dict[Cell, tuple[int, list]] = {}
     for c in _targets(target):
         if _read_memo(c, out, seed, cap, rel, level) is None:
-            pending[c] = (min(max(min_runs(c.policy), PAPER_RUNS), cap), [])
+            pending[c] = (min(max(min_runs(c.policy, c.T), PAPER_RUNS), cap), [])
     while pending:
         edge = min(n for n, _ in pending.values())
         batch = [replace(c, runs=n) for c, (n, _) in pending.items()]

@@ -25,6 +25,9 @@ __all__ = [
     "outlier_runs",
     "dominance",
     "format_table",
+    "verdict_facts",
+    "verdict_table",
+    "cost_table",
 ]
 
 
@@ -183,7 +186,8 @@ def dominance(res: ExperimentResults, stat: str = "mean", baselines: Sequence[st
 
 
 def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, digits: int = 1,
-                 title: str | None = None, headers: Mapping[str, str] | None = None) -> str:
+                 title: str | None = None, headers: Mapping[str, str] | None = None,
+                 as_table: bool = False):
     """The experiments' summaries as aligned text (numbers rounded to ``digits``).
 
     A thin front end of :func:`dpb.tables.format_table` with the conventions of these summaries:
@@ -192,7 +196,11 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
     with two decimals, other numbers with ``digits`` decimals; ``headers`` maps a key to a shorter
     column title.  The text is ``str`` of the :class:`dpb.tables.Table` (numbers right-aligned,
     text left-aligned, a rule under the headers); an empty ``rows`` gives the title or ``""``.
+    With ``as_table=True`` the :class:`dpb.tables.Table` itself is returned (the same text; a
+    notebook displays it as an HTML table).
     """
+    if not isinstance(as_table, bool):
+        raise TypeError(f"as_table must be True or False, got {as_table!r}")
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
         raise TypeError(f"rows must be a sequence of mappings, got {type(rows).__name__}")
     if not all(isinstance(r, Mapping) for r in rows):
@@ -221,7 +229,8 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
             return f"{float(v):.2f}" if "ratio" in key else f"{float(v):.{int(digits)}f}"
         return f
 
-    return str(_format(rows, columns, {k: fmt(k) for k in columns}, headers=headers, title=title))
+    table = _format(rows, columns, {k: fmt(k) for k in columns}, headers=headers, title=title)
+    return table if as_table else str(table)
 
 
 def reading_results(res: ExperimentResults, setting) -> dict:
@@ -233,3 +242,231 @@ def reading_results(res: ExperimentResults, setting) -> dict:
         i = as_int("setting", setting, minimum=0, maximum=len(res.settings) - 1)
         s = res.settings[i]
     return {f"{c.policy} ({c.params.get('elimination', 'radius')})": res.results[c] for c in s.cells}
+
+
+# ----------------------------------------------------------------------------------------------
+# the verdict on the paper's claims, generated from the results (chapter 7's one verdict table)
+# ----------------------------------------------------------------------------------------------
+def _ranges(values: Sequence[float]) -> list:
+    """Sorted budgets grouped into maximal runs of consecutive grid points (step 0.01)."""
+    vals = sorted(round(float(v), 2) for v in values)
+    groups: list = []
+    for v in vals:
+        if groups and round(v - groups[-1][-1], 2) <= 0.01:
+            groups[-1].append(v)
+        else:
+            groups.append([v])
+    return [(g[0], g[-1]) for g in groups]
+
+
+def _fmt_ranges(ranges: Sequence[tuple]) -> str:
+    return ", ".join(f"{a:g}" if a == b else f"{a:g}-{b:g}" for a, b in ranges) or "none"
+
+
+def verdict_facts(paper: Sequence[ExperimentResults], converged: Sequence[ExperimentResults],
+                  sweep: ExperimentResults, sweep_converged: ExperimentResults, *,
+                  band: float = 0.1) -> dict:
+    """Every number the verdict on the paper's claims rests on, computed from the results.
+
+    ``paper`` are the comparison experiments at the paper's scale (Figure 1 and the appendix),
+    ``converged`` the same experiments at the converged scale (:func:`dpb.experiments.ensure_converged`),
+    ``sweep`` and ``sweep_converged`` the eps-sweep at both scales; ``band`` is the relative
+    distance to the lower bound called "within" (0.1: within 10 %).
+
+    The keys (all plain numbers, strings or lists, so that a chapter can glue them):
+
+    - ``settings``: number of (environment, budget) settings compared;
+    - ``c1_mean_wins``, ``c1_median_wins`` (20 runs) and ``c1_expected_wins`` (converged, the
+      intervals separated): per algorithm of ``OURS``, the settings where it is below every private
+      baseline;
+    - ``c2_ratio_min``/``max`` (20 runs) and ``c2_expected_min``/``max``: best baseline over the
+      best of ours, and ``c2_expected_argmax`` (env, eps) of the largest;
+    - ``order``: per setting ``(env, eps, verdict)`` with verdict ``"<"`` (DP-IMED's interval
+      entirely below DP-KLUCB's), ``">"`` or ``"overlap"``; ``order_counts``;
+      ``order_below_eps``/``order_above_eps``: the budgets at which DP-IMED is below/above in every
+      environment; ``fig1_paper``/``fig1_expected``: per Figure 1 panel, DP-IMED's and DP-KLUCB's
+      20-run means and expected regrets;
+    - ``c3_*``: the sweep: 20-run mean over the bound for eps >= 0.2 (min, max), expected over the
+      bound at the smallest and largest budget, the budgets whose interval lies entirely above
+      ``alpha`` times the bound (``c3_above_alpha``, grouped into ranges), entirely below the bound
+      (``c3_below_one``), and ``c3_within_from``, the smallest budget from which every larger budget's
+      expected ratio lies within ``1 +- band``.
+    """
+    from .scale import expected_dominance, expected_sweep_table, ordering_table  # (scale imports this module)
+
+    paper = [_results("paper", r) for r in paper]
+    converged = list(converged)
+    band = float(as_positive("band", band, allow_inf=False))
+    if len(paper) != len(converged) or not paper:
+        raise ValueError("paper and converged must list the same experiments (at least one)")
+    f: dict = {}
+    mean_rows = [r for p in paper for r in dominance(p, "mean")]
+    median_rows = [r for p in paper for r in dominance(p, "median")]
+    f["settings"] = len(mean_rows)
+    f["c1_mean_wins"] = {a: sum(bool(r.get(a)) for r in mean_rows) for a in OURS}
+    f["c1_median_wins"] = {a: sum(bool(r.get(a)) for r in median_rows) for a in OURS}
+    dom = [r for c in converged for r in expected_dominance(c)]
+    f["c1_expected_wins"] = {a: sum(r.get(a) == "yes" for r in dom) for a in OURS}
+    f["c1_expected_losses"] = {a: sum(r.get(a) == "no" for r in dom) for a in OURS}
+    ratios = [r["ratio"] for p in paper for r in ratio_summary(p)]
+    f["c2_ratio_min"], f["c2_ratio_max"] = float(min(ratios)), float(max(ratios))
+    f["c2_worst_max"] = float(max(r["max_ratio"] for p in paper for r in ratio_summary(p)))
+    k = int(np.argmax([r["ratio"] for r in dom]))
+    f["c2_expected_min"] = float(min(r["ratio"] for r in dom))
+    f["c2_expected_max"] = float(dom[k]["ratio"])
+    f["c2_expected_argmax"] = (dom[k]["env"], float(dom[k]["eps"]))
+    order = [r for c in converged for r in ordering_table(c)]
+    f["order"] = [(r["env"], float(r["eps"]), r["verdict"]) for r in order]
+    f["order_counts"] = {v: sum(r["verdict"] == v for r in order) for v in ("<", ">", "overlap")}
+    by_eps: dict = {}
+    for r in order:
+        by_eps.setdefault(float(r["eps"]), []).append(r["verdict"])
+    f["order_below_eps"] = sorted(e for e, v in by_eps.items() if all(x == "<" for x in v))
+    f["order_above_eps"] = sorted(e for e, v in by_eps.items() if all(x == ">" for x in v))
+    point: dict = {}
+    for r in order:
+        point.setdefault(float(r["eps"]), []).append(r["ratio"] < 1)
+    f["order_point_below_eps"] = sorted(e for e, v in point.items() if all(v))
+    f["order_point_below"] = {e: int(sum(v)) for e, v in sorted(point.items())}
+    f["order_by_eps"] = {e: {v: vs.count(v) for v in ("<", ">", "overlap")}
+                         for e, vs in sorted(by_eps.items())}
+    fig = converged[0]
+    f["fig1_paper"], f["fig1_expected"] = {}, {}
+    for s in fig.settings:
+        p = paper[0].setting(paper[0].find(s.env, s.eps))
+        f["fig1_paper"][s.env] = {a: final_regret_stats(p[a])["mean"] for a in OURS}
+        est = {c.policy: fig.estimates[c].estimate for c in s.cells}
+        f["fig1_expected"][s.env] = {a: est[a].mean for a in OURS}
+    f["fig1_eps"] = float(fig.settings[0].eps)
+    # (C3): the sweep
+    sw = sweep_table(_results("sweep", sweep))
+    eps = np.array([r["eps"] for r in sw])
+    ratio = np.array([r["ratio"] for r in sw])
+    f["c3_paper_high_min"] = float(ratio[eps >= 0.2].min())
+    f["c3_paper_high_max"] = float(ratio[eps >= 0.2].max())
+    f["c3_paper_max"] = float(ratio.max())
+    rows = expected_sweep_table(sweep, sweep_converged)
+    alpha = float(sweep.settings[0].cells[0].params["alpha"])
+    e = np.array([r["eps"] for r in rows])
+    mid, lo, hi = (np.array([r[k] for r in rows]) for k in ("ratio", "lo", "hi"))
+    f["c3_alpha"] = alpha
+    f["c3_budgets"] = int(e.size)
+    f["c3_eps_min"], f["c3_eps_max"] = float(e.min()), float(e.max())
+    f["c3_expected_at_min"] = float(mid[np.argmin(e)])
+    f["c3_expected_at_max"] = float(mid[np.argmax(e)])
+    f["c3_expected_max"] = float(mid.max())
+    above = e[lo > alpha]
+    f["c3_above_alpha"] = int(above.size)
+    f["c3_above_alpha_ranges"] = _ranges(above)
+    f["c3_above_alpha_text"] = _fmt_ranges(f["c3_above_alpha_ranges"])
+    below = e[hi < 1]
+    f["c3_below_one"] = int(below.size)
+    f["c3_below_one_ranges"] = _ranges(below)
+    f["c3_below_one_text"] = _fmt_ranges(f["c3_below_one_ranges"])
+    inside = np.abs(mid - 1) <= band
+    order_e = np.argsort(e)
+    start = None
+    for i in order_e[::-1]:
+        if not inside[i]:
+            break
+        start = float(e[i])
+    f["c3_within_band"] = band
+    f["c3_within_from"] = start
+    return f
+
+
+def verdict_table(facts: Mapping) -> list:
+    """The one verdict table on the paper's claims, as rows ``{"claim", "twenty runs",
+    "expected regret", "verdict"}``, written from :func:`verdict_facts` (so the table and any text
+    glued from the same facts cannot disagree)."""
+    as_instance("facts", facts, Mapping, "the dict of dpb.experiments.verdict_facts")
+    f = facts
+    n = f["settings"]
+    kl, im = "DP-KLUCB", "DP-IMED"
+    rows = []
+    w, m, x = f["c1_mean_wins"], f["c1_median_wins"], f["c1_expected_wins"]
+    both = all(x[a] == n for a in OURS)
+    holds = [a for a in OURS if x[a] == n]
+    c1 = ("holds, for each algorithm" if both else
+          (f"holds for {holds[0]} only" if holds else "does not hold in every setting"))
+    rows.append({"claim": "(C1) lowest regret in every setting",
+                 "twenty runs": f"below every baseline by mean: {kl} {w[kl]}/{n}, {im} {w[im]}/{n}; "
+                                f"by median: {kl} {m[kl]}/{n}, {im} {m[im]}/{n}",
+                 "expected regret": f"below every baseline, intervals separated: {kl} {x[kl]}/{n}, "
+                                    f"{im} {x[im]}/{n}",
+                 "verdict": c1})
+    lo, hi = f["c2_expected_min"], f["c2_expected_max"]
+    c2 = "holds" if hi >= 9.5 else f"holds in order of magnitude: at most {hi:.1f} times"
+    rows.append({"claim": "(C2) up to 10 times less regret",
+                 "twenty runs": f"best baseline / best of ours: {f['c2_ratio_min']:.1f} to "
+                                f"{f['c2_ratio_max']:.1f}",
+                 "expected regret": f"{lo:.1f} to {hi:.1f} (largest: {f['c2_expected_argmax'][0]}, "
+                                    f"eps = {f['c2_expected_argmax'][1]:g})",
+                 "verdict": c2})
+    start = f["c3_within_from"]
+    band = f"{100 * f['c3_within_band']:.0f}%"
+    within = (f"within {band} of the bound for every eps >= {start:g}" if start is not None
+              else f"never within {band} of the bound at the largest budgets")
+    rows.append({"claim": "(C3) DP-IMED follows the lower bound in the sweep",
+                 "twenty runs": f"mean / bound between {f['c3_paper_high_min']:.2f} and "
+                                f"{f['c3_paper_high_max']:.2f} for eps >= 0.2, at most "
+                                f"{f['c3_paper_max']:.2f}",
+                 "expected regret": f"expected / bound {f['c3_expected_at_min']:.2f} at eps = "
+                                    f"{f['c3_eps_min']:g}; {within}; interval above alpha = "
+                                    f"{f['c3_alpha']:g} times the bound at {f['c3_above_alpha']} budgets "
+                                    f"(eps {f['c3_above_alpha_text']})",
+                 "verdict": (f"holds in shape; in expectation for eps >= {start:g}, and up to "
+                             f"{f['c3_expected_max']:.1f} times the bound at small eps"
+                             if start is not None else "holds in shape only")})
+    fp, fe = f["fig1_paper"], f["fig1_expected"]
+    verd = {env: v for env, e, v in f["order"] if e == f["fig1_eps"] and env in fe}
+    envs = list(fe)
+    paper_txt = "; ".join(f"{env}: {'below' if fp[env][im] < fp[env][kl] else 'above'} "
+                          f"({fp[env][im]:.0f} vs {fp[env][kl]:.0f})" for env in envs)
+    word = {"<": "below", ">": "above", "overlap": "intervals overlap"}
+    exp_txt = "; ".join(f"{env}: {word[verd[env]]} ({fe[env][im]:.0f} vs {fe[env][kl]:.0f})" for env in envs)
+    c = f["order_counts"]
+    below_eps = ", ".join(f"{e:g}" for e in f["order_below_eps"]) or "none"
+    point_eps = ", ".join(f"{e:g}" for e in f.get("order_point_below_eps", ())) or "none"
+    all_settings = (f"over all {n} settings: below in {c['<']}, above in {c['>']}, overlap in "
+                    f"{c['overlap']}; below in every environment at eps = {below_eps} "
+                    f"(by the point estimates: eps = {point_eps})")
+    fig_v = {verd[env] for env in envs}
+    if fig_v == {"<"}:
+        v4 = "reproduces in expectation on Figure 1"
+    elif fig_v == {">"}:
+        v4 = "does not reproduce in expectation on Figure 1"
+    else:
+        v4 = "mixed on Figure 1"
+    rows.append({"claim": f"Figure 1 (eps = {f['fig1_eps']:g}): DP-IMED below DP-KLUCB "
+                          "(drawn in the authors' talk figure, not said in the paper's text)",
+                 "twenty runs": paper_txt,
+                 "expected regret": f"{exp_txt}; {all_settings}",
+                 "verdict": v4})
+    return rows
+
+
+def cost_table(*results: ExperimentResults) -> list:
+    """What the cells of ``results`` cost, as recorded in their files: one row per (algorithm, T)
+    with ``cells``, ``runs``, ``cpu_seconds`` (the CPU-seconds the chunk files record, added up) and
+    ``per_20_runs`` (CPU-seconds per twenty runs, the cost of a paper-scale cell).  A cell shared by
+    several experiments is counted once."""
+    if not results:
+        raise ValueError("results: give at least one dpb.experiments.ExperimentResults")
+    seen: dict = {}
+    for i, res in enumerate(results):
+        res = _results(f"results[{i}]", res)
+        for cell, r in res.results.items():
+            seen.setdefault((cell.policy, cell.name), r)
+    rows: dict = {}
+    for (policy, _), r in seen.items():
+        row = rows.setdefault((policy, int(r.T)), {"algorithm": policy, "T": int(r.T), "cells": 0, "runs": 0,
+                                                   "cpu_seconds": 0.0})
+        row["cells"] += 1
+        row["runs"] += int(r.runs)
+        row["cpu_seconds"] += float(r.extra.get("cpu_seconds", 0.0))
+    out = []
+    for row in rows.values():
+        row["per_20_runs"] = 20.0 * row["cpu_seconds"] / row["runs"]
+        out.append(row)
+    return sorted(out, key=lambda r: (r["T"], -r["per_20_runs"]))

@@ -374,6 +374,17 @@ def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: st
     return fig
 
 
+def _plain_log_ticks(axis) -> None:
+    """Label a log axis at 1, 2 and 5 times the powers of ten only, as plain numbers (``200``,
+    ``5000``), and leave the minor ticks unlabelled: over less than a decade matplotlib labels the
+    minor ticks too, in ``2\\times10^2`` form, and neighbouring labels overprint."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
 def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str, MeanEstimate],
                           reported: Mapping[str, float] | None = None, *, title: str | None = None):
     """Where a twenty-run experiment lands: the distribution of the mean of twenty runs over many
@@ -403,7 +414,7 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         as_instance(f"expected[{name!r}]", expected.get(name), MeanEstimate, "dpb.estimates.MeanEstimate")
         if reported is not None and name in reported:
             as_real(f"reported[{name!r}]", reported[name], low=0.0, high=math.inf, high_open=True)
-    fig, axes = new_figure(len(means), width=4.2, height=3.2, squeeze=False)
+    fig, axes = new_figure(len(means), width=4.2, height=4.0, squeeze=False)
     for ax, (name, m) in zip(axes[0], means.items(), strict=True):
         m = np.asarray(m, dtype=float)
         if m.size < 2:
@@ -419,9 +430,10 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         if reported is not None and name in reported:
             ax.axvline(reported[name], color=color, lw=1.5, ls="--", label="the book's seed")
         ax.set(xscale="log", xlabel="mean regret at $T$ of twenty runs", ylabel="groups")
-        ax.tick_params(axis="x", which="minor", labelbottom=False)  # minor labels overprinted
+        _plain_log_ticks(ax.xaxis)
         ax.set_title(name, fontsize="medium")
-        ax.legend(frameon=False, fontsize="x-small")
+        # below the panel: inside it, the legend's text sat on the bars and the vertical lines
+        ax.legend(frameon=False, fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     if title:
         fig.suptitle(title, fontsize="medium")
     return fig

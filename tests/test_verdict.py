@@ -1,0 +1,110 @@
+"""dpb.experiments.verdict_facts / verdict_table / cost_table: chapter 7's one verdict table is
+written from the data, so it cannot disagree with the text glued from the same facts.
+
+Small horizons and a cap of 1280 runs keep this to seconds; what is checked is that every entry
+is the number the underlying summaries compute, and that the verdicts follow the numbers."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from dpb import experiments as E
+from dpb.experiments import scale as S
+from dpb.experiments.tables import _fmt_ranges, _ranges
+
+CAP = 1280
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("verdict")
+    fig = E.figure1(T=2000, algorithms=("DP-SE", "DP-KLUCB", "DP-IMED"))
+    sw = E.eps_sweep(T=3000, n_eps=5)
+    res = {}
+    for name, exp in (("fig1", fig), ("sweep", sw)):
+        res[name] = E.ensure(exp, out, progress=False, jobs=1)
+        S.run_converged(exp, out, progress=False, jobs=1, cap=CAP)
+        res[name + "_c"] = S.load_converged(exp, out, cap=CAP)
+    facts = E.verdict_facts([res["fig1"]], [res["fig1_c"]], res["sweep"], res["sweep_c"])
+    return res, facts
+
+
+def test_facts_are_the_summaries_numbers(small):
+    res, f = small
+    assert f["settings"] == 2
+    dom = E.dominance(res["fig1"], "mean")
+    assert f["c1_mean_wins"] == {a: sum(r[a] for r in dom) for a in E.OURS}
+    ratios = [r["ratio"] for r in E.ratio_summary(res["fig1"])]
+    assert f["c2_ratio_min"] == min(ratios) and f["c2_ratio_max"] == max(ratios)
+    order = E.ordering_table(res["fig1_c"])
+    assert [v for *_, v in f["order"]] == [r["verdict"] for r in order]
+    assert sum(f["order_counts"].values()) == f["settings"]
+    for s in res["fig1_c"].settings:
+        for a in E.OURS:
+            assert f["fig1_expected"][s.env][a] == res["fig1_c"].estimate(s, a).estimate.mean
+    rows = E.expected_sweep_table(res["sweep"], res["sweep_c"])
+    eps = np.array([r["eps"] for r in rows])
+    lo = np.array([r["lo"] for r in rows])
+    assert f["c3_above_alpha"] == int(np.sum(lo > f["c3_alpha"]))
+    assert f["c3_expected_at_min"] == rows[int(np.argmin(eps))]["ratio"]
+    if f["c3_within_from"] is not None:  # every budget from there on is within the band
+        inside = [abs(r["ratio"] - 1) <= 0.1 for r in rows if r["eps"] >= f["c3_within_from"]]
+        assert all(inside)
+
+
+def test_table_is_written_from_the_facts(small):
+    _, f = small
+    rows = E.verdict_table(f)
+    assert [r["claim"][:4] for r in rows] == ["(C1)", "(C2)", "(C3)", "Figu"]
+    assert all(set(r) == {"claim", "twenty runs", "expected regret", "verdict"} for r in rows)
+    assert f"{f['c2_expected_max']:.1f}" in rows[1]["expected regret"]
+    c = f["order_counts"]
+    assert f"below in {c['<']}, above in {c['>']}" in rows[3]["expected regret"]
+    # the verdict follows the numbers: flip Figure 1's ordering and the verdict changes with it
+    g = copy.deepcopy(f)
+    g["order"] = [(env, e, "<") for env, e, _ in g["order"]]
+    assert E.verdict_table(g)[3]["verdict"] == "reproduces in expectation on Figure 1"
+    g["order"] = [(env, e, ">") for env, e, _ in g["order"]]
+    assert E.verdict_table(g)[3]["verdict"] == "does not reproduce in expectation on Figure 1"
+    g["c1_expected_wins"] = {"DP-KLUCB": g["settings"], "DP-IMED": g["settings"] - 1}
+    assert E.verdict_table(g)[0]["verdict"] == "holds for DP-KLUCB only"
+    g["c2_expected_max"] = 12.0
+    assert E.verdict_table(g)[1]["verdict"] == "holds"
+    assert E.format_table(rows, ["claim", "verdict"]).count("\n") >= 4
+
+
+def test_ranges_group_consecutive_budgets():
+    assert _ranges([0.01, 0.02, 0.03, 0.05, 0.2, 0.21]) == [(0.01, 0.03), (0.05, 0.05), (0.2, 0.21)]
+    assert _fmt_ranges(_ranges([0.01, 0.02, 0.05])) == "0.01-0.02, 0.05"
+    assert _fmt_ranges([]) == "none"
+
+
+def test_cost_table(small):
+    res, _ = small
+    rows = E.cost_table(res["fig1_c"], res["fig1_c"])  # a cell given twice is counted once
+    cells = {}
+    for c in res["fig1_c"].experiment.cells:
+        cells.setdefault(c.policy, []).append(res["fig1_c"].results[c])
+    for r in rows:
+        runs = sum(x.runs for x in cells[r["algorithm"]])
+        assert r["cells"] == len(cells[r["algorithm"]]) and r["runs"] == runs
+        cpu = sum(float(x.extra["cpu_seconds"]) for x in cells[r["algorithm"]])
+        assert r["cpu_seconds"] == pytest.approx(cpu) and cpu > 0
+        assert r["per_20_runs"] == pytest.approx(20 * cpu / runs)
+    with pytest.raises(ValueError, match="results"):
+        E.cost_table()
+    with pytest.raises(TypeError):
+        E.cost_table("fig1")
+
+
+def test_bad_arguments(small):
+    res, f = small
+    with pytest.raises(TypeError):
+        E.verdict_table([1, 2])
+    with pytest.raises(ValueError, match="same experiments"):
+        E.verdict_facts([res["fig1"]], [], res["sweep"], res["sweep_c"])
+    with pytest.raises(ValueError, match="band"):
+        E.verdict_facts([res["fig1"]], [res["fig1_c"]], res["sweep"], res["sweep_c"], band=-1)
