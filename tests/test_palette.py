@@ -283,7 +283,7 @@ def test_chapter_figures_share_one_palette():
 
 
 #: plotting modules that still write colour literals (owner: chapter 7, issue 23); remove when fixed
-LITERALS_PENDING = {"experiments.py"}
+LITERALS_PENDING: set = set()
 _LITERAL = re.compile(r"""(?:color|colors|c|mfc|mec|facecolor|edgecolor)\s*=\s*(?:\[?\s*)"""
                       r"""["'](#[0-9a-fA-F]{3,8}|C\d|tab:\w+|red|blue|green|orange|purple)["']""")
 

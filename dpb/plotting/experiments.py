@@ -30,7 +30,7 @@ from ..experiments import (
 )
 from ..simulate import Result, simulate
 from . import _checks
-from .style import new_figure
+from .style import color as palette_color, new_figure, series_color
 
 __all__ = [
     "ALGORITHM_STYLE",
@@ -305,7 +305,7 @@ def plot_eps_sweep(res: ExperimentResults):
     lb_fine = np.asarray(lower_bound_constant(np.array(cell.means), fine)) * math.log(T)
     ub = np.asarray(upper_bound_constant(np.array(cell.means), fine, alpha)) * math.log(T)
     fig, (ax1, ax2) = new_figure(2, width=4.2, height=3.8)
-    color = ALGORITHM_STYLE.get(cell.policy, {"color": "C3"})["color"]
+    color = ALGORITHM_STYLE.get(cell.policy, {"color": series_color(0)})["color"]
     ax1.fill_between(eps, q10, q90, color=color, alpha=0.2, lw=0, label="10%-90% of the runs")
     ax1.plot(eps, mean, "o", ms=2.5, color=color, label=f"{cell.policy}, mean of {cell.runs} runs")
     ax1.plot(fine, lb_fine, color="k", lw=1.5, label="lower bound $C_\\varepsilon(\\mu)\\log T$")
@@ -317,7 +317,7 @@ def plot_eps_sweep(res: ExperimentResults):
     ax2.axhline(1.0, color="k", lw=1)
     ax2.axhline(alpha, color="k", lw=1, ls=":", label=f"$\\alpha = {alpha:g}$")
     ax2.plot(eps, mean / lb, "o-", ms=2.5, lw=1, color=color, label="mean / lower bound")
-    ax2.plot(eps, np.array([r["median_ratio"] for r in rows]), "-", lw=1.2, color="#555555",
+    ax2.plot(eps, np.array([r["median_ratio"] for r in rows]), "-", lw=1.2, color=palette_color("reference"),
              label="median / lower bound")
     top = max(2.5, float(np.max(mean / lb)) * 1.1)
     ax2.set(xlabel="$\\varepsilon$", ylabel="regret at $T$ / lower bound", ylim=(0, top))
@@ -361,7 +361,7 @@ def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: st
         if not isinstance(res, Result):
             raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
         reg = np.maximum(res.final_regret, 1.0)
-        color = ALGORITHM_STYLE.get(name, {"color": f"C{k}"})["color"]
+        color = ALGORITHM_STYLE.get(name, {"color": series_color(k)})["color"]
         ax.plot(k + rng.uniform(-0.18, 0.18, reg.size), reg, "o", ms=3.5, alpha=0.6, color=color)
         ax.plot([k - 0.3, k + 0.3], [np.median(reg)] * 2, color="k", lw=1.5,
                 label="median" if k == 0 else None)
@@ -419,7 +419,7 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
         m = np.asarray(m, dtype=float)
         if m.size < 2:
             raise ValueError(f"means[{name!r}] must hold at least 2 group means, got {m.size}")
-        color = ALGORITHM_STYLE.get(name, {"color": "C0"})["color"]
+        color = ALGORITHM_STYLE.get(name, {"color": series_color(0)})["color"]
         lo = max(float(m.min()), 1.0)
         bins = np.geomspace(lo / 1.05, float(m.max()) * 1.05, 40)
         ax.hist(m, bins=bins, color=color, alpha=0.6, label=f"{m.size} twenty-run means")
@@ -465,13 +465,14 @@ def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = 
     lo = np.array([r["lo"] for r in rows])
     hi = np.array([r["hi"] for r in rows])
     paper = np.array([r["paper_ratio"] for r in rows])
-    color = ALGORITHM_STYLE.get(policy, {"color": "C3"})["color"]
+    color = ALGORITHM_STYLE.get(policy, {"color": series_color(0)})["color"]
     fig, ax = new_figure(1, width=7.0, height=3.6)
     ax.axhline(1.0, color="k", lw=1, label="lower bound")
     ax.axhline(alpha, color="k", lw=1, ls=":", label=f"$\\alpha$ x lower bound, $\\alpha = {alpha:g}$")
     ax.errorbar(eps, ratio, yerr=[ratio - lo, hi - ratio], fmt="o", ms=2.5, lw=0.8, color=color,
                 label=f"{policy}: expected regret / bound (95 % interval)")
-    ax.plot(eps, paper, "x", ms=3, color="#777777", label="twenty runs (paper scale) / bound")
+    ax.plot(eps, paper, "x", ms=3, color=palette_color("reference"),
+            label="twenty runs (paper scale) / bound")
     ax.set(xlabel="$\\varepsilon$", ylabel="regret at $T$ / $C_\\varepsilon(\\mu)\\log T$",
            ylim=(0, max(2.0, float(np.max(hi)) * 1.05)))
     ax.legend(frameon=False, fontsize="small", loc="upper right")
@@ -504,7 +505,7 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
             continue
         x, y = np.array(pts).T
         ax.plot(x + (j - (k - 1) / 2) * 0.1, y, "o", ms=4,
-                color=ALGORITHM_STYLE.get(name, {"color": f"C{j}"})["color"], label=name)
+                color=ALGORITHM_STYLE.get(name, {"color": series_color(j)})["color"], label=name)
     ax.axhline(1.0, color="k", lw=1)
     ax.set_xticks(range(len(settings)), [f"{e} {p:g}" for e, p in settings], rotation=60, fontsize="x-small")
     ax.set(yscale="log", ylabel="20-run mean / expected regret")
