@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validate import MAX_RUNS as SIMULATE_MAX_RUNS
 from .._validate import as_int, as_names, as_positive
 from ..batching import make_schedule
 from ..environments import INSTANCES, BernoulliBandit, instance, instance_names
@@ -247,7 +248,9 @@ class Cell:
                                  f"{list(named)}: the numbers would be computed on one and stored under "
                                  f"the other (use env='custom' for your own means)")
         object.__setattr__(self, "T", as_int("Cell.T", self.T, minimum=1, maximum=MAX_T))
-        object.__setattr__(self, "runs", as_int("Cell.runs", self.runs, minimum=1, maximum=MAX_RUNS))
+        # a cell of the converged scale holds up to its cap (20480) runs: the bound here is the
+        # simulator's, MAX_RUNS bounds what a user asks for (--runs)
+        object.__setattr__(self, "runs", as_int("Cell.runs", self.runs, minimum=1, maximum=SIMULATE_MAX_RUNS))
         if not isinstance(self.source, str):
             raise TypeError(f"Cell.source must be a string ('' or 'path/file.py:Class'), got "
                             f"{type(self.source).__name__}")
