@@ -9,7 +9,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 JB := $(VENV)/bin/jupyter-book
 STAMP := $(VENV)/.installed-stamp
-NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb))
+NOTEBOOKS := $(sort $(wildcard book/ch*.ipynb)) book/research.ipynb
 # each CI stage prints its wall time (and appends it to $DPB_STAGE_LOG, see .ci/run)
 STAGE := .ci/stage
 # where the build executes the chapters (execute_notebooks: cache) and nbval checks them
