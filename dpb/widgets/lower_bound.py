@@ -87,7 +87,7 @@ def message_on_error(plot):
 
     Live controls can reach inputs a plotting function refuses (a half-typed mean, ``mu2 >= mu1``);
     the explorer then shows the reason instead of a traceback, and records the exception in
-    :attr:`~dpb.widgets.core.Explorer.last_error`.
+    ``Explorer.last_error`` (:class:`dpb.widgets.core.Explorer`).
     """
     if not callable(plot):
         raise TypeError(f"plot must be a plotting function, got {type(plot).__name__} {plot!r}")
