@@ -119,7 +119,7 @@ PER_STEP = tuple(PER_STEP_MIN_RUNS)
 def min_runs(policy: str, T: int = TAIL_HORIZON) -> int:
     """The minimum run count of the converged scale for ``policy`` at horizon ``T``:
     ``PER_STEP_MIN_RUNS`` for the per-step policies, else ``TAIL_RUNS`` when
-    ``T <= TAIL_HORIZON`` and ``LONG_RUNS`` beyond (constants of :mod:`dpb.experiments.scale`)."""
+    ``T <= TAIL_HORIZON`` and ``LONG_RUNS`` beyond (constants of ``dpb.experiments.scale``)."""
     policy_class(policy)  # a registered policy (ValueError naming it otherwise)
     T = as_int("T", T, minimum=1)
     if policy in PER_STEP_MIN_RUNS:
