@@ -56,7 +56,7 @@ def kl(p: float, q: float) -> float:
 
 
 def d_eps(x: float, y: float, eps: float) -> float:
-    """d_eps(x, y) = min over z of eps |z - x| + kl(z, y), for any x, y in [0, 1], at the
+    """d_eps(x, y) = min over z of eps * abs(z - x) + kl(z, y), for any x, y in [0, 1], at the
     closed-form stopover z* (Proposition of chapter 2): the stopover lies between x and y, where
     the slope of kl(., y) reaches -eps (x below y) or +eps (x above y)."""
     _checked(x=x, y=y, eps=eps)
