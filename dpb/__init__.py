@@ -54,6 +54,7 @@ _SUBMODULES = (
     "frames",
     "interaction",
     "plain",
+    "plans",
     "plotting",
     "policies",
     "privacy",

@@ -483,7 +483,10 @@ def _summary(res: E.ExperimentResults) -> str:
                      f"median {sorted(ratios)[len(ratios) // 2]:.2f}, max {max(ratios):.2f}")
     else:
         rows = E.mean_regret_summary(res)
-        ratios = E.ratio_summary(res)
+        present = {c.policy for s in res.settings for c in s.cells}
+        # an experiment of one's own may hold no private baseline (or none of ours): no ratio then
+        both = present.intersection(E.BASELINES) and present.intersection(E.OURS)
+        ratios = E.ratio_summary(res) if both else []
         if ratios:
             lines.append("mean regret at T; ratio = best private baseline / best of DP-KLUCB, DP-IMED")
         else:
