@@ -8,11 +8,10 @@ benchmarks, which time both side by side).  ``dpb compile`` compiles the kernels
 (:data:`KERNEL_RUNS`); otherwise the first compiled call of a process on a cold on-disk cache says
 so once on stderr (:func:`announce_compile`).  The switch is read at every call, never cached.
 
-The kernels of IMED and KL-UCB draw their random numbers in another order than the Python engine
-(the same laws), so one seed gives different runs under the two settings: the results cache
-records the setting (:func:`dpb.cache.provenance`), and a cached result is reused only under the
-setting that made it.  numba itself is imported by the kernel modules only, when a compiled run is
-first asked for, never by ``import dpb``.
+``DPB_JIT`` only sets the default of ``simulate(..., engine=...)``.  The kernels of IMED and KL-UCB
+run uncompiled under ``engine="python"`` with the same draws (the same runs, bitwise); the results
+cache still records the engine (:func:`dpb.cache.provenance`).  numba itself is imported by the
+kernel modules only, when a compiled run is first asked for, never by ``import dpb``.
 """
 
 from __future__ import annotations
@@ -77,11 +76,3 @@ def announce_compile(module_file: str) -> bool:
           f"for every later process; 'dpb compile' does it ahead of time, DPB_JIT=0 runs without them)",
           file=sys.stderr, flush=True)
     return True
-
-
-if __name__ == "__main__":  # the former entry point; `dpb compile` replaces it
-    import sys
-
-    from .__main__ import main
-
-    sys.exit(main(["compile"]))

@@ -94,12 +94,15 @@ def experiment_rows(results, grid: str = "all") -> dict:
     """The long format of experiment results (:class:`~dpb.experiments.ExperimentResults`, or a
     list of them): every setting's cells, labelled with the experiment's name, the setting's
     instance and budget."""
-    from .experiments.store import ExperimentResults
+    # (duck-typed, not imported: dpb.simulate's Result.to_rows reaches this module, and the results'
+    # provenance must not take in the whole experiments layer, which makes no numbers)
+    def is_results(obj) -> bool:
+        return all(hasattr(obj, a) for a in ("settings", "results", "experiment", "setting"))
 
-    items = [results] if isinstance(results, ExperimentResults) else list(results)
+    items = [results] if is_results(results) else list(results)
     parts = []
     for res in items:
-        if not isinstance(res, ExperimentResults):
+        if not is_results(res):
             raise TypeError(f"results must be ExperimentResults (dpb.experiments.load), got "
                             f"{type(res).__name__}")
         for setting in res.settings:
