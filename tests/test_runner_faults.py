@@ -101,8 +101,8 @@ def _reproduce(files, spec, jobs, out, *extra):
 @pytest.mark.parametrize("jobs", [1, 2])
 @pytest.mark.parametrize("spec, status, cause", [
     # (with two workers either instance's chunk may reach its limit first)
-    ("loop.py:Loop", 1, r"cell loopucb_mu(\d)_eps0.25_T3e02_\w+ \(Loop-UCB on mu\1, eps=0.25, T=300\) runs 0-1 "
-                        r"failed: stopped after 4 s, over its time limit"),
+    ("loop.py:Loop", 1, r"cell loopucb_mu(\d)_eps0.25_T3e02_\w+ \(Loop-UCB on mu\1, eps=0.25, T=300\) "
+                        r"runs 0-1 failed: stopped after 4 s, over its time limit"),
     ("exit3.py:Exit3", 1, r"cell exitucb_\S+ \(Exit-UCB .*\) runs 0-1 failed: sys.exit\(3\) called "
                           r"\(.*exit3.py, line 7\)"),
     ("kbd.py:Kbd", 1, r"cell kbducb_\S+ \(Kbd-UCB .*failed: KeyboardInterrupt raised \(.*kbd.py, line 6\)"),
