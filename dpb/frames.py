@@ -99,7 +99,13 @@ def experiment_rows(results, grid: str = "all") -> dict:
     def is_results(obj) -> bool:
         return all(hasattr(obj, a) for a in ("settings", "results", "experiment", "setting"))
 
-    items = [results] if is_results(results) else list(results)
+    if is_results(results):
+        items = [results]
+    elif isinstance(results, (list, tuple)):
+        items = list(results)
+    else:
+        raise TypeError(f"results must be ExperimentResults (dpb.experiments.load) or a list of them, got "
+                        f"{type(results).__name__}")
     parts = []
     for res in items:
         if not is_results(res):
