@@ -22,7 +22,6 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import pytest
 from browser_guard import attach_log, evaluate
+from test_live import _stop_group  # SIGTERM to the server's group, then SIGKILL
 from test_site import browser, watch  # noqa: F401 (browser is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -68,21 +68,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _stop_group(proc: subprocess.Popen, timeout: float = 15.0) -> None:
-    """Stop a server started in its own session: SIGTERM to its group, then SIGKILL."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(5)
 
 
 @pytest.fixture
