@@ -15,8 +15,13 @@ STAGE := .ci/stage
 # where the build executes the chapters (execute_notebooks: cache) and nbval checks them
 EXEC_CACHE := _build/.jupyter_cache
 NBVAL_OPTS := --nbval-sanitize-with tests/nbval_sanitize.cfg
+# pytest as `make test` runs it: JOBS worker processes (pytest-xdist; 2 = the CI machine's cores),
+# no cache folder; each run appends its test durations to SLOWEST (tests/conftest.py)
+JOBS ?= 2
+SLOWEST := _build/test-durations.tsv
+PYTEST := DPB_DURATIONS=$(SLOWEST) $(PY) -m pytest -n $(JOBS) -p no:cacheprovider
 
-.PHONY: book test lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz lab live clean
+.PHONY: book test tests-without-build lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -49,15 +54,23 @@ live: venv vendor
 	test -f _build/html/index.html || $(MAKE) book
 	$(PY) scripts/live.py $(LIVE_ARGS)
 
-# Everything CI checks. The linter first (seconds); then the strict build, which executes every
-# chapter once (into $(EXEC_CACHE)) and renders the site the browser tests read; then one pytest
-# run: unit/property, statistical, nbval and browser tests. nbval checks the build's executions
-# (--nbval-replay, conftest.py: nbval's rules and sanitizers, no second execution), so the numbers
-# on the site are the numbers the tests checked. Every test is bounded (pytest-timeout); the end
-# prints the 20 slowest tests and the time per stage.
-test: lint build-strict
-	$(STAGE) pytest $(PY) -m pytest tests $(NOTEBOOKS) --nbval-replay $(EXEC_CACHE) $(NBVAL_OPTS) \
-		-p no:cacheprovider --durations=20
+# Everything CI checks, on both cores. The linter first (seconds). Then, side by side: the strict
+# build, which executes every chapter once (into $(EXEC_CACHE)) and renders the site, and the
+# unit/property and statistical tests (they need no build; pytest-xdist, $(JOBS) workers). Then the
+# tests that read the build: the headless-Chromium tests of the site and of `make live`, and nbval,
+# which checks the build's executions (--nbval-replay, conftest.py: nbval's rules and sanitizers, no
+# second execution), so the numbers on the site are the numbers the tests checked. Every test is
+# bounded (pytest-timeout); the end prints the 20 slowest tests of both runs and the time per stage.
+test: lint venv vendor
+	@rm -f $(SLOWEST)
+	$(MAKE) --no-print-directory -j2 --output-sync=target build-strict tests-without-build
+	$(STAGE) tests-of-build $(PYTEST) tests $(NOTEBOOKS) -m "browser or notebook" \
+		--nbval-replay $(EXEC_CACHE) $(NBVAL_OPTS) --dist loadgroup
+	@$(PY) tests/slowest.py $(SLOWEST) 20
+
+# The tests that need no build: unit/property and statistical (run beside the build by `make test`).
+tests-without-build: venv
+	$(STAGE) tests-without-build $(PYTEST) tests -m "not browser"
 
 # ruff over the package, the tests, the scripts and the chapters (notebooks included).
 lint: venv
@@ -69,14 +82,14 @@ build-strict: venv vendor
 	$(STAGE) build $(JB) build . --all -W -n --keep-going
 
 unit: venv
-	$(PY) -m pytest tests -m "not browser" --durations=20
+	$(PY) -m pytest tests -n $(JOBS) -m "not browser" --durations=20
 
 # The chapters executed by nbval itself in a fresh kernel (no build needed); a cell has 10 minutes.
 nbval: venv
 	$(PY) -m pytest $(NOTEBOOKS) --nbval --nbval-current-env --nbval-cell-timeout 600 $(NBVAL_OPTS)
 
 browser: venv
-	$(PY) -m pytest tests -m browser --durations=20
+	$(PY) -m pytest tests -n $(JOBS) --dist loadgroup -m browser --durations=20
 
 # Re-execute the chapters in place and strip images/widget state (commit the result).
 notebooks: venv

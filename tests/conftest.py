@@ -18,8 +18,16 @@
   job) becomes KeyboardInterrupt, so fixtures stop their servers then too.
 - A failing browser test gets its evidence attached (``browser_guard``): screenshots of its pages
   and the tail of its servers' logs, in the report and under ``_build/test-failures/``.
-- The end of the run prints the time spent per stage (unit/property, statistical, nbval,
-  browser), also appended to ``$DPB_STAGE_LOG`` when set (``.ci/run`` prints the table).
+- The end of the run prints the test-seconds spent per stage (unit/property, statistical, nbval,
+  browser; summed over pytest-xdist's workers), also appended to ``$DPB_STAGE_LOG`` when set
+  (``.ci/run`` prints the table), and appends every test's duration to ``$DPB_DURATIONS`` when set.
+- Under pytest-xdist (``make test`` runs two workers) with ``--dist loadgroup``, the tests of one
+  group run in one worker: the tests that share one server per module (``test_live.py``,
+  ``test_lab.py``: ``xdist_group`` marks), and the per-page tests of ``test_reading.py`` and
+  ``test_layout.py``, which share one visit of each page (:func:`test_reading.visit`).  The groups
+  are read from the test ids by :class:`_GroupScheduling`: xdist 3.8's own ``loadgroup`` puts the
+  group into the test id, which pytest 9 no longer lets it do, and it spreads a group's tests over
+  every worker.
 """
 
 import os
@@ -104,8 +112,11 @@ def pytest_configure(config):
     config._dpb_started = time.monotonic()
 
 
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects: ``-m notebook`` selects the chapters
 def pytest_collection_modifyitems(config, items):
     for item in items:
+        if _stage(item) == "nbval":
+            item.add_marker(pytest.mark.notebook)
         if item.get_closest_marker("timeout") is not None:
             continue
         stage = _stage(item)
@@ -113,6 +124,40 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
         elif stage == "browser":
             item.add_marker(pytest.mark.timeout(BROWSER_TIMEOUT))
+
+
+#: test files whose tests share one server per module: one group each under ``--dist loadgroup``
+_ONE_GROUP_FILES = ("tests/test_live.py", "tests/test_lab.py")
+#: test files whose per-page tests share one visit of the page (the page's path is in the test id)
+_PAGE_GROUP_FILES = ("tests/test_reading.py", "tests/test_layout.py")
+
+
+def group_of(nodeid: str) -> str:
+    """The work unit of a test under ``--dist loadgroup``: its file for the files of one server,
+    ``page:<path>`` for a per-page test, else the test itself."""
+    path = nodeid.split("::")[0]
+    if path in _ONE_GROUP_FILES:
+        return path
+    if path in _PAGE_GROUP_FILES and "[" in nodeid:
+        params = nodeid[nodeid.index("[") + 1:nodeid.rindex("]")]
+        page = params[:params.index(".html") + 5] if ".html" in params else None
+        if page:
+            return f"page:{page}"
+    return nodeid
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getoption("dist", None) != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class _GroupScheduling(LoadScopeScheduling):
+        """``loadgroup`` with the groups of :func:`group_of` (see the module docstring)."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return _GroupScheduling(config, log)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -132,7 +177,13 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Test-seconds per stage (summed over pytest-xdist's workers, so more than the wall time when
+    they run side by side), and every test's duration appended to ``$DPB_DURATIONS`` (``make test``
+    prints the 20 slowest of its two pytest runs from it, ``tests/slowest.py``)."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the controller reports
+        return
     totals: dict[str, list] = {}
+    durations: list[tuple[float, str, str]] = []
     for reports in terminalreporter.stats.values():
         for report in reports:
             if getattr(report, "when", None) not in ("setup", "call", "teardown"):
@@ -140,19 +191,28 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             entry = totals.setdefault(_stage(report), [0.0, set()])
             entry[0] += report.duration
             entry[1].add(report.nodeid)
+            durations.append((report.duration, report.when, report.nodeid))
     if not totals:
         return
     load = " ".join(open("/proc/loadavg").read().split()[:3]) if os.path.exists("/proc/loadavg") else "?"
     wall = time.monotonic() - getattr(config, "_dpb_started", time.monotonic())
+    workers = getattr(config.option, "numprocesses", None) or 1
     terminalreporter.section("time per stage")
     for stage in ("unit/property", "statistical", "nbval", "browser"):
         if stage in totals:
             seconds, ids = totals[stage]
-            terminalreporter.write_line(f"{stage:>14}: {seconds:7.1f} s  ({len(ids)} tests)")
-    terminalreporter.write_line(f"{'pytest, wall':>14}: {wall:7.1f} s  (load average now {load})")
+            terminalreporter.write_line(f"{stage:>14}: {seconds:7.1f} test-s  ({len(ids)} tests)")
+    terminalreporter.write_line(f"{'pytest, wall':>14}: {wall:7.1f} s  ({workers} worker(s); "
+                                f"load average now {load})")
     log = os.environ.get("DPB_STAGE_LOG")
     if log:
         with open(log, "a") as out:
             for stage in ("unit/property", "statistical", "nbval", "browser"):
                 if stage in totals:
-                    out.write(f"  {stage}\t{totals[stage][0]:.0f}\t{load}\n")
+                    out.write(f"  {stage} (test-s)\t{totals[stage][0]:.0f}\t{load}\n")
+    path = os.environ.get("DPB_DURATIONS")
+    if path:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "a") as out:
+            for seconds, when, nodeid in durations:
+                out.write(f"{seconds:.2f}\t{when}\t{nodeid}\n")

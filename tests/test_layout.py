@@ -25,6 +25,7 @@ from urllib.parse import urlparse
 
 import pytest
 from browser_guard import evaluate
+from test_reading import visit
 from test_site import PAGES, browser, server  # noqa: F401 (fixtures shared with the site test)
 
 PHONE = {"width": 390, "height": 844}
@@ -123,21 +124,25 @@ def test_toc_pages_are_found():
     assert "book/ch02_lower_bound.html" in PAGES and "book/api/divergences.html" in PAGES
 
 
+def layout_measures(page) -> dict:
+    """The phone checks of a page opened at 390 px (:func:`test_reading.visit` calls it during its
+    one visit of the page at that width)."""
+    scroll_width, width = page.evaluate(
+        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    return {"scroll_width": scroll_width, "width": width,
+            "overflowing": page.evaluate(_OVERFLOWING) if scroll_width > width else [],
+            "clipped": page.evaluate(_CLIPPED_MATH), "wide": page.evaluate(_WIDE_FIGURES)}
+
+
 @pytest.mark.parametrize("page_path", PAGES)
-def test_phone_no_horizontal_scroll_and_no_clipped_math(server, browser, page_path):
-    context, page = _open(browser, server, page_path, PHONE)
-    try:
-        scroll_width, width = page.evaluate(
-            "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-        assert scroll_width <= width, (
-            f"{page_path} scrolls sideways at {PHONE['width']} px (content {scroll_width} px wide); "
-            f"sticking out: {page.evaluate(_OVERFLOWING)}")
-        clipped = page.evaluate(_CLIPPED_MATH)
-        assert not clipped, f"{page_path}: display math cut off at {PHONE['width']} px: {clipped}"
-        wide = page.evaluate(_WIDE_FIGURES)
-        assert not wide, f"{page_path}: figures wider than the page or their box at 390 px: {wide}"
-    finally:
-        context.close()
+def test_phone_no_horizontal_scroll_and_no_clipped_math(server, browser, page_path):  # noqa: F811
+    seen = visit(browser, server, page_path, "phone")["layout"]
+    assert seen["scroll_width"] <= seen["width"], (
+        f"{page_path} scrolls sideways at {PHONE['width']} px (content {seen['scroll_width']} px "
+        f"wide); sticking out: {seen['overflowing']}")
+    assert not seen["clipped"], f"{page_path}: display math cut off at {PHONE['width']} px: {seen['clipped']}"
+    assert not seen["wide"], (f"{page_path}: figures wider than the page or their box at 390 px: "
+                              f"{seen['wide']}")
 
 
 def test_phone_figures_fit_and_enlarge_on_a_tap(server, browser):

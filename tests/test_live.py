@@ -28,7 +28,7 @@ CHAPTER = "ch01_background"
 sys.path.insert(0, str(ROOT / "scripts"))
 import live  # noqa: E402
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.browser  # one group under --dist loadgroup: tests/conftest.py
 
 #: where a failing test leaves a screenshot of the page
 SHOTS = ROOT / "_build"

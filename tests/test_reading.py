@@ -19,11 +19,13 @@ Every page of ``_toc.yml`` is opened in headless Chromium (offline, the fixtures
 - **one search field** at 1366 px, **chapter titles of at most three lines** at 390 px;
 - **axe-core** (from npm, ``vendor/package.json``; installed by :func:`axe_script` with ``npm ci``
   when missing, never served by the site): 0 serious or critical violations on every page, in the
-  light and in the dark colour mode (contrast >= 4.5:1 included);
+  light colour mode (every rule) and in the dark one (the colour rules: contrast >= 4.5:1);
 - **page weight**: no page loads more than :data:`MAX_SHARED_BYTES` besides its own HTML and
   figures (the icons used to weigh 1.5 MB of script on every page), and every icon is still drawn.
 
-Every Playwright call has a timeout; the server and browser are stopped by their fixtures.
+Every page is opened once per viewport (:func:`visit`, shared with ``test_layout.py``): the
+checks read what that one visit measured.  Every Playwright call has a timeout; the server and
+browser are stopped by their fixtures.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from urllib.parse import urlparse
 
 import pytest
 from test_site import PAGES, ROOT, browser, server  # noqa: F401 (fixtures shared with the site test)
+
 
 pytestmark = pytest.mark.browser
 
@@ -52,6 +55,9 @@ MAX_SHARED_BYTES = 2_600_000
 TIMEOUT = 30_000  # ms, for every navigation, wait and click
 AXE_TIMEOUT = 90_000  # ms, one axe run on the largest page
 VENDOR = ROOT / "vendor"
+#: the axe rules whose outcome depends on the colours, the only ones run again in the dark mode (the
+#: theme's switch changes colours, not structure, names or roles)
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
 
 
 def axe_script() -> Path:
@@ -169,19 +175,14 @@ def test_toc_pages_are_found():
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("page_path", PAGES)
 def test_formulas_and_tables_legible(server, browser, page_path, width):  # noqa: F811
-    context, page = _open(browser, server, page_path, WIDTHS[width])
-    try:
-        math = page.evaluate(_SCROLLING_INLINE_MATH)
-        cells = page.evaluate(_TOUCHING_CELLS, MIN_GAP)
-        problems = []
-        if math:
-            problems.append(f"{len(math)} inline formulas scroll, e.g. {math[:4]}")
-        if cells:
-            problems.append(f"{len(cells)} pairs of table cells closer than {MIN_GAP} px, "
-                            f"e.g. {cells[:4]}")
-        assert not problems, f"{page_path} at {width} px: " + "; ".join(problems)
-    finally:
-        context.close()
+    seen = visit(browser, server, page_path, "laptop" if width == "1366" else "phone")
+    math, cells = seen["math"], seen["cells"]
+    problems = []
+    if math:
+        problems.append(f"{len(math)} inline formulas scroll, e.g. {math[:4]}")
+    if cells:
+        problems.append(f"{len(cells)} pairs of table cells closer than {MIN_GAP} px, e.g. {cells[:4]}")
+    assert not problems, f"{page_path} at {width} px: " + "; ".join(problems)
 
 
 # Images of the page whose alt text is missing, a file path, or not a sentence of a few words.
@@ -193,12 +194,8 @@ _BAD_ALT = """() => Array.from(document.querySelectorAll('main img, article img'
 
 @pytest.mark.parametrize("page_path", PAGES)
 def test_figures_have_alt_text(server, browser, page_path):  # noqa: F811
-    context, page = _open(browser, server, page_path, LAPTOP)
-    try:
-        bad = page.evaluate(_BAD_ALT)
-        assert not bad, f"{page_path}: {len(bad)} images without a descriptive alt text: {bad[:3]}"
-    finally:
-        context.close()
+    bad = visit(browser, server, page_path, "laptop")["bad_alt"]
+    assert not bad, f"{page_path}: {len(bad)} images without a descriptive alt text: {bad[:3]}"
 
 
 _VISIBLE = """(sel) => Array.from(document.querySelectorAll(sel)).filter(e => {
@@ -245,20 +242,9 @@ def test_one_search_field_on_a_laptop(server, browser):  # noqa: F811
 
 @pytest.mark.parametrize("page_path", [p for p in PAGES if Path(p).name.startswith("ch")])
 def test_chapter_titles_short_on_a_phone(server, browser, page_path):  # noqa: F811
-    context, page = _open(browser, server, page_path, PHONE)
-    try:
-        lines = page.evaluate("""() => {
-            const h = Array.from(document.querySelectorAll('article h1, main h1'))
-                .find(e => e.getBoundingClientRect().height > 0);  // the title shown
-            if (!h) return 0;
-            const cs = getComputedStyle(h);
-            const box = h.getBoundingClientRect().height - parseFloat(cs.paddingTop)
-                - parseFloat(cs.paddingBottom);
-            return Math.round(box / parseFloat(cs.lineHeight)); }""")
-        assert lines >= 1, f"{page_path}: no visible chapter title"
-        assert lines <= 3, f"{page_path}: the chapter title wraps to {lines} lines at 390 px"
-    finally:
-        context.close()
+    lines = visit(browser, server, page_path, "phone")["title_lines"]
+    assert lines >= 1, f"{page_path}: no visible chapter title"
+    assert lines <= 3, f"{page_path}: the chapter title wraps to {lines} lines at 390 px"
 
 
 #: Icons the theme shows, each drawn from the Font Awesome web font of the theme's stylesheet.
@@ -281,25 +267,24 @@ _ICONS = """async () => {
 def test_page_weight_and_icons(server, browser, page_path):  # noqa: F811
     """What every page loads besides its own HTML and figures stays under MAX_SHARED_BYTES, and
     every icon of the page is still drawn (by the stylesheet's web font, not by a script)."""
-    context, page = _open(browser, server, page_path, LAPTOP)
-    try:
-        own = {page.url.split("#")[0]}
-        shared = sum(size for url, size in page.sizes
-                     if size > 0 and url.split("?")[0] not in own and "/_images/" not in url)
-        assert shared <= MAX_SHARED_BYTES, (
-            f"{page_path} loads {shared / 1e6:.2f} MB of scripts, styles and fonts; the largest: "
-            f"{sorted(page.sizes, key=lambda x: -x[1])[:3]}")
-        icons = page.evaluate(_ICONS)
-        assert icons["icons"] > 0 and icons["drawn"] == icons["icons"] and icons["font"], (
-            f"{page_path}: icons not drawn by the theme's font: {icons}")
-    finally:
-        context.close()
+    seen = visit(browser, server, page_path, "laptop")
+    own = {seen["url"].split("#")[0]}
+    shared = sum(size for url, size in seen["sizes"]
+                 if size > 0 and url.split("?")[0] not in own and "/_images/" not in url)
+    assert shared <= MAX_SHARED_BYTES, (
+        f"{page_path} loads {shared / 1e6:.2f} MB of scripts, styles and fonts; the largest: "
+        f"{sorted(seen['sizes'], key=lambda x: -x[1])[:3]}")
+    icons = seen["icons"]
+    assert icons["icons"] > 0 and icons["drawn"] == icons["icons"] and icons["font"], (
+        f"{page_path}: icons not drawn by the theme's font: {icons}")
 
 
 # MathJax's own elements are left out (thousands of nodes a page, the slowest part of axe): a formula
-# is drawn in the colour of the text around it, which is checked.
-_AXE_RUN = """(ms) => Promise.race([
-  axe.run({exclude: [['mjx-container']]}, {resultTypes: ['violations']}).then(r => r.violations.map(v => ({
+# is drawn in the colour of the text around it, which is checked.  ``rules``: null for every rule of
+# axe, or the list to run (the dark mode changes colours only, so there the colour rules run).
+_AXE_RUN = """([ms, rules]) => Promise.race([
+  axe.run({exclude: [['mjx-container']]}, Object.assign({resultTypes: ['violations']},
+          rules ? {runOnly: {type: 'rule', values: rules}} : {})).then(r => r.violations.map(v => ({
       id: v.id, impact: v.impact, n: v.nodes.length,
       where: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + (n.failureSummary || '')
                                            .replace(/\\s+/g, ' ').slice(0, 160))}))),
@@ -310,24 +295,84 @@ _AXE_RUN = """(ms) => Promise.race([
 def test_axe_no_serious_violations(server, browser, page_path):  # noqa: F811
     """Light mode as the browser asks for it, then dark mode switched the way the theme's button
     switches it (``data-theme`` on ``<html>``), on the same page."""
-    context, page = _open(browser, server, page_path, LAPTOP, color_scheme="light")
+    found = visit(browser, server, page_path, "laptop")["axe"]
+    counts = {m: sum(v["n"] for v in vs) for m, vs in found.items()}
+    print(f"axe {page_path}: serious/critical light {counts['light']}, dark {counts['dark']}")
+    assert not any(found.values()), f"{page_path}: {counts} serious/critical: {found}"
+
+
+# --- one visit of each page per viewport, shared by the tests above (and test_layout.py) --------------
+
+def _axe(page, page_path) -> dict[str, list]:
+    page.add_script_tag(path=str(axe_script()))
+    found = {}
+    for mode in ("light", "dark"):
+        if mode == "dark":
+            # colours at rest, not halfway through the theme's colour transitions
+            page.add_style_tag(content="*, *::before, *::after { transition: none !important;"
+                                       " animation: none !important; }")
+            page.evaluate("document.documentElement.dataset.theme = 'dark';"
+                          "document.documentElement.dataset.mode = 'dark'")
+            page.wait_for_timeout(300)
+        theme = page.evaluate("document.documentElement.dataset.theme")
+        assert theme == mode, f"{page_path}: the page shows the {theme} mode, not {mode}"
+        violations = page.evaluate(_AXE_RUN, [AXE_TIMEOUT, None if mode == "light" else COLOUR_RULES])
+        found[mode] = [v for v in violations if v["impact"] in ("serious", "critical")]
+    return found
+
+
+_TITLE_LINES = """() => {
+    const h = Array.from(document.querySelectorAll('article h1, main h1'))
+        .find(e => e.getBoundingClientRect().height > 0);  // the title shown
+    if (!h) return 0;
+    const cs = getComputedStyle(h);
+    const box = h.getBoundingClientRect().height - parseFloat(cs.paddingTop)
+        - parseFloat(cs.paddingBottom);
+    return Math.round(box / parseFloat(cs.lineHeight)); }"""
+
+
+def _measure(browser, server, page_path, where) -> dict:  # noqa: F811
+    """Everything the per-page checks read, from one opening of the page at one viewport; the
+    checks that change the page (axe's dark mode) come last."""
+    if where == "laptop":
+        context, page = _open(browser, server, page_path, LAPTOP)
+    else:
+        context, page = _open(browser, server, page_path, PHONE)
     try:
-        page.add_script_tag(path=str(axe_script()))
-        found = {}
-        for mode in ("light", "dark"):
-            if mode == "dark":
-                # colours at rest, not halfway through the theme's colour transitions
-                page.add_style_tag(content="*, *::before, *::after { transition: none !important;"
-                                           " animation: none !important; }")
-                page.evaluate("document.documentElement.dataset.theme = 'dark';"
-                              "document.documentElement.dataset.mode = 'dark'")
-                page.wait_for_timeout(300)
-            theme = page.evaluate("document.documentElement.dataset.theme")
-            assert theme == mode, f"{page_path}: the page shows the {theme} mode, not {mode}"
-            violations = page.evaluate(_AXE_RUN, AXE_TIMEOUT)
-            found[mode] = [v for v in violations if v["impact"] in ("serious", "critical")]
-        counts = {m: sum(v["n"] for v in vs) for m, vs in found.items()}
-        print(f"axe {page_path}: serious/critical light {counts['light']}, dark {counts['dark']}")
-        assert not any(found.values()), f"{page_path}: {counts} serious/critical: {found}"
+        seen = {"url": page.url, "sizes": list(page.sizes),
+                "math": page.evaluate(_SCROLLING_INLINE_MATH),
+                "cells": page.evaluate(_TOUCHING_CELLS, MIN_GAP)}
+        if where == "laptop":
+            seen["bad_alt"] = page.evaluate(_BAD_ALT)
+            seen["icons"] = page.evaluate(_ICONS)
+            seen["axe"] = _axe(page, page_path)
+        else:
+            seen["title_lines"] = page.evaluate(_TITLE_LINES)
+            from test_layout import layout_measures  # (test_layout imports this module)
+
+            seen["layout"] = layout_measures(page)
+        return seen
     finally:
         context.close()
+
+
+_VISITS: dict[tuple[str, str], dict | BaseException] = {}
+
+
+def visit(browser, server, page_path: str, where: str) -> dict:  # noqa: F811
+    """What :func:`_measure` saw of ``page_path`` at ``where`` ("laptop": 1366 px, light then dark;
+    "phone": 390 px), measured on the first call and kept for the other tests of the same page
+    (the site does not change during a run).  Each page's tests form one group under ``--dist
+    loadgroup`` (``tests/conftest.py``), so under pytest-xdist they run in the same worker and the
+    page is opened once per viewport, not once per check; a failure to open or measure the page
+    fails every test that reads it."""
+    key = (page_path, where)
+    if key not in _VISITS:
+        try:
+            _VISITS[key] = _measure(browser, server, page_path, where)
+        except Exception as exc:  # noqa: BLE001 (re-raised by every test that reads the page)
+            _VISITS[key] = exc
+    seen = _VISITS[key]
+    if isinstance(seen, BaseException):
+        raise AssertionError(f"{page_path} at the {where} viewport could not be measured: {seen!r}")
+    return seen
