@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,10 +70,6 @@ __all__ = [
     "event_L",
     "event_L_frequency",
 ]
-
-#: Signature of an adaptive pulling rule: ``rule(t, counts, sums, rng) -> pull_arm_2``.
-PullingRule = Callable[[int, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]
-
 
 def _finish(arr):
     """A Python float for a 0-d result (as :mod:`dpb.divergences` does), else an ndarray."""
