@@ -17,7 +17,8 @@ The tested package behind the dpb book.  One module a concept:
 - :mod:`dpb.regret`        the regret upper bound measured: normalised pulls, decomposition, alpha
 - :mod:`dpb.experiments`   the paper's experiments as specs, resumable sweeps (``python -m dpb``)
 - :mod:`dpb.tables`        the chapters' result tables: aligned text (what nbval compares) and HTML
-- :mod:`dpb.plotting`, :mod:`dpb.widgets`  the book's figures and interactive explorers
+- :mod:`dpb.chapters`, :mod:`dpb.plotting`, :mod:`dpb.widgets`  each chapter's own numbers, its figures
+  and its interactive explorers (one module a chapter in each)
 
 The verbs of the book are callable at the top level (each imported on first use)::
 
@@ -45,6 +46,7 @@ _SUBMODULES = (
     "batching",
     "bounds",
     "cache",
+    "chapters",
     "concentration",
     "coupling",
     "divergences",

@@ -27,6 +27,7 @@ __all__ = [
     "as_real",
     "as_exact",
     "as_int",
+    "as_counts",
     "as_choice",
     "as_rng",
     "as_seed_sequence",
@@ -289,6 +290,22 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
     if maximum is not None and out > maximum:
         raise ValueError(f"{name} must be <= {maximum}, got {out}")
     return out
+
+
+def as_counts(name: str, value, minimum: int) -> np.ndarray:
+    """``value`` as an int64 array of pull counts in ``[minimum, 2**62)`` (not empty)."""
+    arr = as_float_array(name, value)
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    flat = arr.ravel()
+    bad = ~np.isfinite(flat) | (flat != np.round(flat))
+    if np.any(bad):
+        raise ValueError(f"{name} must hold integers, got {flat[bad][0]!r}")
+    if np.any(arr < minimum):
+        raise ValueError(f"{name} must be >= {minimum}, got {arr[arr < minimum].ravel()[0]:g}")
+    if np.any(arr >= MAX_HORIZON):  # no schedule goes past 2**62 pulls (and int64 holds the counts)
+        raise ValueError(f"{name} must be below 2**62 pulls, got {arr[arr >= MAX_HORIZON].ravel()[0]:g}")
+    return arr.astype(np.int64)
 
 
 def broadcast(**arrays: np.ndarray) -> list[np.ndarray]:

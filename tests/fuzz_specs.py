@@ -919,7 +919,7 @@ def module_specs() -> list[Spec]:
     )
     specs += [
         S(
-            "dpb.coupling:pulling_rule",
+            "dpb.chapters.lower_bound:pulling_rule",
             dict(
                 name=Kind(
                     st.sampled_from(["uniform", "random rate", "follow the leader"]), bad=("nope", None, 3)
@@ -927,7 +927,7 @@ def module_specs() -> list[Spec]:
             ),
         ),
         S(
-            "dpb.coupling:coupled_runs",
+            "dpb.chapters.lower_bound:coupled_runs",
             dict(
                 mu1=PROB_SCALAR.but(optional=True),
                 mu2=PROB_SCALAR.but(optional=True),
@@ -944,7 +944,7 @@ def module_specs() -> list[Spec]:
             weight=SMALL_EXAMPLES,
         ),
         S(
-            "dpb.coupling:binned_means",
+            "dpb.chapters.lower_bound:binned_means",
             dict(
                 x=Kind(st.just(np.arange(20.0)), bad=(np.array([NAN] * 20), "x", None)),
                 y=Kind(st.just(np.linspace(0, 1, 20)), bad=("x", None, np.zeros(3))),
@@ -952,9 +952,9 @@ def module_specs() -> list[Spec]:
             ),
             nan_ok=True,
         ),
-        S("dpb.concentration:m_of_n", dict(n=size(1, 10**6), rule=mrule)),
+        S("dpb.chapters.concentration:m_of_n", dict(n=size(1, 10**6), rule=mrule)),
         S(
-            "dpb.concentration:tail_contributions",
+            "dpb.chapters.concentration:tail_contributions",
             dict(
                 x=Kind(st.floats(0, 50), bad=(NAN, INF, -1.0, *NOT_NUMBERS)),
                 n=size(1, 100),
@@ -965,7 +965,7 @@ def module_specs() -> list[Spec]:
             inf_ok=True,
         ),
         S(
-            "dpb.concentration:tail_comparison",
+            "dpb.chapters.concentration:tail_comparison",
             dict(
                 x=Kind(st.floats(0, 30), bad=(NAN, INF, -1.0, *NOT_NUMBERS)),
                 n=size(1, 40),
@@ -980,7 +980,7 @@ def module_specs() -> list[Spec]:
             weight=SMALL_EXAMPLES,
         ),
         S(
-            "dpb.concentration:exponent_curves",
+            "dpb.chapters.concentration:exponent_curves",
             dict(
                 x=Kind(st.floats(0.5, 1.0), bad=(NAN, INF, -1.0, *NOT_NUMBERS)),
                 mu=mu,
@@ -996,13 +996,20 @@ def module_specs() -> list[Spec]:
             inf_ok=True,
             weight=SMALL_EXAMPLES,
         ),
-        S("dpb.batching:private_mean_composition", dict(n=npulls, n0=n0, alpha=galpha, design=design)),
         S(
-            "dpb.batching:noise_std_of_private_mean",
+            "dpb.chapters.concentration:rates_against_eps",
+            dict(x=UNIT.but(optional=True), mu=UNIT.but(optional=True), n=size(1, 10**6, optional=True)),
+        ),
+        S(
+            "dpb.chapters.algorithms:private_mean_composition",
+            dict(n=npulls, n0=n0, alpha=galpha, design=design),
+        ),
+        S(
+            "dpb.chapters.algorithms:noise_std_of_private_mean",
             dict(n=npulls, n0=n0, alpha=galpha, eps=EPS_FINITE.but(optional=True), design=design),
         ),
         S(
-            "dpb.batching:noise_monte_carlo",
+            "dpb.chapters.algorithms:noise_monte_carlo",
             dict(
                 n=npulls,
                 n0=n0,
@@ -1015,7 +1022,7 @@ def module_specs() -> list[Spec]:
             weight=SMALL_EXAMPLES,
         ),
         S(
-            "dpb.batching:forgetting_comparison",
+            "dpb.chapters.algorithms:forgetting_comparison",
             dict(
                 n0=n0,
                 alpha=galpha,
@@ -1030,7 +1037,7 @@ def module_specs() -> list[Spec]:
         ),
         S("dpb.batching:phases_to_reach", dict(n=npulls, schedule=geo.but(bad=("x", None, 3)))),
         S(
-            "dpb.batching:schedule_comparison",
+            "dpb.chapters.algorithms:schedule_comparison",
             dict(
                 n0=n0,
                 alpha=galpha,
@@ -1429,7 +1436,7 @@ NOT_FUZZED = {
     "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
     "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
     "dpb.policies.PerStepPolicy": "abstract base of the per-step policies (IMED, KL-UCB: subclasses fuzzed)",
-    "dpb.coupling.follow_the_leader": "a per-step pulling rule: its arrays come from "
+    "dpb.chapters.lower_bound.follow_the_leader": "a per-step pulling rule: its arrays come from "
     "simulate_coupled_environment at every step (fuzzed through it with this rule)",
     "dpb.regret.DecomposedRuns": "a record of decompose_runs' output",
     "dpb.coupling.TransportCost": "a NamedTuple of results",
@@ -1960,11 +1967,14 @@ def tail_specs() -> list[Spec]:
     small_T = size(100, 2000, optional=True, edge_extra=(2**62 + 1,))
     opt = dict(optional=True)
     specs += [
-        S(pa + "trace_for", dict(policy=pol2, env=env, eps=PLOT_EPS.but(**opt), seed=SEED, T=small_T)),
         S(
-            pa + "trace_rows",
+            "dpb.chapters.algorithms:trace_for",
+            dict(policy=pol2, env=env, eps=PLOT_EPS.but(**opt), seed=SEED, T=small_T),
+        ),
+        S(
+            "dpb.chapters.algorithms:trace_rows",
             dict(
-                trace=Kind(st.just(B("dpb.plotting.algorithms:trace_for", T=300)), bad=("x", None, 3)),
+                trace=Kind(st.just(B("dpb.chapters.algorithms:trace_for", T=300)), bad=("x", None, 3)),
                 phase=Kind(
                     st.sampled_from([None, 0, 3, 10**6]),
                     edge=(2**62,),
@@ -2801,7 +2811,7 @@ def tail_specs() -> list[Spec]:
         bad=({"eps": NAN}, {"eps": "x"}, {"eps": 0.5, "alpha": "2"}),
         optional=False,
     )
-    small_runs = B("dpb.regret:book_runs", "mu2", 0.25, 2, "DP-IMED", runs=4, T=1000)
+    small_runs = B("dpb.chapters.regret:book_runs", "mu2", 0.25, 2, "DP-IMED", runs=4, T=1000)
     decomposed = Kind(st.just(small_runs), bad=("x", None, 3))
     grid = Kind(
         st.sampled_from([None, (10, 100), np.array([50, 500])]),
@@ -2854,7 +2864,7 @@ def tail_specs() -> list[Spec]:
             timeout=60,
         ),
         S(
-            rg + "alpha_tradeoff",
+            "dpb.chapters.regret:alpha_tradeoff",
             dict(
                 policy=dec_policy,
                 env=Kind(st.sampled_from(["mu2", (0.7, 0.5)]), bad=("mu99", 3, None)),
@@ -2879,7 +2889,7 @@ def tail_specs() -> list[Spec]:
             timeout=60,
         ),
         S(
-            rg + "book_runs",
+            "dpb.chapters.regret:book_runs",
             dict(
                 instance=Kind(
                     st.sampled_from(["mu2", "mu1", (0.7, 0.5)]), bad=("mu99", None, 3), optional=True
@@ -3034,10 +3044,10 @@ def tail_specs() -> list[Spec]:
         if spec.target in (
             "dpb.experiments:final_regret_table",
             "dpb.experiments:mean_regret_summary",
-            "dpb.plotting.algorithms:trace_for",
+            "dpb.chapters.algorithms:trace_for",
         ):
             spec.nan_ok = True
-        if spec.target == "dpb.plotting.algorithms:trace_for":
+        if spec.target == "dpb.chapters.algorithms:trace_for":
             spec.inf_ok = True  # an index is +inf when a clipped private mean reaches 1 (kl(x, 1) = inf)
         if spec.target == "dpb.widgets.lower_bound:plot_environment_constants":
             spec.aliases.setdefault("custom_means", ("means",))  # parse_means names what it reads

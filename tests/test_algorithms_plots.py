@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from dpb.plotting import algorithms as pa
+from dpb.chapters import algorithms as chapter
 from dpb.plotting.style import COLORS
 from dpb.simulate import simulate_trace
 from dpb.widgets import algorithms as wa
@@ -22,35 +23,35 @@ from dpb.widgets import algorithms as wa
 # traces
 # ----------------------------------------------------------------------------------------------
 def test_trace_for_is_simulate_trace_and_cached():
-    tr = pa.trace_for("DP-KLUCB", "mu2", 0.5, 7, 1000)
+    tr = chapter.trace_for("DP-KLUCB", "mu2", 0.5, 7, 1000)
     ref = simulate_trace("DP-KLUCB", "mu2", 1000, seed=7, params={"eps": 0.5})
     assert len(tr) == len(ref)
     np.testing.assert_array_equal(tr.table()["arm"], ref.table()["arm"])
-    assert pa.trace_for("DP-KLUCB", "mu2", 0.5, 7, 1000) is tr
-    assert pa.trace_for("IMED", "mu1", 0.1, 0, 500).params == {}  # eps ignored, no error
+    assert chapter.trace_for("DP-KLUCB", "mu2", 0.5, 7, 1000) is tr
+    assert chapter.trace_for("IMED", "mu1", 0.1, 0, 500).params == {}  # eps ignored, no error
     with pytest.raises(ValueError, match="policy must be one of"):
-        pa.trace_for("UCB", "mu2")
+        chapter.trace_for("UCB", "mu2")
     with pytest.raises(ValueError, match="env must be one of"):
-        pa.trace_for("DP-IMED", "mu9")
+        chapter.trace_for("DP-IMED", "mu9")
     with pytest.raises(ValueError, match="T must be <="):
-        pa.trace_for("DP-IMED", "mu2", T=10**6)
+        chapter.trace_for("DP-IMED", "mu2", T=10**6)
 
 
 def test_trace_rows_content():
-    tr = pa.trace_for("DP-IMED", "mu2", 0.25, 0, 2000)
-    rows = pa.trace_rows(tr, phase=10, window=4)
+    tr = chapter.trace_for("DP-IMED", "mu2", 0.25, 0, 2000)
+    rows = chapter.trace_rows(tr, phase=10, window=4)
     assert len(rows) == 5 and rows[0].split()[0] == "phase"
     assert [int(r.split()[0]) for r in rows[1:]] == [7, 8, 9, 10]
     p = tr.phases[10]
     fields = rows[-1].split()
     assert int(fields[2]) == p["arm"] + 1 and int(fields[3]) == p["pulls"]
     assert float(fields[5]) == pytest.approx(p["noise"][p["arm"]], abs=5e-4)
-    assert len(pa.trace_rows(tr, phase=10**6)) == 9  # clipped to the last phase, default window 8
-    assert pa.trace_rows(tr, phase=0, window=3)[1].split()[-1] == "-"  # initialisation: no index
-    se = pa.trace_for("DP-SE", "mu2", 0.25, 0, 10_000)
-    assert "all" in pa.trace_rows(se)[1] and "5 draws" in pa.trace_rows(se)[1]
+    assert len(chapter.trace_rows(tr, phase=10**6)) == 9  # clipped to the last phase, default window 8
+    assert chapter.trace_rows(tr, phase=0, window=3)[1].split()[-1] == "-"  # initialisation: no index
+    se = chapter.trace_for("DP-SE", "mu2", 0.25, 0, 10_000)
+    assert "all" in chapter.trace_rows(se)[1] and "5 draws" in chapter.trace_rows(se)[1]
     with pytest.raises(ValueError, match="trace"):
-        pa.trace_rows("not a trace")
+        chapter.trace_rows("not a trace")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -79,14 +80,14 @@ def test_forgetting_figure_draws_the_exact_std():
     fig = pa.plot_forgetting(n_max=1000, runs=200, eps=0.5)
     line = next(ln for ln in fig.axes[0].get_lines() if ln.get_label().startswith("accumulate (paper)"))
     n, y = line.get_data()
-    np.testing.assert_allclose(y, pa.noise_std_of_private_mean(n, eps=0.5, design="accumulate"))
+    np.testing.assert_allclose(y, chapter.noise_std_of_private_mean(n, eps=0.5, design="accumulate"))
     plt.close(fig)
 
 
 def test_trace_figure_highlights_the_played_arm():
     fig = pa.plot_trace_phase("DP-IMED", "mu2", 0.25, 0, phase=25, T=2000)
     bars = fig.axes[0].patches
-    p = pa.trace_for("DP-IMED", "mu2", 0.25, 0, 2000).phases[25]
+    p = chapter.trace_for("DP-IMED", "mu2", 0.25, 0, 2000).phases[25]
     red = matplotlib.colors.to_rgba(COLORS["d_eps"])
     assert [i for i, b in enumerate(bars) if b.get_facecolor() == red] == [p["arm"]]
     np.testing.assert_allclose([b.get_height() for b in bars], p["index"])
@@ -128,7 +129,7 @@ def test_trace_explorer_steps_and_reruns(figure_of):
     assert phase.value == start - 1
     # a new policy: the slider covers that run's phases
     ctrl["policy"].value = "DP-SE"
-    assert phase.max == len(pa.trace_for("DP-SE", "mu2", 0.25, 0, 2000)) - 1
+    assert phase.max == len(chapter.trace_for("DP-SE", "mu2", 0.25, 0, 2000)) - 1
     assert phase.value <= phase.max
     ctrl["horizon T"].value = 500
     ctrl["policy"].value = "IMED"
@@ -154,5 +155,5 @@ def test_trace_explorer_eps_change_reruns(figure_of):
     before = figure_of(box)
     ctrl["ε"].value = 1.0
     assert figure_of(box) not in (None, before)
-    assert ctrl["phase"].max == len(pa.trace_for("DP-KLUCB", "mu2", 1.0, 0, 1000)) - 1
+    assert ctrl["phase"].max == len(chapter.trace_for("DP-KLUCB", "mu2", 1.0, 0, 1000)) - 1
     plt.close("all")

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from dpb import batching
 from dpb import concentration as conc
+from dpb.chapters import algorithms as chapter
 from dpb.batching import (
     DoublingSchedule,
     GeometricSchedule,
@@ -160,44 +161,44 @@ def test_composition_doubling_closed_form():
     # doubling from 1: phase ends n_m = 2^{m+1} - 1, batches B_m = 2^m
     n = np.array([1, 2, 3, 6, 7, 8, 14, 15, 1023])
     M = np.floor(np.log2(n + 1)).astype(int) - 1  # last phase with 2^{M+1} - 1 <= n
-    r, k = batching.private_mean_composition(n, 1, 2, "accumulate")
+    r, k = chapter.private_mean_composition(n, 1, 2, "accumulate")
     np.testing.assert_array_equal(r, 2 ** (M + 1) - 1)
     np.testing.assert_array_equal(k, M + 1)
-    r, k = batching.private_mean_composition(n, 1, 2, "forget")
+    r, k = chapter.private_mean_composition(n, 1, 2, "forget")
     np.testing.assert_array_equal(r, 2**M)
     np.testing.assert_array_equal(k, np.ones_like(M))
-    assert batching.private_mean_composition(7) == (7, 3)  # scalars stay scalars
-    assert isinstance(batching.private_mean_composition(7)[0], int)
+    assert chapter.private_mean_composition(7) == (7, 3)  # scalars stay scalars
+    assert isinstance(chapter.private_mean_composition(7)[0], int)
 
 
 def test_composition_polynomial_schedule():
     # B_m = m + 1: n_M = (M+1)(M+2)/2
     sched = PolynomialSchedule(n0=1, power=1)
-    assert batching.private_mean_composition(10, design="accumulate", schedule=sched) == (10, 4)
-    assert batching.private_mean_composition(14, design="accumulate", schedule=sched) == (10, 4)
-    assert batching.private_mean_composition(15, design="forget", schedule=sched) == (5, 1)
+    assert chapter.private_mean_composition(10, design="accumulate", schedule=sched) == (10, 4)
+    assert chapter.private_mean_composition(14, design="accumulate", schedule=sched) == (10, 4)
+    assert chapter.private_mean_composition(15, design="forget", schedule=sched) == (5, 1)
 
 
 def test_noise_std_formulas():
     eps = 0.5
     for M in range(6):
         n = 2 ** (M + 1) - 1
-        acc = batching.noise_std_of_private_mean(n, 1, 2, eps, "accumulate")
-        fgt = batching.noise_std_of_private_mean(n, 1, 2, eps, "forget")
+        acc = chapter.noise_std_of_private_mean(n, 1, 2, eps, "accumulate")
+        fgt = chapter.noise_std_of_private_mean(n, 1, 2, eps, "forget")
         assert acc == pytest.approx(math.sqrt(2 * (M + 1)) / (eps * n), rel=1e-14)
         assert fgt == pytest.approx(math.sqrt(2) / (eps * 2**M), rel=1e-14)
     # array input, n0 = 3, alpha = 3: B_m = 3^{m+1}, n_m = 3 (3^{m+1} - 1) / 2
     n = np.array([3, 12, 39])
-    np.testing.assert_allclose(batching.noise_std_of_private_mean(n, 3, 3, 1.0, "accumulate"),
+    np.testing.assert_allclose(chapter.noise_std_of_private_mean(n, 3, 3, 1.0, "accumulate"),
                                np.sqrt(2 * np.arange(1, 4)) / n, rtol=1e-14)
-    np.testing.assert_allclose(batching.noise_std_of_private_mean(n, 3, 3, 1.0, "forget"),
+    np.testing.assert_allclose(chapter.noise_std_of_private_mean(n, 3, 3, 1.0, "forget"),
                                math.sqrt(2) / (3 * 3.0 ** np.arange(3)), rtol=1e-14)
 
 
 def test_accumulated_noise_is_larger_but_grows_like_sqrt_log():
     n = 2 ** np.arange(4, 20) - 1
-    acc = batching.noise_std_of_private_mean(n, eps=1.0, design="accumulate")
-    fgt = batching.noise_std_of_private_mean(n, eps=1.0, design="forget")
+    acc = chapter.noise_std_of_private_mean(n, eps=1.0, design="accumulate")
+    fgt = chapter.noise_std_of_private_mean(n, eps=1.0, design="forget")
     ratio = acc / fgt  # = sqrt(M+1) B_M / n_M ~ sqrt(M+1) / 2
     assert np.all(np.diff(ratio) > 0)
     np.testing.assert_allclose(ratio, np.sqrt(np.log2(n + 1)) * (n + 1) / 2 / n, rtol=1e-12)
@@ -212,40 +213,46 @@ def test_accumulated_noise_is_larger_but_grows_like_sqrt_log():
         ({"n": 3, "design": "keep"}, ValueError, "design"),
         ({"n": 3, "eps": 0.0}, ValueError, "eps"),
         ({"n": 3, "alpha": 1.0}, ValueError, "alpha"),
-        ({"n": 3, "schedule": "doubling"}, TypeError, "schedule"),
+        ({"n": 3, "schedule": 3.0}, TypeError, "schedule"),
+        ({"n": 3, "schedule": "fibonacci"}, ValueError, "schedule"),
         ({"n": "3"}, TypeError, "n"),
     ],
 )
 def test_noise_std_validation(kwargs, err, match):
     with pytest.raises(err, match=match):
-        batching.noise_std_of_private_mean(**kwargs)
+        chapter.noise_std_of_private_mean(**kwargs)
+
+
+def test_schedule_by_name():  # any argument of dpb.batching.make_schedule names the schedule
+    assert chapter.noise_std_of_private_mean(24, schedule="doubling") == \
+        chapter.noise_std_of_private_mean(24, schedule=DoublingSchedule())
 
 
 def test_first_phase_must_be_complete():
     with pytest.raises(ValueError, match="n must be >= 4"):
-        batching.private_mean_composition(3, n0=4)
+        chapter.private_mean_composition(3, n0=4)
 
 
 def test_monte_carlo_matches_exact_std():
     n = np.array([1, 7, 63, 1023])
-    for design in batching.DESIGNS:
-        mc = batching.noise_monte_carlo(n, eps=0.25, design=design, runs=40_000, seed=3)
-        exact = batching.noise_std_of_private_mean(n, eps=0.25, design=design)
+    for design in chapter.DESIGNS:
+        mc = chapter.noise_monte_carlo(n, eps=0.25, design=design, runs=40_000, seed=3)
+        exact = chapter.noise_std_of_private_mean(n, eps=0.25, design=design)
         # the std estimate of a Laplace sum from 40000 runs is within ~2% (sd of the estimate ~0.9%)
         np.testing.assert_allclose(mc["std"], exact, rtol=0.04)
         assert np.all(mc["abs_q50"] < mc["abs_q95"])
         assert mc["samples"].shape == (40_000, n.size)
-    a = batching.noise_monte_carlo(n, runs=100, seed=1)
-    b = batching.noise_monte_carlo(n, runs=100, seed=1)
+    a = chapter.noise_monte_carlo(n, runs=100, seed=1)
+    b = chapter.noise_monte_carlo(n, runs=100, seed=1)
     np.testing.assert_array_equal(a["samples"], b["samples"])
     with pytest.raises(ValueError, match="runs"):
-        batching.noise_monte_carlo(n, runs=1)
+        chapter.noise_monte_carlo(n, runs=1)
 
 
 def test_forgetting_comparison_against_concentration():
-    d = batching.forgetting_comparison(n0=1, alpha=2, eps=0.25, mu=0.5, x=0.6, n_max=5000, runs=500, seed=0)
+    d = chapter.forgetting_comparison(n0=1, alpha=2, eps=0.25, mu=0.5, x=0.6, n_max=5000, runs=500, seed=0)
     np.testing.assert_array_equal(d["n"], 2 ** np.arange(1, 13) - 1)
-    for design in batching.DESIGNS:
+    for design in chapter.DESIGNS:
         r, k = d[design]["rewards"], d[design]["noises"]
         i = -1
         assert d[design]["log_tail"][i] == pytest.approx(
@@ -254,9 +261,9 @@ def test_forgetting_comparison_against_concentration():
     # accumulating: the tail at the last phase end is far smaller (all n rewards vs the last half)
     assert d["accumulate"]["log_tail"][-1] < d["forget"]["log_tail"][-1] - 5 * math.log(10)
     with pytest.raises(ValueError, match="x must lie in"):
-        batching.forgetting_comparison(mu=0.5, x=0.4)
+        chapter.forgetting_comparison(mu=0.5, x=0.4)
     with pytest.raises(ValueError, match="n_max"):
-        batching.forgetting_comparison(n0=5, n_max=3)
+        chapter.forgetting_comparison(n0=5, n_max=3)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -280,7 +287,7 @@ def test_phases_to_reach_closed_forms():
 
 
 def test_schedule_comparison_sublinear():
-    d = batching.schedule_comparison(n0=1, alpha=1.1, power=2, n_max=10**6, points=30)
+    d = chapter.schedule_comparison(n0=1, alpha=1.1, power=2, n_max=10**6, points=30)
     assert d["n"][0] == 1 and d["n"][-1] == 10**6
     for name in ("geometric", "doubling", "polynomial"):
         ph = d[name]["phases"]
@@ -292,7 +299,7 @@ def test_schedule_comparison_sublinear():
 
 
 def test_schedule_comparison_names_n_max_past_its_range():
-    from dpb.batching import schedule_comparison
+    from dpb.chapters.algorithms import schedule_comparison
 
     with pytest.raises(ValueError, match=r"n_max must be <= 9007199254740992"):
         schedule_comparison(n0=18, alpha=3.1, n_max=2**62)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from scipy import integrate, special, stats
 
 from dpb import concentration as conc
+from dpb.chapters import concentration as chapter
 from dpb.divergences import d_eps, kl, z_star
 
 # ----------------------------------------------------------------------------------------------
@@ -403,20 +404,20 @@ def test_bad_input_raises_named_error(call, exc, match):
 # data helpers
 # ----------------------------------------------------------------------------------------------
 def test_m_of_n_rules():
-    assert [conc.m_of_n(n, "log n") for n in (1, 3, 100, 10_000)] == [0, 2, 5, 10]
-    assert conc.m_of_n(7, "1") == 1
-    assert [conc.m_of_n(n, "sqrt n") for n in (1, 10, 100)] == [1, 4, 10]
-    assert [conc.m_of_n(n, "n/20") for n in (10, 20, 1000)] == [0, 1, 50]
+    assert [chapter.m_of_n(n, "log n") for n in (1, 3, 100, 10_000)] == [0, 2, 5, 10]
+    assert chapter.m_of_n(7, "1") == 1
+    assert [chapter.m_of_n(n, "sqrt n") for n in (1, 10, 100)] == [1, 4, 10]
+    assert [chapter.m_of_n(n, "n/20") for n in (10, 20, 1000)] == [0, 1, 50]
     with pytest.raises(ValueError, match="rule"):
-        conc.m_of_n(10, "n")
+        chapter.m_of_n(10, "n")
     with pytest.raises(ValueError, match="n"):
-        conc.m_of_n(0)
+        chapter.m_of_n(0)
 
 
 def test_tail_comparison_m1_against_scipy_and_bounds_dominate():
     n, m, mu, eps = 40, 1, 0.3, 0.7
     x = np.linspace(mu, 1.0, 9)
-    r = conc.tail_comparison(x, n, m, mu, eps, runs=0)
+    r = chapter.tail_comparison(x, n, m, mu, eps, runs=0)
     k = np.arange(n + 1)
     ref = (stats.binom.pmf(k, n, mu)[None, :] * stats.laplace.sf(n * x[:, None] - k, scale=1 / eps)).sum(1)
     np.testing.assert_allclose(np.exp(r["exact"]), ref, rtol=1e-10)
@@ -428,32 +429,32 @@ def test_tail_comparison_m1_against_scipy_and_bounds_dominate():
 
 def test_tail_comparison_monte_carlo_interval_contains_exact():
     x = np.array([0.5, 0.6, 0.7])
-    r = conc.tail_comparison(x, 60, 3, 0.5, 1.0, runs=50_000, seed=3, confidence=0.999)
+    r = chapter.tail_comparison(x, 60, 3, 0.5, 1.0, runs=50_000, seed=3, confidence=0.999)
     assert np.all(r["mc_lower"] <= r["exact"]) and np.all(r["exact"] <= r["mc_upper"])
     # same seed, same draws
-    r2 = conc.tail_comparison(x, 60, 3, 0.5, 1.0, runs=50_000, seed=3, confidence=0.999)
+    r2 = chapter.tail_comparison(x, 60, 3, 0.5, 1.0, runs=50_000, seed=3, confidence=0.999)
     np.testing.assert_array_equal(r["mc"], r2["mc"])
 
 
 def test_tail_comparison_rejects_lower_side_thresholds():
     with pytest.raises(ValueError, match="x must lie in"):
-        conc.tail_comparison(0.2, 10, 1, 0.5, 1.0, runs=0)
+        chapter.tail_comparison(0.2, 10, 1, 0.5, 1.0, runs=0)
     with pytest.raises(ValueError, match="runs"):
-        conc.tail_comparison(0.7, 10, 1, 0.5, 1.0, runs=-1)
+        chapter.tail_comparison(0.7, 10, 1, 0.5, 1.0, runs=-1)
     with pytest.raises(ValueError, match="eps"):
-        conc.tail_comparison(0.7, 10, 1, 0.5, 0.0)
+        chapter.tail_comparison(0.7, 10, 1, 0.5, 0.0)
 
 
 def test_tail_contributions_sum_to_the_tail_and_peak_near_z_star():
     n, m, mu, eps, x = 2000, 8, 0.5, 0.25, 0.7
-    parts = conc.tail_contributions(x, n, m, mu, eps)
+    parts = chapter.tail_contributions(x, n, m, mu, eps)
     total = np.logaddexp.reduce(parts["log_term"])
     assert total == pytest.approx(parts["log_total"], rel=1e-10)
     assert parts["z_star"] == pytest.approx(z_star(x, mu, eps))
     peak = parts["k_over_n"][np.argmax(parts["log_term"])]
     assert abs(peak - parts["z_star"]) < 0.015
     # m = 0: the terms are the binomial pmf at k >= nx and nothing below
-    p0 = conc.tail_contributions(0.6, 50, 0, 0.5, 1.0)
+    p0 = chapter.tail_contributions(0.6, 50, 0, 0.5, 1.0)
     assert np.all(np.isneginf(p0["log_term"][:30])) and np.all(np.isfinite(p0["log_term"][30:]))
     np.testing.assert_allclose(np.exp(p0["log_term"][30:]), stats.binom.pmf(np.arange(30, 51), 50, 0.5),
                                rtol=1e-10)
@@ -461,7 +462,7 @@ def test_tail_contributions_sum_to_the_tail_and_peak_near_z_star():
 
 def test_exponent_curves_tend_to_d_eps_and_bounds_are_below():
     x, mu, eps = 0.9, 0.5, 0.25
-    ex = conc.exponent_curves(x, mu, eps, "log n", ns=[100, 1000, 10_000])
+    ex = chapter.exponent_curves(x, mu, eps, "log n", ns=[100, 1000, 10_000])
     assert ex["d_eps"] == pytest.approx(d_eps(x, mu, eps)) and ex["kl"] == pytest.approx(kl(x, mu))
     np.testing.assert_array_equal(ex["m"], [5, 7, 10])
     gap = np.abs(ex["exact"] - ex["d_eps"])
@@ -470,9 +471,9 @@ def test_exponent_curves_tend_to_d_eps_and_bounds_are_below():
     assert np.all(ex["private"] <= ex["exact"] + 1e-12) and np.all(ex["separate"] <= ex["exact"] + 1e-12)
     assert ex["private"][0] == 0.0 and not np.signbit(ex["private"][0])
     with pytest.raises(ValueError, match="m_rule"):
-        conc.exponent_curves(x, mu, eps, "n")
+        chapter.exponent_curves(x, mu, eps, "n")
 
 
 def test_exponent_curves_linear_m_stays_below_d_eps():
-    ex = conc.exponent_curves(0.9, 0.5, 0.25, "n/20", ns=[1000, 4000])
+    ex = chapter.exponent_curves(0.9, 0.5, 0.25, "n/20", ns=[1000, 4000])
     assert np.all(ex["exact"] < 0.6 * ex["d_eps"])

@@ -19,6 +19,7 @@ from scipy import stats
 from scipy.special import rel_entr
 
 from dpb import coupling
+from dpb.chapters import lower_bound as chapter
 from dpb.divergences import d_eps, z_star
 
 SIGMA = 5.0  # see module docstring
@@ -347,9 +348,9 @@ def test_simulation_validation():
 # the computations behind the coupled-simulation figure
 # ----------------------------------------------------------------------------------------------
 def test_pulling_rules():
-    assert coupling.pulling_rule("uniform") == 0.5
-    assert coupling.pulling_rule("follow the leader") is coupling.follow_the_leader
-    rule = coupling.pulling_rule("random rate")
+    assert chapter.pulling_rule("uniform") == 0.5
+    assert chapter.pulling_rule("follow the leader") is chapter.follow_the_leader
+    rule = chapter.pulling_rule("random rate")
     rng = np.random.default_rng(0)
     counts = np.zeros((2000, 2), dtype=int)
     first = rule(1, counts, counts, rng)
@@ -358,33 +359,33 @@ def test_pulling_rules():
     assert first.shape == (2000,) and first.dtype == bool
     assert freq.min() < 0.1 and freq.max() > 0.9 and abs(freq.mean() - 0.5) < 0.03
     with pytest.raises(ValueError, match="unknown policy"):
-        coupling.pulling_rule("greedy")
+        chapter.pulling_rule("greedy")
 
 
 def test_follow_the_leader_rule():
     rng = np.random.default_rng(1)
     counts = np.array([[1, 1], [1, 1], [3, 2]])
-    assert not coupling.follow_the_leader(1, counts, counts, rng).any()
-    assert coupling.follow_the_leader(2, counts, counts, rng).all()
+    assert not chapter.follow_the_leader(1, counts, counts, rng).any()
+    assert chapter.follow_the_leader(2, counts, counts, rng).all()
     sums = np.array([[1, 0], [0, 1], [2, 2]])  # means (1, 0), (0, 1), (2/3, 1)
-    np.testing.assert_array_equal(coupling.follow_the_leader(3, counts, sums, rng), [False, True, True])
-    ties = coupling.follow_the_leader(3, np.ones((4000, 2)), np.zeros((4000, 2)), rng)
+    np.testing.assert_array_equal(chapter.follow_the_leader(3, counts, sums, rng), [False, True, True])
+    ties = chapter.follow_the_leader(3, np.ones((4000, 2)), np.zeros((4000, 2)), rng)
     assert 0.45 < ties.mean() < 0.55
 
 
 def test_coupled_runs_uniform_matches_the_coupling():
-    h = coupling.coupled_runs(0.7, 0.3, 0.5, policy="uniform", horizon=400, n_runs=500, seed=3)
+    h = chapter.coupled_runs(0.7, 0.3, 0.5, policy="uniform", horizon=400, n_runs=500, seed=3)
     assert np.allclose(h.tv, [0.0, 0.2])
     assert np.all(h.d_ham <= h.n2)
     # E[d_Ham] = TV E[N_2]: 5-sigma bound (Var(d_Ham - TV N_2) = TV (1 - TV) E[N_2])
     dev = h.d_ham - 0.2 * h.n2
     assert abs(dev.mean()) <= 5 * np.sqrt(0.2 * 0.8 * h.n2.mean() / 500)
-    again = coupling.coupled_runs(0.7, 0.3, 0.5, policy="uniform", horizon=400, n_runs=500, seed=3)
+    again = chapter.coupled_runs(0.7, 0.3, 0.5, policy="uniform", horizon=400, n_runs=500, seed=3)
     np.testing.assert_array_equal(h.d_ham, again.d_ham)
 
 
 def test_follow_the_leader_ratio_is_biased_but_pooled_ratio_is_not():
-    h = coupling.coupled_runs(0.7, 0.3, 0.5, policy="follow the leader", horizon=300, n_runs=3000, seed=1)
+    h = chapter.coupled_runs(0.7, 0.3, 0.5, policy="follow the leader", horizon=300, n_runs=3000, seed=1)
     ratio = h.hamming_ratio()
     one = h.n2 == 1  # runs that gave up arm 2 after one pull: mostly after a 0, where Z = 1 w.p. 2/7
     assert one.sum() > 1000
@@ -397,13 +398,13 @@ def test_follow_the_leader_ratio_is_biased_but_pooled_ratio_is_not():
 def test_binned_means():
     x = np.arange(100, dtype=float)
     y = np.where(x < 50, 1.0, 3.0)
-    c, m, n = coupling.binned_means(x, y, n_bins=2)
+    c, m, n = chapter.binned_means(x, y, n_bins=2)
     np.testing.assert_allclose(m, [1.0, 3.0])
     assert n.sum() == 100 and c[0] < c[1]
-    c, m, n = coupling.binned_means(np.ones(5), np.array([1.0, 2.0, 3.0, np.nan, 4.0]))
+    c, m, n = chapter.binned_means(np.ones(5), np.array([1.0, 2.0, 3.0, np.nan, 4.0]))
     assert np.allclose(m, [2.5]) and n.tolist() == [4]
-    assert coupling.binned_means(np.ones(2), np.full(2, np.nan))[0].size == 0
+    assert chapter.binned_means(np.ones(2), np.full(2, np.nan))[0].size == 0
     with pytest.raises(ValueError):
-        coupling.binned_means(np.ones(3), np.ones(4))
+        chapter.binned_means(np.ones(3), np.ones(4))
     with pytest.raises(ValueError):
-        coupling.binned_means(np.ones(3), np.ones(3), n_bins=0)
+        chapter.binned_means(np.ones(3), np.ones(3), n_bins=0)

@@ -20,6 +20,8 @@ import fuzz_harness  # noqa: E402
 from fuzz_harness import Build  # noqa: E402
 
 from dpb import audit, batching, concentration, interaction, privacy, regret, simulate  # noqa: E402
+from dpb.chapters import algorithms as chapter_algorithms  # noqa: E402
+from dpb.chapters import regret as chapter_regret  # noqa: E402
 from dpb.policies import DPIMED, DPKLUCB  # noqa: E402
 
 HANG_GUARD = 120.0  # seconds; each call below answers in well under a second when it is fixed
@@ -359,11 +361,11 @@ def test_regret_runs_name_the_argument_at_fault(tmp_path):
         (lambda: regret.cache_dir(a_file), ValueError, "path"),
         (lambda: regret.cached_runs("DP-IMED", "mu2", eps=1.0, T=100, runs=2, directory=1.5), TypeError,
          "directory"),
-        (lambda: regret.book_runs(3), TypeError, "instance"),  # was named "env"
+        (lambda: chapter_regret.book_runs(3), TypeError, "instance"),  # was named "env"
         (lambda: run_generators("x"), TypeError, "child"),  # was AttributeError
         (lambda: regret.regret_quantiles(runs, qs=(NAN,)), ValueError, "qs"),  # was numpy's message
-        (lambda: regret.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(NAN,), horizons=(300,)), ValueError,
-         "alphas"),  # was named "alpha"
+        (lambda: chapter_regret.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(NAN,), horizons=(300,)),
+         ValueError, "alphas"),  # was named "alpha"
         (lambda: regret.cached_runs("IMED", "mu2", eps=0.5, directory=tmp_path), ValueError, "policy"),
     ]:
         with pytest.raises(exc, match=param):
@@ -413,13 +415,14 @@ def test_figure_sizes_are_bounded_before_allocating(worker, target, kwargs, para
 def test_schedule_comparison_names_n_max_past_the_exact_float_grid():
     # n_max = 2**62 passed its own check and then failed inside phases_to_reach naming "n"
     with pytest.raises(ValueError, match="n_max"):
-        batching.schedule_comparison(n_max=2**62)
-    assert batching.schedule_comparison(n_max=2**53)["n"][-1] == 2**53
+        chapter_algorithms.schedule_comparison(n_max=2**62)
+    assert chapter_algorithms.schedule_comparison(n_max=2**53)["n"][-1] == 2**53
 
 
 def test_schedule_comparison_names_n_max_at_the_pull_limit():
     # n_max = 2**62 passed the check of n_max and failed later as "n must be below 2**62 pulls"
-    from dpb.batching import MAX_PULLS, schedule_comparison
+    from dpb.batching import MAX_PULLS
+    from dpb.chapters.algorithms import schedule_comparison
 
     for kwargs in ({"n_max": MAX_PULLS}, {"n0": MAX_PULLS, "n_max": MAX_PULLS}):
         with pytest.raises(ValueError, match="n0|n_max"):

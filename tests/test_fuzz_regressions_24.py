@@ -22,9 +22,9 @@ from dpb import divergences, estimates, plain, privacy, reference, simulate  # n
 HANG_GUARD = 120.0
 
 ALLOCATIONS = [
-    ("dpb.batching:noise_monte_carlo", (100,), {"runs": 2**31}, "runs"),
-    ("dpb.batching:forgetting_comparison", (), {"runs": 2**31}, "runs"),
-    ("dpb.concentration:tail_contributions", (0.7, 2**31, 3, 0.5, 0.5), {}, "n"),
+    ("dpb.chapters.algorithms:noise_monte_carlo", (100,), {"runs": 2**31}, "runs"),
+    ("dpb.chapters.algorithms:forgetting_comparison", (), {"runs": 2**31}, "runs"),
+    ("dpb.chapters.concentration:tail_contributions", (0.7, 2**31, 3, 0.5, 0.5), {}, "n"),
     ("dpb.reference:ReferenceBandit", ([0.7, 0.3], 2**31, Build.of("numpy.random:default_rng", 0)), {}, "T"),
     ("dpb.bounds:lower_bound_constant", (Build.of("numpy:full", 10**8, 0.5), 0.5), {}, "mu"),
     ("dpb.bounds:lai_robbins_constant", (Build.of("numpy:full", 10**8, 0.5),), {}, "mu"),

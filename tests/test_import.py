@@ -56,3 +56,28 @@ def test_every_public_module_is_a_lazy_attribute():
     public = {p.stem for p in root.glob("*.py") if not p.stem.startswith("_")}
     public |= {p.name for p in root.iterdir() if (p / "__init__.py").exists() and not p.name.startswith("_")}
     assert public == set(dpb._SUBMODULES)
+
+
+def test_concept_modules_never_import_a_chapter_module():
+    # dpb.chapters.<topic> holds the numbers of one chapter and imports the concept modules, never
+    # the reverse (CONTRIBUTING.md); only the chapter's figures and widgets import it
+    import ast
+    from pathlib import Path
+
+    import dpb
+
+    root = Path(dpb.__file__).parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root)
+        if rel.parts[0] in ("chapters", "plotting", "widgets"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module or ''}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if any(n.lstrip(".").split(".")[0] == "chapters" or n.startswith("dpb.chapters") for n in names):
+                offenders.append(f"{rel}:{node.lineno}")
+    assert offenders == []

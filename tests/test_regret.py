@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dpb.regret as rg
+import dpb.chapters.regret as chapter
 from dpb.batching import PolynomialSchedule
 from dpb.bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from dpb.divergences import d_eps
@@ -231,17 +232,17 @@ def test_save_load_and_cache_dir(tmp_path, monkeypatch):
 def test_book_runs_and_tradeoff(tmp_path, monkeypatch):
     monkeypatch.setitem(rg.DEFAULTS, "T", 10**5)
     monkeypatch.setitem(rg.DEFAULTS, "runs", 8)
-    poly = rg.book_runs("mu2", 0.5, rg.POLYNOMIAL, "DP-IMED", directory=tmp_path)
+    poly = chapter.book_runs("mu2", 0.5, chapter.POLYNOMIAL, "DP-IMED", directory=tmp_path)
     assert poly.alpha is None and poly.params["schedule"]["kind"] == "polynomial"
     c = poly.constants()
     assert np.array_equal(c["upper_pulls"], c["lower_pulls"])  # the alpha -> 1 limit
-    geo = rg.book_runs("mu2", 0.5, 2.0, "DP-IMED", directory=tmp_path)
+    geo = chapter.book_runs("mu2", 0.5, 2.0, "DP-IMED", directory=tmp_path)
     assert geo.alpha == 2 and geo.T == 10**5 and geo.runs == 8
     with pytest.raises(ValueError, match="alpha"):
-        rg.book_runs("mu2", 0.5, "cubic", directory=tmp_path)
+        chapter.book_runs("mu2", 0.5, "cubic", directory=tmp_path)
     with pytest.raises(ValueError, match="alpha"):
-        rg.book_runs("mu2", 0.5, 1.0, directory=tmp_path)
-    tr = rg.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(1.5, 2.0), horizons=(10**3, 10**5),
+        chapter.book_runs("mu2", 0.5, 1.0, directory=tmp_path)
+    tr = chapter.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(1.5, 2.0), horizons=(10**3, 10**5),
                            directory=tmp_path)
     assert tr["mean"].shape == (2, 2) and tr["phases"].shape == (2,)
     # the alpha = 2 entry is the book run above, read back from the cache
@@ -250,9 +251,10 @@ def test_book_runs_and_tradeoff(tmp_path, monkeypatch):
     assert np.allclose(tr["pre_mean"] + tr["post_mean"] + np.sum(geo.gaps), tr["mean"])
     assert np.allclose(tr["upper"], np.outer([1.5, 2.0], tr["lower"]))
     with pytest.raises(ValueError, match="alphas"):
-        rg.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(1.0,), horizons=(10**3,), directory=tmp_path)
+        chapter.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(1.0,), horizons=(10**3,),
+                               directory=tmp_path)
     with pytest.raises(ValueError, match="horizons"):
-        rg.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(2,), horizons=(1e3,), directory=tmp_path)
+        chapter.alpha_tradeoff("DP-IMED", "mu2", eps=0.5, alphas=(2,), horizons=(1e3,), directory=tmp_path)
     assert os.listdir(tmp_path)
 
 

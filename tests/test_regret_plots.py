@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import dpb.regret as rg
+import dpb.chapters.regret as chapter
 from dpb.plotting import regret as pr
 from dpb.widgets import regret as wr
 
@@ -36,12 +37,12 @@ def _has_data(fig):
     [
         (pr.plot_convergence, {}),
         (pr.plot_convergence, {"policy": "DP-IMED", "alpha": 1.1, "arm": 4}),
-        (pr.plot_convergence, {"alpha": rg.POLYNOMIAL, "instance": "sweep", "eps": 1.0}),
+        (pr.plot_convergence, {"alpha": chapter.POLYNOMIAL, "instance": "sweep", "eps": 1.0}),
         (pr.plot_decomposition, {"alphas": (1.5, 3)}),
         (pr.plot_decomposition, {"policy": "DP-KLUCB", "alpha": 1.5, "alphas": (1.5,)}),
         (pr.plot_alpha_tradeoff, {"alphas": (1.5, 2), "horizons": SMALL_H}),
         (pr.plot_regret_distribution, {"T": 10**5}),
-        (pr.plot_regret_distribution, {"T": 10**3, "alpha": rg.POLYNOMIAL, "policy": "DP-KLUCB"}),
+        (pr.plot_regret_distribution, {"T": 10**3, "alpha": chapter.POLYNOMIAL, "policy": "DP-KLUCB"}),
     ],
 )
 def test_plot_returns_a_figure_with_data(plot, kwargs):
@@ -52,7 +53,7 @@ def test_plot_returns_a_figure_with_data(plot, kwargs):
 
 def test_convergence_figure_draws_both_asymptotes_and_the_runs():
     fig = pr.plot_convergence(instance="mu2", eps=0.25, alpha=1.5, policy="DP-KLUCB", arm=2)
-    res = rg.book_runs("mu2", 0.25, 1.5, "DP-KLUCB")
+    res = chapter.book_runs("mu2", 0.25, 1.5, "DP-KLUCB")
     c = res.constants()
     levels = {round(float(line.get_ydata()[0]), 9) for line in fig.axes[0].get_lines()
               if len(set(np.ravel(line.get_ydata()))) == 1}
@@ -77,7 +78,7 @@ def test_plots_refuse_bad_inputs():
         pr.plot_regret_distribution(T=12_345)
     with pytest.raises(ValueError, match="alpha"):
         pr.plot_convergence(alpha="cubic")
-    assert pr.alpha_label(2) == "α = 2" and "polynomial" in pr.alpha_label(rg.POLYNOMIAL)
+    assert pr.alpha_label(2) == "α = 2" and "polynomial" in pr.alpha_label(chapter.POLYNOMIAL)
 
 
 def _controls(box):

@@ -1,56 +1,31 @@
 """Figures of the Algorithms chapter: batches, forgetting, phase traces.
 
-Three questions of the chapter on DP-KLUCB and DP-IMED (Algorithm 'DP-KLUCB and DP-IMED' of
-Azize et al., 2025) are answered with numbers computed in :mod:`dpb.batching` and drawn here:
+The numbers come from :mod:`dpb.chapters.algorithms`:
 
-* *How many Laplace draws does a batch schedule cost?*  An arm pulled ``n`` times in phases of
-  sizes B_0, B_1, ... has completed :func:`~dpb.batching.phases_to_reach` phases, one Laplace draw each
-  (:func:`~dpb.batching.schedule_comparison`, :func:`plot_schedules`).
-* *What does not forgetting cost, and what does it buy?*  After its phase M an arm's private mean
-  is either the *accumulated* sum of all n_M rewards plus M+1 Laplace draws, divided by n_M (the
-  paper's design), or the *forgetting* mean of the last batch only, B_M rewards plus one draw,
-  divided by B_M (DP-SE, AdaP-KLUCB, Lazy-DP-TS).
-  :func:`~dpb.batching.private_mean_composition` counts the rewards and noises behind each,
-  :func:`~dpb.batching.noise_std_of_private_mean` gives the standard deviation of the noise part,
-  :func:`~dpb.batching.noise_monte_carlo` simulates it, and
-  :func:`~dpb.batching.forgetting_comparison` adds the exact tail of the private mean
-  (:func:`dpb.concentration.private_sum_logsf`); :func:`plot_forgetting` draws them.
-* *What does a run look like, phase by phase?*  :func:`trace_for` records one run with
-  :func:`dpb.simulate.simulate_trace`; :func:`trace_rows` formats its phases and
-  :func:`plot_trace_phase` draws the indexes and private means at any phase.
+* :func:`plot_schedules` -- how many Laplace draws a batch schedule costs
+  (:func:`~dpb.chapters.algorithms.schedule_comparison`, :func:`~dpb.batching.phases_to_reach`);
+* :func:`plot_forgetting` -- what not forgetting costs and what it buys: the noise and the exact
+  tail of the private mean, accumulated or forgotten
+  (:func:`~dpb.chapters.algorithms.forgetting_comparison`);
+* :func:`plot_trace_phase` -- one run phase by phase (:func:`~dpb.chapters.algorithms.trace_for`,
+  :func:`~dpb.chapters.algorithms.trace_rows`): the indexes and private means at any phase.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_int, as_positive
-from ..batching import (
-    DESIGNS,
-    forgetting_comparison,
-    noise_monte_carlo,
-    noise_std_of_private_mean,
-    phases_to_reach,
-    private_mean_composition,
-    schedule_comparison,
-)
-from ..environments import as_bandit, instance_names
+from .._validate import as_int
+from ..chapters.algorithms import DESIGNS, forgetting_comparison, schedule_comparison, trace_for, trace_rows
+from ..environments import as_bandit
 from ..policies import POLICIES
-from ..simulate import Trace, simulate_trace
 from . import _checks
 from .style import color, new_figure, series_color
 
-# the computations shown here live in dpb.batching; their names stay importable from this module
-_COMPUTED = (DESIGNS, private_mean_composition, noise_std_of_private_mean, noise_monte_carlo,
-             forgetting_comparison, phases_to_reach, schedule_comparison)
-
 __all__ = [
-    "trace_for",
-    "trace_rows",
     "plot_forgetting",
     "plot_schedules",
     "plot_trace_phase",
@@ -67,100 +42,6 @@ _C = {
 _LOG10 = math.log(10.0)
 
 
-# ----------------------------------------------------------------------------------------------
-# traces
-# ----------------------------------------------------------------------------------------------
-def _check_policy_env(policy: str, env: str) -> None:
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    if env not in instance_names():
-        raise ValueError(f"env must be one of {', '.join(instance_names())}, got {env!r}")
-
-
-@functools.lru_cache(maxsize=32)
-def _cached_trace(policy: str, env: str, eps: float, seed: int, T: int) -> Trace:
-    params = {"eps": eps} if POLICIES[policy].private else {}
-    return simulate_trace(policy, env, T, seed=seed, params=params)
-
-
-def trace_for(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25, seed: int = 0,
-              T: int = 2000) -> Trace:
-    """One run of ``policy`` on the paper's environment ``env``, recorded phase by phase (cached).
-
-    A thin cached wrapper of :func:`dpb.simulate.simulate_trace` (run 0 of ``SeedSequence(seed)``);
-    ``eps`` is ignored by the non-private policies.  Per-step policies record one phase per round.
-
-    Parameters
-    ----------
-    policy : str
-        A name of :data:`dpb.policies.POLICIES`.
-    env : str
-        An instance name (:func:`dpb.environments.instance_names`).
-    eps : float
-        Privacy budget, > 0.
-    seed : int
-        Root seed, >= 0.
-    T : int
-        Horizon, between K n0 and 10^5.
-
-    Returns
-    -------
-    dpb.simulate.Trace
-    """
-    _check_policy_env(policy, env)
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    seed = as_int("seed", seed, minimum=0)
-    T = as_int("T", T, minimum=1, maximum=100_000)
-    return _cached_trace(policy, env, eps, seed, T)
-
-
-def _fmt(v: float, width: int = 8, digits: int = 3) -> str:
-    return f"{'-':>{width}}" if not np.isfinite(v) else f"{v:>{width}.{digits}f}"
-
-
-def trace_rows(trace: Trace, phase: int | None = None, window: int = 8) -> list[str]:
-    """The phases ``phase - window + 1 .. phase`` of ``trace`` as lines of a text table.
-
-    Columns: phase, first round t, arm played (1-based; ``all`` for a round-robin epoch of DP-SE),
-    pulls B, reward sum, the Laplace value added (``-`` if none; for an epoch, the number of draws),
-    the arm's private (or empirical) mean after the phase, and the index of that arm at the
-    decision (``-`` during initialisation and for epochs).
-
-    Parameters
-    ----------
-    trace : dpb.simulate.Trace
-    phase : int, optional
-        Last phase shown (0-based; default: the last one; clipped to the trace).
-    window : int
-        Number of phases shown, >= 1.
-
-    Returns
-    -------
-    list of str
-        A header line and one line per phase.
-    """
-    if not isinstance(trace, Trace) or len(trace) == 0:
-        raise ValueError("trace must be a non-empty dpb.simulate.Trace")
-    window = as_int("window", window, minimum=1)
-    last = len(trace) - 1 if phase is None else min(as_int("phase", phase, minimum=0), len(trace) - 1)
-    lines = ["phase      t  arm      B    sum     noise    mean   index"]
-    for p in trace.phases[max(0, last - window + 1): last + 1]:
-        arm = p["arm"]
-        if arm >= 0:
-            noise, stat, idx, s = p["noise"][arm], p["statistic"][arm], p["index"][arm], p["reward_sums"][arm]
-            arm_s = f"{arm + 1:>4d}"
-        else:  # a round-robin epoch: totals over the arms played
-            played = p["counts"] > 0
-            draws = int(np.isfinite(p["noise"][played]).sum())
-            stat = idx = np.nan
-            s = float(p["reward_sums"].sum())
-            arm_s = f"{'all':>4}"
-        noise_s = _fmt(noise, 9) if arm >= 0 else f"{str(draws) + ' draws':>9}"
-        lines.append(f"{p['phase']:>5d} {p['t']:>6d} {arm_s} {p['pulls']:>6d} {s:>6.0f} {noise_s}"
-                     f" {_fmt(stat, 7)} {_fmt(idx, 7)}")
-    return lines
-
-
 def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25, seed: int = 0,
                      phase: int = 25, T: int = 2000):
     r"""One run of a policy at one of its phases: the indexes, the private means, and a table.
@@ -169,8 +50,9 @@ def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.2
     highlighted; DP-IMED and IMED play the *smallest*, the others the largest, and for those the
     true means are drawn as ticks).  Top right: every arm's private (or empirical) mean after each
     phase up to ``phase``, from the round at which it becomes available (log axis), with the true
-    means dashed; values are drawn clipped to [-0.5, 1.5].  Bottom: :func:`trace_rows` up to
-    ``phase``.  The run is :func:`trace_for` (``policy``, ``env``, ``eps``, ``seed``, ``T``);
+    means dashed; values are drawn clipped to [-0.5, 1.5].  Bottom:
+    :func:`~dpb.chapters.algorithms.trace_rows` up to ``phase``.  The run is
+    :func:`~dpb.chapters.algorithms.trace_for` (``policy``, ``env``, ``eps``, ``seed``, ``T``);
     ``phase`` beyond the last phase is moved to the last one.
 
     Returns
@@ -238,11 +120,11 @@ def plot_forgetting(n0: int = 1, alpha=2.0, eps: float = 0.25, mu: float = 0.5, 
     r"""Accumulating (no forgetting) against forgetting: noise of the private mean, and its tail.
 
     Left (log-log): the standard deviation of the noise part of the private mean at each phase
-    end n of the geometric schedule, exact (lines, :func:`~dpb.batching.noise_std_of_private_mean`)
+    end n of the geometric schedule, exact (lines, :func:`~dpb.chapters.algorithms.noise_std_of_private_mean`)
     and simulated (markers; the band runs from the median to the 95% quantile of the simulated
     absolute noise values), with the sampling spread :math:`\sqrt{\mu(1-\mu)/\text{rewards}}`
     (thin).  Right: the exact :math:`\log_{10} P[\text{private mean} \ge x]` for both designs
-    (:func:`~dpb.batching.forgetting_comparison`).
+    (:func:`~dpb.chapters.algorithms.forgetting_comparison`).
     Accumulating carries more noise but uses every reward, so its tail decays faster.
     """
     data = forgetting_comparison(n0, alpha, eps, mu, x, n_max, runs, seed)

@@ -3,9 +3,10 @@
 The private sum is :math:`\\tilde S_{n,m} = S_n + Z_m` with :math:`S_n \\sim \\mathrm{Bin}(n, \\mu)` and
 :math:`Z_m` a sum of ``m`` i.i.d. :math:`\\mathrm{Lap}(1/\\epsilon)` noises (:prf:ref:`lem-private-sum`, and
 :prf:ref:`prop-conc` of Azize et al., 2025).
-Every number drawn here comes from :mod:`dpb.concentration`, where
-:func:`~dpb.concentration.tail_comparison`, :func:`~dpb.concentration.tail_contributions` and
-:func:`~dpb.concentration.exponent_curves` gather them (in natural-log scale, so that tails far
+Every number drawn here comes from :mod:`dpb.chapters.concentration` (built on
+:mod:`dpb.concentration`), where :func:`~dpb.chapters.concentration.tail_comparison`,
+:func:`~dpb.chapters.concentration.tail_contributions` and :func:`~dpb.chapters.concentration.exponent_curves`
+gather them (in natural-log scale, so that tails far
 below the smallest double stay finite) for both the figures and the chapter's tables.
 """
 
@@ -15,22 +16,10 @@ import math
 
 import numpy as np
 
-from .. import concentration as conc
-from .._validate import as_float_array, as_int, as_probability, as_real
-from ..concentration import (
-    M_RULES,
-    _threshold_means,
-    exponent_curves,
-    m_of_n,
-    tail_comparison,
-    tail_contributions,
-)
-from ..divergences import d_eps, kl
+from .._validate import as_probability, as_real
+from ..chapters.concentration import exponent_curves, rates_against_eps, tail_comparison, tail_contributions
 from . import _checks
 from .style import color, new_figure
-
-# the computations drawn here live in dpb.concentration; their names stay importable from here
-_COMPUTED = (M_RULES, m_of_n, tail_comparison, tail_contributions, exponent_curves)
 
 __all__ = [
     "plot_exponents_vs_eps",
@@ -59,15 +48,10 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
     (with :math:`m = \\lceil \\log n \\rceil`), against :math:`\\epsilon` on a log axis.  The right
     panel shows the ratio of the separate rate to :math:`d_\\epsilon`.
     """
-    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    x = float(_threshold_means(as_float_array("x", x), mu))
-    n = as_int("n", n, minimum=1)
-    m = m_of_n(n, "log n")
-    eps = np.logspace(-2, 1.5, 61)
-    d = np.asarray(d_eps(x, mu, eps), dtype=float)
-    sep = np.abs(np.asarray(conc.separate_bound(n * x, n, m, mu, eps, log=True), dtype=float)) / n
+    r = rates_against_eps(x, mu, n)
+    x, mu, eps, d, sep = r["x"], r["mu"], r["eps"], r["d_eps"], r["separate"]
     fig, (ax1, ax2) = new_figure(2, width=4.3, height=3.3)
-    ax1.axhline(kl(x, mu), color=_C["chernoff"], ls=":", label=r"$\mathrm{kl}(x,\mu)$ (no noise)")
+    ax1.axhline(r["kl"], color=_C["chernoff"], ls=":", label=r"$\mathrm{kl}(x,\mu)$ (no noise)")
     ax1.plot(eps, d, color=_C["rate"], label=r"$d_\varepsilon(x,\mu)$ (coupled)")
     ax1.plot(eps, sep, color=_C["separate"], ls="--", label="separate analysis")
     ax1.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="rate of decay (per sample)",
@@ -89,7 +73,7 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
     Chernoff bound of :prf:ref:`lem-private-sum`, the separate bound and the noise-free Chernoff
     bound (which is *not* a bound once ``m >= 1``).  Right: at the chosen threshold ``x``, the
     terms :math:`\\log_{10} P[S_n = k] P[Z_m \\ge nx - k]` of the convolution, peaking near
-    :math:`k/n = z^\\star` (see :func:`~dpb.concentration.tail_contributions`).  Values
+    :math:`k/n = z^\\star` (see :func:`~dpb.chapters.concentration.tail_contributions`).  Values
     ``x < mu`` are moved to ``mu``.
     """
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
@@ -139,7 +123,7 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
     """The finite-n exponent of the exact tail approaching :math:`d_\\epsilon(x, \\mu)`, not kl.
 
     Plots :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge nx]` against ``n`` (log axis, ``m`` growing by
-    ``m_rule``, see :func:`~dpb.concentration.m_of_n`), with :math:`-\\frac1n \\log` of the private
+    ``m_rule``, see :func:`~dpb.chapters.concentration.m_of_n`), with :math:`-\\frac1n \\log` of the private
     Chernoff bound and of the separate bound, and the horizontal levels
     :math:`d_\\epsilon(x, \\mu)` (:prf:ref:`prop-conc`) and :math:`\\mathrm{kl}(x, \\mu)` (the
     noise-free rate).  Values ``x < mu`` are moved to ``mu``.

@@ -28,25 +28,12 @@ from ..bounds import (
     lower_bound_constant,
     regime_thresholds,
 )
-from ..coupling import (
-    PULLING_RULES,
-    binned_means,
-    coupled_runs,
-    follow_the_leader,
-    optimal_intermediate,
-    pulling_rule,
-    pure_routes,
-    transport_cost,
-)
+from ..chapters.lower_bound import binned_means, coupled_runs
+from ..coupling import optimal_intermediate, pure_routes, transport_cost
 from ..divergences import d_eps, kl, regime_threshold, z_star
 from ..environments import as_bandit
 from . import _checks
 from .style import color, new_figure
-
-# the coupled simulation and its pulling rules live in dpb.coupling; ``POLICIES`` (the rules'
-# names, for the explorer), ``coupled_runs`` and ``binned_means`` stay importable from here
-POLICIES = PULLING_RULES
-_COMPUTED = (coupled_runs, binned_means, pulling_rule, follow_the_leader)
 
 __all__ = [
     "plot_d_eps",
@@ -302,7 +289,7 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
                          xi: float = 0.2, seed: int = 0):
     r"""The coupled environment of the proof, simulated: Hamming distance against ``N_2 TV(P_2, P_2')``.
 
-    Runs :func:`~dpb.coupling.coupled_runs` (the policy sees the rewards of ``nu = (mu1, mu2)``;
+    Runs :func:`~dpb.chapters.lower_bound.coupled_runs` (the policy sees the rewards of ``nu = (mu1, mu2)``;
     the rewards of ``nu' = (mu1, mu2_prime)`` come from the maximal coupling).  Left: one point per run,
     ``(N_2(T), d_Ham(r, r'))``, with the line ``d_Ham = TV N_2`` and the boundary
     ``(1 + xi) TV N_2`` of the event ``L`` of Step 2 of the proof.  Right: the per-run ratio
@@ -315,7 +302,7 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
     mu2, mu2_prime, mu1 : float
         Means in [0, 1], ``mu2 != mu2_prime``.
     policy : str
-        One of :data:`~dpb.coupling.PULLING_RULES`.
+        One of :data:`~dpb.chapters.lower_bound.PULLING_RULES`.
     horizon, n_runs : int
         ``T >= 1`` and the number of runs ``>= 1``.
     xi : float

@@ -3,7 +3,7 @@ the ``alpha`` trade-off and the distribution of the regret over runs.
 
 Every function returns a matplotlib ``Figure`` and is what both the chapter's static figure and the
 corresponding explorer of :mod:`dpb.widgets.regret` call.  The data are the book's standard runs
-(:func:`dpb.regret.book_runs`: ``T = 1e8``, 400 runs, cached on disk), so a redraw only reads a file
+(:func:`dpb.chapters.regret.book_runs`: ``T = 1e8``, 400 runs, cached on disk), so a redraw only reads a file
 once the cache is warm.
 
 * :func:`plot_convergence` -- ``N_i(t) / log t`` of DP-IMED or DP-KLUCB against ``t`` with the two
@@ -22,7 +22,8 @@ import numpy as np
 
 from .._validate import as_choice, as_directory, as_int, as_real
 from . import _checks
-from ..regret import POLYNOMIAL, TERMS, alpha_tradeoff, book_runs, pull_summary
+from ..chapters.regret import POLYNOMIAL, alpha_tradeoff, book_runs
+from ..regret import TERMS, pull_summary
 from .style import color, series_color
 
 __all__ = [
@@ -63,7 +64,7 @@ def _panels(width: float = 7.0, height: float = 3.9):
 
 
 def alpha_label(alpha) -> str:
-    """``"α = 2"``, or a description of the polynomial schedule for :data:`dpb.regret.POLYNOMIAL`."""
+    """``"α = 2"``, or a description of the polynomial schedule for :data:`dpb.chapters.regret.POLYNOMIAL`."""
     if isinstance(alpha, str):
         as_choice("alpha", alpha, (POLYNOMIAL,))
         return "polynomial batches $B_m=(m+1)^3$"
@@ -119,7 +120,7 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     eps : float
         Privacy budget.
     alpha : float or str
-        Batch ratio, or :data:`dpb.regret.POLYNOMIAL`.
+        Batch ratio, or :data:`dpb.chapters.regret.POLYNOMIAL`.
     policy : {"DP-IMED", "DP-KLUCB"}
     arm : int, optional
         The arm of the top panel (0-based, sub-optimal).

@@ -6,7 +6,8 @@ import ipywidgets as W
 
 from .._validate import as_int
 from ..environments import instance_names
-from ..plotting.algorithms import plot_forgetting, plot_schedules, plot_trace_phase, trace_for
+from ..chapters.algorithms import trace_for
+from ..plotting.algorithms import plot_forgetting, plot_schedules, plot_trace_phase
 from ..policies import POLICIES
 from .core import control, explorer
 
@@ -24,7 +25,7 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
     """Step through one run of a policy, phase by phase (a slider and previous/next buttons).
 
     Redraws :func:`dpb.plotting.algorithms.plot_trace_phase`.  Changing the policy, environment,
-    eps, seed or horizon re-runs :func:`dpb.plotting.algorithms.trace_for` (cached) and resets the
+    eps, seed or horizon re-runs :func:`dpb.chapters.algorithms.trace_for` (cached) and resets the
     range of the phase slider to the new run's phases.
     """
     if T not in _T_CHOICES:

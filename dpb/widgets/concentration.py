@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ipywidgets as W
 
-from ..plotting.concentration import M_RULES, plot_tail_bounds, plot_tail_exponent
+from ..chapters.concentration import M_RULES
+from ..plotting.concentration import plot_tail_bounds, plot_tail_exponent
 from .core import control, explorer
 
 __all__ = ["tail_explorer", "exponent_explorer"]

@@ -13,9 +13,9 @@ import functools
 import ipywidgets as W
 import matplotlib.pyplot as plt
 
+from ..chapters.lower_bound import PULLING_RULES
 from ..environments import instance_names
 from ..plotting.lower_bound import (
-    POLICIES,
     plot_coupled_hamming,
     plot_d_eps,
     plot_double_change,
@@ -177,7 +177,7 @@ def coupled_simulation_explorer(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: f
                        style=_STYLE),
         "mu1": control("mu1", W.FloatSlider, value=mu1, min=0.0, max=1.0, step=0.01, description="μ₁",
                        style=_STYLE),
-        "policy": control("policy", W.Dropdown, options=list(POLICIES), value=policy, description="rule",
+        "policy": control("policy", W.Dropdown, options=list(PULLING_RULES), value=policy, description="rule",
                           style=_STYLE),
         "horizon": control("horizon", W.IntSlider, value=horizon, min=50, max=3000, step=50,
                            description="T", style=_STYLE),

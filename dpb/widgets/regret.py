@@ -1,7 +1,7 @@
 """Explorers of the upper-bound chapter.
 
 Each explorer redraws a function of :mod:`dpb.plotting.regret` (the same one the chapter's static
-figure calls) from the book's cached runs (:func:`dpb.regret.book_runs`): a configuration already
+figure calls) from the book's cached runs (:func:`dpb.chapters.regret.book_runs`): a configuration already
 in the cache redraws in a fraction of a second, a new one is simulated once (a few seconds for
 400 runs of horizon 1e8) and cached.  Inputs a plotting function refuses are shown as a message
 (:func:`dpb.widgets.lower_bound.message_on_error`).
@@ -17,7 +17,7 @@ from ..plotting.regret import (
     plot_convergence,
     plot_regret_distribution,
 )
-from ..regret import POLYNOMIAL
+from ..chapters.regret import POLYNOMIAL
 from .core import control, explorer
 from .lower_bound import message_on_error
 
