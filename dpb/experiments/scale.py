@@ -174,7 +174,12 @@ def tail_interval(x, level: float = LEVEL, factor: float = TAIL_FACTOR) -> MeanE
     from scipy.stats import chi2
 
     factor = as_real("factor", factor, low=1.0, low_open=True, high=1e6)
-    est = mean_interval(x, level)  # validates x and level
+    try:
+        est = mean_interval(x, level)  # validates x and level
+    except ValueError as e:
+        if str(e).startswith("n_boot"):  # too many runs for the bootstrap's resamples
+            raise ValueError(f"x holds too many values for the bootstrap: {e}") from None
+        raise
     x = np.asarray(x, dtype=float)
     scale = float(np.max(np.abs(x)))
     med = float(np.median(x / scale)) if scale > 0 else 0.0  # on x / scale: no overflow near 1e308
@@ -185,7 +190,7 @@ def tail_interval(x, level: float = LEVEL, factor: float = TAIL_FACTOR) -> MeanE
     v = float(np.mean(x[tail] / scale)) if k else factor * med
     a = (1.0 - est.level) / 2.0
     k_lo = 0.5 * float(chi2.ppf(a, 2 * k)) if k else 0.0
-    k_up = 0.5 * float(chi2.ppf(1.0 - a, 2 * k + 2))
+    k_up = 0.5 * float(chi2.isf(a, 2 * k + 2))  # isf: finite up to level = 1 - 1e-16
     lo = min(est.lo, est.mean - (k - k_lo) / n * v * scale)
     hi = max(est.hi, est.mean + (k_up - k) / n * v * scale)
     return MeanEstimate(est.runs, est.mean, lo, hi, est.level)
