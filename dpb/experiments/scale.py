@@ -157,10 +157,12 @@ def tail_interval(x, level: float = LEVEL, factor: float = TAIL_FACTOR) -> MeanE
        k_{up} = \\tfrac12\\chi^2_{2k+2}\\bigl(\\tfrac{1+\\ell}{2}\\bigr),
 
     the interval is ``lo = min(bca_lo, mean - (k - k_lo) v / n)`` and
-    ``hi = max(bca_hi, mean + (k_up - k) v / n)``.  With no tail run (``k = 0``) ``v`` is taken
-    as ``factor`` times the median, the smallest value a tail run could have: a tail rarer than
-    ``k_up / n = 3.7 / n`` cannot be excluded, and its weight above that level cannot be bounded
-    from the sample at all.  A sample whose median is not positive gets the BCa interval.
+    ``hi = max(bca_hi, mean + (k_up - k) v / n)``.  A sample with no tail run (``k = 0``), or
+    whose median is not positive, gets the BCa interval: a tail never met cannot be weighed from
+    the sample (its rate may be up to ``3.7 / n``, its size anything up to ``T`` times the largest
+    gap), which is why the rule's first look is large (:func:`min_runs`).  (Widening for ``k = 0``
+    with ``v`` at ``factor`` times the median would stretch a twenty-run interval by nearly twice
+    the median, and send every per-step baseline to hundreds of runs.)
 
     Parameters
     ----------
@@ -187,9 +189,11 @@ def tail_interval(x, level: float = LEVEL, factor: float = TAIL_FACTOR) -> MeanE
         return est
     tail = x / scale > factor * med
     n, k = x.size, int(tail.sum())
-    v = float(np.mean(x[tail] / scale)) if k else factor * med
+    if k == 0:
+        return est
+    v = float(np.mean(x[tail] / scale))
     a = (1.0 - est.level) / 2.0
-    k_lo = 0.5 * float(chi2.ppf(a, 2 * k)) if k else 0.0
+    k_lo = 0.5 * float(chi2.ppf(a, 2 * k))
     k_up = 0.5 * float(chi2.isf(a, 2 * k + 2))  # isf: finite up to level = 1 - 1e-16
     lo = min(est.lo, est.mean - (k - k_lo) / n * v * scale)
     hi = max(est.hi, est.mean + (k_up - k) / n * v * scale)
