@@ -211,7 +211,7 @@ class ConvergedEstimate:
     runs : int
         The converged run count (a block edge; the cap when not converged).
     estimate : MeanEstimate
-        Mean and BCa interval of the regret at ``T`` over those runs.
+        Mean and interval (:func:`tail_interval`) of the regret at ``T`` over those runs.
     converged : bool
         False when the cap was reached first.
     checks : tuple
@@ -412,8 +412,8 @@ def _converged(res) -> ConvergedResults:
 
 def expected_regret_table(paper: ExperimentResults, converged: ConvergedResults) -> list:
     """One row per (setting, algorithm): the paper-scale mean (``paper``, 20 runs) and the expected
-    regret at ``T`` (``mean``, ``lo``, ``hi``: BCa 95 % interval, ``runs``: converged run count,
-    ``converged``: False at the cap), and ``shift`` = paper / mean."""
+    regret at ``T`` (``mean``, ``lo``, ``hi``: 95 % interval of :func:`tail_interval`, ``runs``:
+    converged run count, ``converged``: False at the cap), and ``shift`` = paper / mean."""
     paper, converged = _paper(paper), _converged(converged)
     rows = []
     for s in converged.settings:
