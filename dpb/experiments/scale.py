@@ -118,13 +118,15 @@ LONG_RUNS = 2_560
 #: e.g., DP-KLUCB on mu1 at eps = 0.1 as 917 [892, 954] where 20 000 runs give about 955.
 MIN_RUNS = 320
 #: Policies simulated round by round, and their minimum run counts, set by their cost: each gets
-#: the block edge whose cost is closest to that of a DP-IMED cell at :data:`TAIL_RUNS` (about 1.5
-#: CPU-s at ``T = 10^6``).  Measured in the result files: twenty IMED runs cost about 0.10 CPU-s
-#: and twenty Lazy-DP-TS runs about 1.1 (35 and 400 times a DP-IMED cell of twenty runs), so 320
-#: IMED runs cost about 1.6 CPU-s (160 would cost 0.8) and twenty Lazy-DP-TS runs about 1.1 (40
-#: would cost 2.3).  Chapter 7 asserts, from the costs its result files record, that both stay
-#: within a factor of two of the batched cell.  A one-in-a-thousand tail of these baselines can go
-#: unseen; the chapter says so.
+#: the block edge whose cost is closest to that of a DP-IMED cell at :data:`TAIL_RUNS` (1.5 to 1.6
+#: CPU-s at ``T = 10^6``).  Measured in the result files of two builds: twenty IMED runs cost 0.10
+#: to 0.13 CPU-s and twenty Lazy-DP-TS runs 1.1 to 1.2 (35 to 41 and 380 to 400 times a DP-IMED
+#: cell of twenty runs), so 320 IMED runs cost 1.6 to 2.0 CPU-s (160 would cost half, 640 twice)
+#: and twenty Lazy-DP-TS runs 1.1 to 1.2 (40 would cost 2.3).  Chapter 7 asserts, from the costs
+#: its result files record, that both stay within a factor of two of the batched cell.  (A worker's
+#: first chunk of a compiled policy also pays the numba compilation, 15-40 CPU-s, unless ``dpb
+#: compile`` ran first.)  A one-in-a-thousand tail of these baselines can go unseen; the chapter
+#: says so.
 PER_STEP_MIN_RUNS = {"IMED": 320, "KL-UCB": PAPER_RUNS, "Lazy-DP-TS": PAPER_RUNS}
 PER_STEP = tuple(PER_STEP_MIN_RUNS)
 
