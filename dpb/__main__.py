@@ -575,7 +575,8 @@ def _write_atomic(path: Path, write) -> None:
 
 def _converged_summary(res) -> str:
     exp = res.experiment
-    lines = [f"== {exp.name} at the converged scale: expected regret at T, 95% BCa interval, runs =="]
+    lines = [f"== {exp.name} at the converged scale: expected regret at T, "
+             "95% interval (BCa, widened for rare runs), runs =="]
     rows = []
     for s in res.settings:
         for c in s.cells:

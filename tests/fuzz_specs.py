@@ -1930,6 +1930,7 @@ def tail_specs() -> list[Spec]:
             ),
         ),
         S(ex + "tail_decomposition", dict(result=RESULT, factor=FACTOR)),
+        S(ex + "tail_interval", dict(x=SAMPLE, level=VLEVEL, factor=FACTOR)),
         S(
             "dpb.experiments.workers:Pool",
             dict(

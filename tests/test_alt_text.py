@@ -59,3 +59,37 @@ def test_plain_math():
     assert dpb_site.plain_math(r"e^{\pm\varepsilon}") == "e^±ε"
     assert dpb_site.plain_math(r"\varepsilon\lvert z - \mu_a\rvert") == "ε| z - μa|"
     assert dpb_site.plain_math(r"p \sim \mathrm{Unif}[0, 1]") == "p ~ Unif[0, 1]"
+
+
+def _figure_cells(nb):
+    """(index, own alt text or None) of the code cells whose figure appears on the page; a markdown
+    cell in between resets the run (the text before a figure describes it)."""
+    run = []
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "markdown":
+            yield run
+            run = []
+            continue
+        tags = cell["metadata"].get("tags", [])
+        plain = ["".join(o.get("data", {}).get("text/plain", [])) for o in cell.get("outputs", [])]
+        if any(p.startswith("<Figure") for p in plain) and not {"remove-output", "remove-cell"} & set(tags):
+            run.append((i, cell["metadata"].get("mystnb", {}).get("image", {}).get("alt")))
+    yield run
+
+
+def test_figures_without_prose_between_them_have_their_own_alt_text():
+    """Figures of consecutive code cells would get the same description from the prose before the
+    first of them: from the second on, each carries its own (cell metadata mystnb.image.alt)."""
+    import json
+
+    book = Path(__file__).resolve().parents[1] / "book"
+    shared, texts = [], {}
+    for path in sorted(book.glob("*.ipynb")):
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        for run in _figure_cells(nb):
+            shared += [f"{path.name} cell {i}" for i, alt in run[1:] if not alt]
+            for i, alt in run:
+                if alt:
+                    assert alt not in texts, f"{path.name} cell {i} repeats the alt text of {texts[alt]}"
+                    texts[alt] = f"{path.name} cell {i}"
+    assert not shared, f"figures that would share the alt text of the figure before them: {shared}"

@@ -12,7 +12,7 @@ import pytest
 
 from dpb import experiments as E
 from dpb.experiments import scale as S
-from dpb.estimates import converged_runs
+from dpb.estimates import BLOCK_EDGES, mean_interval
 from dpb.experiments.store import _load_cell
 
 
@@ -35,6 +35,17 @@ def test_paper_scale_files_are_unchanged():
     assert big.chunks() == [(0, 20), (20, 40), (40, 80), (80, 160)]
 
 
+def _rule(x, cap, first):
+    """The converged scale's rule on runs in order: the first block edge at or above ``first``
+    whose tail_interval is within +-10 % of the mean, or the cap."""
+    edges = [e for e in BLOCK_EDGES if first <= e <= cap] or [cap]
+    for n in edges:
+        est = S.tail_interval(x[:n])
+        if est.rel_half_width <= S.REL_TARGET:
+            return n, est, True
+    return edges[-1], est, False
+
+
 def test_first_block_is_the_paper_runs(small):
     out, exp, paper, _ = small
     conv = S.load_converged(exp, out, cap=1280)
@@ -51,7 +62,7 @@ def test_decision_matches_the_rule_on_the_cached_runs(small):
         ce = conv.estimates[cell]
         x = conv.results[cell].final_regret
         assert x.size == ce.runs == ce.estimate.runs
-        n, est, ok = converged_runs(x, cap=1280, min_runs=S.min_runs(cell.policy))
+        n, est, ok = _rule(x, cap=1280, first=S.min_runs(cell.policy))
         assert ce.runs >= min(S.min_runs(cell.policy), 1280)
         assert (n, ok) == (ce.runs, ce.converged)
         assert est == ce.estimate
@@ -129,3 +140,28 @@ def test_command_line_scale(tmp_path, capsys):
     assert "12 decided, 0 undecided" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["reproduce", *args, "--scale", "converged", "--runs", "3"])
+
+
+def test_tail_interval_widens_for_a_few_rare_runs():
+    from scipy.stats import chi2
+
+    # one run far above ten times the median: the count k = 1 has Garwood bounds (0.025, 5.57)
+    x = np.concatenate([np.linspace(0.5, 1.5, 99), [1000.0]])
+    bca, est = mean_interval(x), S.tail_interval(x)
+    assert est.mean == bca.mean and est.lo <= bca.lo and est.hi >= bca.hi
+    k_up = 0.5 * chi2.ppf(0.975, 4)
+    assert abs(k_up - 5.5716) < 1e-3
+    assert est.hi == pytest.approx(max(bca.hi, x.mean() + (k_up - 1) * 1000.0 / 100))
+    assert est.lo == pytest.approx(min(bca.lo, x.mean() - (1 - 0.5 * chi2.ppf(0.025, 2)) * 1000.0 / 100))
+    # no tail run: the BCa interval (a tail never met cannot be weighed)
+    y = np.linspace(0.5, 1.5, 1000)
+    assert S.tail_interval(y) == mean_interval(y)
+    # many tail runs: the bootstrap already sees their count, the widening is small
+    rng = np.random.default_rng(5)
+    z = np.where(rng.random(20_000) < 0.05, 100.0, 1.0) * rng.uniform(0.5, 1.5, 20_000)
+    b, t = mean_interval(z), S.tail_interval(z)
+    assert t.hi - t.mean < 1.2 * (b.hi - b.mean)
+    # a constant or non-positive sample has the BCa interval
+    assert S.tail_interval(np.zeros(5)) == mean_interval(np.zeros(5))
+    with pytest.raises(ValueError, match="factor"):
+        S.tail_interval(y, factor=1.0)
