@@ -224,8 +224,8 @@ def _root_file(root) -> Path:
     return path
 
 
-#: Modules that never change a result: this one (bookkeeping) and the version record.
-_NOT_CODE = frozenset({Path(__file__).resolve(), PACKAGE_DIR / "_version.py"})
+#: Modules that never change a result: this one (bookkeeping), the version record and the cost model.
+_NOT_CODE = frozenset({Path(__file__).resolve(), PACKAGE_DIR / "_version.py", PACKAGE_DIR / "cost.py"})
 
 
 @functools.lru_cache(maxsize=256)
@@ -247,8 +247,9 @@ def source_files(*roots) -> tuple:
     A root is a path to a ``.py`` file, or a module, class or function (its defining file); roots
     outside the package (a reader's own policy file) are included with their ``dpb`` imports.
     Package ``__init__`` files are left out (they only re-export, and what they re-export is
-    reached through the modules that define it), and so are this module and ``dpb._version``
-    (bookkeeping that does not change a number; the version is recorded by :func:`provenance`).
+    reached through the modules that define it), and so are this module, ``dpb._version`` and
+    ``dpb.cost`` (bookkeeping and prices that do not change a number; the version is recorded by
+    :func:`provenance`).
     """
     if not roots:
         raise ValueError("source_files needs at least one root")
@@ -257,11 +258,19 @@ def source_files(*roots) -> tuple:
 
 def code_digest(path) -> bytes:
     """SHA-256 of the code of a Python file: its syntax tree without docstrings (comments are not
-    in the tree), so that editing documentation keeps the cached results.  Cached per process on
+    in the tree) and without the prices of the cost model (a class's ``cost_*`` attributes, see
+    :mod:`dpb.cost`), so that editing documentation or a price keeps the cached results.  Cached per process on
     the file's modification time and size."""
     path = as_file("path", path)
     st = path.stat()
     return _code_digest_cached(str(path), st.st_mtime_ns, st.st_size)
+
+
+def _is_price(node) -> bool:
+    """Whether a statement of a class body only sets prices of the cost model (``cost_*`` names)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    names = [n for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    return bool(names) and all(isinstance(n, ast.Name) and n.id.startswith("cost_") for n in names)
 
 
 @functools.lru_cache(maxsize=256)
@@ -272,7 +281,9 @@ def _code_digest_cached(path: str, mtime_ns: int, size: int) -> bytes:
         if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
+            node.body = body = body[1:] or [ast.Pass()]
+        if isinstance(node, ast.ClassDef):
+            node.body = [n for n in body if not _is_price(n)] or [ast.Pass()]
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
 
 

@@ -62,8 +62,9 @@ from .divergences import d_eps
 from .environments import as_bandit
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
-from .simulate import (MAX_SECONDS, _call_cost, _check_cost, _Recorder, _run_phases, child_seeds,
-                       run_generators)
+from ._validate import MAX_SECONDS
+from .cost import call_cost, check_cost
+from .engine import Recorder, child_seeds, run_generators, run_phases
 
 __all__ = [
     "TERMS",
@@ -569,14 +570,14 @@ def decompose_runs(
     if grid.min() < 1 or grid.max() > T:
         raise ValueError(f"grid must lie in [1, T={T}], got [{grid.min()}, {grid.max()}]")
     grid = np.union1d(grid, [T]).astype(np.int64)
-    _check_cost(_call_cost(pol, bandit.K, T, runs, "phases"), max_seconds, f"decompose_runs({pol.name!r})",
-                T, runs)
+    check_cost(call_cost(pol, bandit.K, T, runs, "phases"), max_seconds, f"decompose_runs({pol.name!r})",
+               T, runs)
 
     means = np.asarray(bandit.means, dtype=float)
     gens = [run_generators(s) for s in child_seeds(seed, range(runs))]
-    rec = _Recorder(runs, bandit.gaps, np.array([T]))
+    rec = Recorder(runs, bandit.gaps, np.array([T]))
     hook = _PhaseLog(pol, means, float(delta_arr))
-    _run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
+    run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
         raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")

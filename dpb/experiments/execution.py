@@ -26,7 +26,8 @@ from .. import cache
 from .._interrupts import watching
 from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
-from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
+from ..cost import MAX_SECONDS, check_cost, estimate_cost
+from ..simulate import simulate
 from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file
 from .store import ExperimentResults, _out, chunk_status, claim, load
@@ -179,8 +180,8 @@ def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
             worst = (cost, cell, a, b)
     cost, cell, a, b = worst
     try:
-        _check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
-                    *(() if advice is None else (advice,)))
+        check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
+                   *(() if advice is None else (advice,)))
     except ValueError as exc:
         raise ValueError(f"{exc} (the largest chunk of {len(chunks)})") from None
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import cache
 from .._validate import as_directory, as_instance, as_int
 from ..policies.registry import policy_class, policy_source_hash
-from ..simulate import Result
+from ..result import Result, concat_rows, to_frame
 from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _as_cells, _policy_name
 
 __all__ = [
@@ -211,17 +211,16 @@ class ExperimentResults:
         return cpu_seconds(self.results.values())
 
     def to_rows(self, grid: str = "all") -> dict:
-        """The regret curves of every setting in long format (:func:`dpb.frames.experiment_rows`)."""
-        from ..frames import experiment_rows
-
-        return experiment_rows(self, grid)
+        """The regret curves of every setting in long format (:meth:`dpb.result.Result.to_rows`
+        of every cell, labelled with the experiment's name, the setting's instance and budget)."""
+        return concat_rows([self.results[cell].to_rows(grid, experiment=self.experiment.name,
+                                                       instance=setting.env, eps=setting.eps)
+                            for setting in self.settings for cell in setting.cells])
 
     def to_frame(self, grid: str = "all"):
         """The regret curves as a long pandas DataFrame: one row per setting, policy, run and
         checkpoint, columns experiment, instance, eps, policy, params, run, t, regret
         (:mod:`dpb.frames`; needs the ``pandas`` extra)."""
-        from ..frames import to_frame
-
         return to_frame(self.to_rows(grid))
 
 
