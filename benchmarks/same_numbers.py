@@ -42,7 +42,8 @@ def paper_cases():
              (app, "mu3", 0.01, "DP-IMED"), (app, "mu4", 1.0, "DP-KLUCB"), (app, "mu3", 0.1, "Lazy-DP-TS")]
     cells = []
     for exp, env, eps, policy in picks:
-        cells += [c for s in exp.settings if s.env == env and s.eps == eps for c in s.cells if c.policy == policy]
+        cells += [c for s in exp.settings if (s.env, s.eps) == (env, eps)
+                  for c in s.cells if c.policy == policy]
     cells.append(sweep.settings[37].cells[0])
     for cell in cells:
         for ids in ([0, 1, 2], [3], [17, 19]):

@@ -46,8 +46,10 @@ _SUBMODULES = (
     "bounds",
     "cache",
     "concentration",
+    "cost",
     "coupling",
     "divergences",
+    "engine",
     "environments",
     "estimates",
     "experiments",
@@ -60,8 +62,10 @@ _SUBMODULES = (
     "privacy",
     "reference",
     "regret",
+    "result",
     "simulate",
     "tables",
+    "trace",
     "widgets",
 )
 #: re-exported names and the submodule defining each

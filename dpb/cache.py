@@ -259,8 +259,8 @@ def source_files(*roots) -> tuple:
 def code_digest(path) -> bytes:
     """SHA-256 of the code of a Python file: its syntax tree without docstrings (comments are not
     in the tree) and without the prices of the cost model (a class's ``cost_*`` attributes, see
-    :mod:`dpb.cost`), so that editing documentation or a price keeps the cached results.  Cached per process on
-    the file's modification time and size."""
+    :mod:`dpb.cost`), so that editing documentation or a price keeps the cached results.  Cached
+    per process on the file's modification time and size."""
     path = as_file("path", path)
     st = path.stat()
     return _code_digest_cached(str(path), st.st_mtime_ns, st.st_size)
@@ -268,7 +268,7 @@ def code_digest(path) -> bytes:
 
 def _is_price(node) -> bool:
     """Whether a statement of a class body only sets prices of the cost model (``cost_*`` names)."""
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
     names = [n for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
     return bool(names) and all(isinstance(n, ast.Name) and n.id.startswith("cost_") for n in names)
 

@@ -38,8 +38,8 @@ from .environments import as_bandit
 from .policies._tapes import ENGINES, check_engine
 from .policies.registry import as_policy
 
-__all__ = ["MAX_SECONDS", "Cost", "estimate_cost", "call_cost", "check_cost", "transcript_cost", "uses_fast_path", "FAST_COST_OTHER",
-           "FAST_PHASE_COST", "PHASE_COST", "STEP_COST", "TRANSCRIPT_COST"]
+__all__ = ["MAX_SECONDS", "Cost", "estimate_cost", "FAST_COST_OTHER", "FAST_PHASE_COST", "PHASE_COST",
+           "STEP_COST", "TRANSCRIPT_COST"]
 
 #: CPU-seconds per decision, as ``(per round or lock-step phase, per round or phase of one run)``:
 #: a fast path without prices of its own (``cost_fast`` of its class) ...
@@ -81,7 +81,8 @@ def max_phases(pol, K: int, T: int) -> int:
     if builtin and isinstance(schedule, BatchSchedule):
         # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
         # reaching n reach 2n
-        return min(K * int(phases_to_reach(T, schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, schedule)), T)
+        n = phases_to_reach(T, schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, schedule)
+        return min(K * int(n), T)
     return T
 
 

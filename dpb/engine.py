@@ -26,10 +26,10 @@ import inspect
 import numpy as np
 
 from ._validate import MAX_HORIZON, as_int, as_seed_sequence
+from .environments import as_bandit
 from .plans import check_plan
 
-__all__ = ["child_seeds", "run_generators", "policy_generators", "checkpoint_grid", "resolve_checkpoints",
-           "Recorder", "truncate", "drive", "run_phases", "takes_engine", "run_seeds"]
+__all__ = ["child_seeds", "run_generators", "checkpoint_grid", "Recorder", "drive", "run_phases"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -48,7 +48,7 @@ def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
 
 
 def _child(ss: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
-    return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (int(i),), pool_size=ss.pool_size)
+    return np.random.SeedSequence(ss.entropy, spawn_key=(*ss.spawn_key, int(i)), pool_size=ss.pool_size)
 
 
 def run_generators(child: np.random.SeedSequence) -> tuple[np.random.Generator, np.random.Generator]:
@@ -311,9 +311,13 @@ def takes_engine(pol) -> bool:
         return False
 
 
-def run_seeds(pol, means: np.ndarray, T: int, seeds, rec: Recorder, fast: bool, engine: str) -> None:
-    """Simulate one run per child seed of ``seeds`` into ``rec``: the policy's exact fast path when
-    ``fast`` (given ``engine`` when it takes one), else the generic engine."""
+def run_seeds(pol, env, T: int, seeds, checkpoints, fast: bool, engine: str) -> Recorder:
+    """Simulate one run of ``pol`` on ``env`` per child seed of ``seeds``, recorded at
+    ``checkpoints``: the policy's exact fast path when ``fast`` (given ``engine`` when it takes
+    one), else the generic engine."""
+    bandit = as_bandit(env)
+    means = np.asarray(bandit.means, dtype=float)
+    rec = Recorder(len(seeds), bandit.gaps, checkpoints)
     env_gens, pol_gens = (list(g) for g in zip(*(run_generators(s) for s in seeds), strict=True))
     if not fast:
         run_phases(pol, means, T, env_gens, pol_gens, rec)
@@ -321,4 +325,4 @@ def run_seeds(pol, means: np.ndarray, T: int, seeds, rec: Recorder, fast: bool, 
         pol.fast_simulate(means, T, env_gens, pol_gens, rec, engine=engine)
     else:
         pol.fast_simulate(means, T, env_gens, pol_gens, rec)
-
+    return rec

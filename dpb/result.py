@@ -32,7 +32,7 @@ import numpy as np
 from ._io import save_npz_atomic
 from ._validate import as_text
 
-__all__ = ["COLUMNS", "GRIDS", "Result", "to_frame", "concat_rows"]
+__all__ = ["COLUMNS", "GRIDS", "Result", "to_frame"]
 
 #: The columns of the long format, in order.
 COLUMNS = ("experiment", "instance", "eps", "policy", "params", "run", "t", "regret")
@@ -163,7 +163,8 @@ class Result:
         if grid not in GRIDS:
             raise ValueError(f"grid must be one of {', '.join(GRIDS)}, got {grid!r}")
         experiment = as_text("experiment", experiment) or ""
-        instance = as_text("instance", (self.env_name or "custom") if instance is None else instance) or "custom"
+        if instance is not None:
+            instance = as_text("instance", instance) or "custom"
         eps = self.params.get("eps") if eps is None else eps
         t, regret = (self.checkpoints, self.regret) if grid == "all" else self.on_grid(grid)
         runs, C = regret.shape
@@ -171,7 +172,7 @@ class Result:
         params = json.dumps(self.params, sort_keys=True, separators=(",", ":"))
         return {
             "experiment": np.full(n, experiment, dtype=object),
-            "instance": np.full(n, instance, dtype=object),
+            "instance": np.full(n, instance or self.env_name or "custom", dtype=object),
             "eps": np.full(n, math.nan if eps is None else float(eps)),
             "policy": np.full(n, self.policy, dtype=object),
             "params": np.full(n, params, dtype=object),

@@ -39,9 +39,9 @@ Randomness
 Run ``i`` of ``simulate(..., seed=s)`` owns the child ``SeedSequence(s).spawn(n)[i]`` (for any
 n > i), and two generators derived from it: one for the environment's rewards and one for the
 policy's own randomness (Laplace noise, tie-breaks, Thompson samples); see :mod:`dpb.engine`,
-which holds the code that makes the numbers (this module validates, prices and reports).  Nothing a run draws depends
-on the other runs, so ``simulate(..., runs=20, seed=s)`` equals the 20 single-run calls
-``simulate(..., seed=s, run_ids=[i])`` stacked with :meth:`Result.concat`.
+which holds the code that makes the numbers (this module validates, prices and reports).
+Nothing a run draws depends on the other runs, so ``simulate(..., runs=20, seed=s)`` equals the
+20 single-run calls ``simulate(..., seed=s, run_ids=[i])`` stacked with :meth:`Result.concat`.
 """
 
 from __future__ import annotations
@@ -97,8 +97,7 @@ class _ProgressHook:
         self.bar.update(int(counts.sum()))
 
 
-def _simulate_with_progress(pol: Policy, means, T: int, seeds, gaps, ck, use_fast: bool,
-                            engine: str) -> Recorder:
+def _simulate_with_progress(pol: Policy, bandit, T: int, seeds, ck, use_fast: bool, engine: str) -> Recorder:
     """Simulate ``seeds`` as :func:`simulate_seeds` does, with a progress bar.
 
     A fast path runs the seeds in about ten groups (each run owns its generators, so grouping
@@ -107,20 +106,19 @@ def _simulate_with_progress(pol: Policy, means, T: int, seeds, gaps, ck, use_fas
     from tqdm.auto import tqdm
 
     R = len(seeds)
-    rec = Recorder(R, gaps, ck)
+    rec = Recorder(R, bandit.gaps, ck)
     desc = f"{pol.name}, T={T}"
     if not use_fast:
         env_gens, pol_gens = zip(*(run_generators(s) for s in seeds), strict=True)
         with tqdm(total=R * T, desc=desc, unit="round", unit_scale=True) as bar:
-            run_phases(pol, means, T, list(env_gens), list(pol_gens), rec, hook=_ProgressHook(bar))
+            run_phases(pol, np.asarray(bandit.means, dtype=float), T, list(env_gens), list(pol_gens), rec,
+                       hook=_ProgressHook(bar))
         return rec
     size = -(-R // 10)
     with tqdm(total=R, desc=desc, unit="run") as bar:
         for lo in range(0, R, size):
             part = seeds[lo : lo + size]
-            sub = Recorder(len(part), gaps, ck)
-            run_seeds(pol, means, T, part, sub, True, engine)
-            rec.take(slice(lo, lo + len(part)), sub)
+            rec.take(slice(lo, lo + len(part)), run_seeds(pol, bandit, T, part, ck, True, engine))
             bar.update(len(part))
     return rec
 
@@ -170,12 +168,10 @@ def simulate_seeds(
     cost = call_cost(pol, bandit.K, T, len(seeds), "fast" if use_fast else "phases", engine == "numba")
     check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, len(seeds))
     ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
-    means = np.asarray(bandit.means, dtype=float)
     if progress:
-        rec = _simulate_with_progress(pol, means, T, seeds, bandit.gaps, ck, use_fast, engine)
+        rec = _simulate_with_progress(pol, bandit, T, seeds, ck, use_fast, engine)
     else:
-        rec = Recorder(len(seeds), bandit.gaps, ck)
-        run_seeds(pol, means, T, seeds, rec, use_fast, engine)
+        rec = run_seeds(pol, bandit, T, seeds, ck, use_fast, engine)
     if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
         raise RuntimeError("internal error: the simulation did not cover the horizon exactly")
     if root is None:
@@ -187,7 +183,7 @@ def simulate_seeds(
     return Result(
         policy=pol.name,
         params=dict(pol.params),
-        means=means.copy(),
+        means=np.asarray(bandit.means, dtype=float).copy(),
         env_name=bandit.name,
         T=T,
         seed=int(entropy),

@@ -102,6 +102,6 @@ def simulate_trace(
     (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
     genv, gpol = run_generators(child)
     hook = _TraceHook(pol, bandit.gaps)
-    run_phases(pol, np.asarray(bandit.means, dtype=float), T, [genv], [gpol], Recorder(1, bandit.gaps, np.array([T])),
-               hook=hook)
+    rec = Recorder(1, bandit.gaps, np.array([T]))
+    run_phases(pol, np.asarray(bandit.means, dtype=float), T, [genv], [gpol], rec, hook=hook)
     return Trace(policy=pol.name, params=dict(pol.params), means=bandit.means.copy(), T=T, phases=hook.rows)

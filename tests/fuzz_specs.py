@@ -1427,6 +1427,12 @@ NOT_FUZZED = {
     "dpb.simulate.Result": "a record of simulate's output",
     "dpb.simulate.Trace": "a record of simulate_trace's output",
     "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
+    "dpb.engine.Recorder": "the recorder simulate builds for one call and a policy's fast path writes "
+    "into (its arrays come from simulate's checked arguments); fuzzed through simulate",
+    "dpb.engine.drive": "the driver of the policy protocol: it takes a policy object, its generators and "
+    "the callback of its caller (simulate, regret, interaction), which check them; fuzzed through them",
+    "dpb.engine.run_phases": "the generic engine: a policy object, generators and a Recorder built by "
+    "simulate, decompose_runs and simulate_trace from checked arguments; fuzzed through them",
     "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
     "dpb.policies.PerStepPolicy": "abstract base of the per-step policies (IMED, KL-UCB: subclasses fuzzed)",
     "dpb.coupling.follow_the_leader": "a per-step pulling rule: its arrays come from "

@@ -22,6 +22,7 @@ import numpy as np
 from .._validate import MAX_RUNS as SIMULATE_MAX_RUNS
 from .._validate import as_int, as_names, as_positive
 from ..batching import make_schedule
+from ..cost import estimate_cost
 from ..environments import INSTANCES, BernoulliBandit, instance, instance_names
 from ..estimates import BLOCK_EDGES
 from ..policies import Policy
@@ -41,7 +42,6 @@ __all__ = [
     "FIG1_EPS",
     "APPENDIX_EPS",
     "APPENDIX_INSTANCES",
-    "CHUNK_RUNS",
     "MAX_T",
     "MAX_RUNS",
     "MAX_N_EPS",
@@ -77,19 +77,11 @@ FIG1_EPS = 0.25
 APPENDIX_EPS = (0.01, 0.1, 0.5, 1.0)
 APPENDIX_INSTANCES = ("mu1", "mu2", "mu3", "mu4")
 
-#: Runs per chunk file for the per-step policies worth splitting (one run at a time inside): about
-#: 1 CPU-s a chunk at T = 1e6 (Lazy-DP-TS: 0.05-0.16 CPU-s a run, benchmarks/README.md), so that
-#: the converged scale's large blocks split into resumable, parallel tasks.
-CHUNK_RUNS = {"Lazy-DP-TS": 10}
 #: Resource limits of a cell (checked before anything is allocated or computed): the horizon (the
 #: per-step baselines still grow with T; the work bound of simulate refuses what would take
 #: minutes), the runs of a cell (a cell keeps every run's regret and pulls at ~150 checkpoints in
 #: memory), the budgets of an eps-sweep (one cell each), and the experiment seed (a 63-bit integer).
 MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
-#: Rough CPU-seconds per run at T = 1e6 (benchmarks/README.md), to start the longest tasks first:
-#: measured in ``reproduce all`` cold (mean over its cells; Lazy-DP-TS 0.05-0.16 by setting; IMED's
-#: compiled kernel 0.003-0.008; KL-UCB is not in it, its kernel 0.005-0.01 in bench_simulate).
-_COST_PER_RUN = {"Lazy-DP-TS": 0.1, "KL-UCB": 0.01, "IMED": 0.006}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -314,9 +306,11 @@ class Cell:
 
         Files break at the block edges ``20, 40, 80, ...`` of :data:`dpb.estimates.BLOCK_EDGES` (so
         a cell of ``n`` runs reuses the files of every cell of fewer runs at an edge, and the
-        paper's twenty runs are the first block of a converged cell) and, for the policies of
-        ``CHUNK_RUNS``, every ``CHUNK_RUNS[policy]`` runs."""
-        size = CHUNK_RUNS.get(self.policy, self.runs)
+        paper's twenty runs are the first block of a converged cell) and, for a policy whose class
+        sets ``cost_chunk_runs`` (Lazy-DP-TS: 10, about a CPU-second a file at T = 1e6, so that
+        the converged scale's large blocks split into resumable, parallel tasks), every
+        ``cost_chunk_runs`` runs."""
+        size = policy_class(self.policy).cost_chunk_runs or self.runs
         edges = {0, self.runs, *range(0, self.runs, size), *(e for e in BLOCK_EDGES if e < self.runs)}
         edges = sorted(edges)
         return list(zip(edges[:-1], edges[1:], strict=True))
@@ -332,10 +326,10 @@ class Cell:
         return Path(out) / "cells" / f"{self.name}.r{start}-{stop}.npz"
 
     def cost(self, runs: int | None = None) -> float:
-        """Rough CPU-seconds of ``runs`` runs (for scheduling the longest tasks first)."""
+        """Estimated CPU-seconds of ``runs`` runs (:func:`dpb.cost.estimate_cost`, pessimistic), for
+        starting the longest tasks first."""
         runs = self.runs if runs is None else runs
-        per_run = _COST_PER_RUN.get(self.policy, 0.003) * self.T / 1e6
-        return per_run * runs
+        return estimate_cost(self.policy, self.bandit(), self.T, runs, params=self.params).seconds
 
 
 @dataclass(frozen=True)

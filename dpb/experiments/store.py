@@ -68,7 +68,7 @@ def policy_sources(policy: str) -> tuple:
     the file defining the policy's class (the class itself is resolved at run time).  For a reader's
     policy that file is outside the package: its cells are keyed by its source."""
     path = _policy_file(policy)
-    simulator = cache.PACKAGE_DIR / "simulate.py"
+    simulator = cache.PACKAGE_DIR / "engine.py"
     return cache.source_files(simulator) if path is None else cache.source_files(simulator, path)
 
 
