@@ -1497,6 +1497,13 @@ NOT_FUZZED = {
 # the rest of the public API: plain, tables, estimates, cache, experiments, plotting, widgets,
 # the policy registry and helpers, the command line
 # ---------------------------------------------------------------------------------------------
+def chunk_work():
+    """The work of the experiments' worker pool (a function: built, not called, by the harness)."""
+    from dpb.experiments.execution import chunk_reply
+
+    return chunk_reply
+
+
 def B(target: str, *args, **kwargs) -> Build:
     return Build.of(target if ":" in target else "fuzz_specs:" + target, *args, **kwargs)
 
@@ -1934,6 +1941,7 @@ def tail_specs() -> list[Spec]:
             dict(
                 jobs=size(1, 4),
                 context=Kind(st.just(B("multiprocessing:get_context", "forkserver")), bad=("x", None, 3)),
+                work=Kind(st.just(B("chunk_work")), bad=("x", None, 3)),
             ),
         ),
         S(

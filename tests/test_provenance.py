@@ -55,7 +55,7 @@ for label, (where, kind) in edits.items():
         path.write_text(before + "\\n_provenance_probe = 1\\n")
     elif kind == "price":  # a price of the cost model, a class attribute cost_*: no number changes
         assert "cost_fast, cost_fast_python = (6e-8" in before
-        path.write_text(before.replace("cost_fast, cost_fast_python = (6e-8", "cost_fast, cost_fast_python = (7e-8"))
+        path.write_text(before.replace("cost_fast_python = (6e-8", "cost_fast_python = (7e-8"))
     else:  # a docstring of its own at the top: no code changes
         path.write_text('"""An edited docstring."""\\n' + before if not before.startswith('"""') else
                         before.replace('"""', '"""Edited. ', 1))

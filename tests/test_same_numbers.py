@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-EXPECTED = dict(line.rsplit(" ", 1) for line in (ROOT / "tests" / "same_numbers.txt").read_text().splitlines())
+EXPECTED = dict(line.rsplit(" ", 1) for line in (ROOT / "tests/same_numbers.txt").read_text().splitlines())
 
 
 def _cases() -> dict:

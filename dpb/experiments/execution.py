@@ -130,6 +130,20 @@ def _failure(exc: BaseException, cell: Cell, seconds: float | None) -> str:
     return describe_failure(exc, path)
 
 
+def chunk_reply(task: tuple, interrupts=None) -> tuple:
+    """Compute one chunk (``task``: the arguments of :func:`_compute_chunk`) and answer
+    ``("ok", policy, cpu_seconds)``, or ``("error", one-line cause, traceback)`` for any failure of
+    the policy's code (a ``sys.exit`` too): the work of a worker of the local pool.  A
+    ``KeyboardInterrupt`` for which ``interrupts(exc)`` is true (a real Ctrl-C) is raised."""
+    try:
+        res = _compute_chunk(*task)
+    except BaseException as exc:  # noqa: BLE001 - reported to the main process, which stops
+        if isinstance(exc, KeyboardInterrupt) and interrupts is not None and interrupts(exc):
+            raise
+        return "error", _failure(exc, task[0], task[-1]), traceback.format_exc()
+    return "ok", res.policy, float(res.extra.get("cpu_seconds", 0.0))
+
+
 def _policy_of(cell: Cell):
     """What computes ``cell``: the class registered under its name in this process when it is the
     one defined in ``cell.source`` (not loaded a second time), else the source or the name."""
@@ -289,13 +303,7 @@ class _InProcess:
     def poll(self, timeout: float) -> list:
         tag, task = self._task
         self._task = None
-        try:
-            res = _compute_chunk(*task)
-        except BaseException as exc:  # noqa: BLE001 - a policy's sys.exit too: the chunk's failure
-            if isinstance(exc, KeyboardInterrupt) and (self._watch is None or self._watch.real(exc)):
-                raise
-            return [(tag, ("error", _failure(exc, task[0], task[-1]), traceback.format_exc()))]
-        return [(tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0))))]
+        return [(tag, chunk_reply(task, lambda exc: self._watch is None or self._watch.real(exc)))]
 
     def waiting(self) -> str | None:
         return None
@@ -611,7 +619,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         else:
             from .workers import Pool
 
-            backend = Pool(min(jobs, len(todo)), _pool_context(), grace=_KILL_GRACE)
+            backend = Pool(min(jobs, len(todo)), _pool_context(), chunk_reply, grace=_KILL_GRACE,
+                           late=_timeout_cause)
             backend.start()
         try:
             with _progress_bar(len(todo), label, progress) as bar:
