@@ -359,10 +359,10 @@ def file_state(path, expected: Mapping) -> str:
     """
     path = as_path("path", path)
     as_instance("expected", expected, Mapping, "mapping")
-    return _read_checked(path, expected)[0]
+    return read_checked(path, expected)[0]
 
 
-def _read_checked(path: Path, expected: Mapping) -> tuple:
+def read_checked(path: Path, expected: Mapping) -> tuple:
     """``(state, meta, arrays)`` of the result file at ``path``: :func:`file_state`'s answer, and
     when it is ``"done"`` the metadata and every array, read once (unvalidated arguments)."""
     if not path.is_file():

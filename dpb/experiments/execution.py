@@ -29,8 +29,9 @@ from ..policies.registry import describe_failure, policy_class
 from ..cost import MAX_SECONDS, check_cost, estimate_cost
 from ..simulate import simulate
 from . import store
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file
-from .store import ExperimentResults, _out, chunk_status, claim, load
+from .files import as_cells
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, policy_file
+from .store import ExperimentResults, out_dir, chunk_status, claim, load
 
 __all__ = ["RunReport", "ChunkError", "SchedulerLostError", "run", "ensure", "connect", "chunk_time_limit",
            "MAX_JOBS", "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
@@ -104,7 +105,7 @@ def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") ->
     """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
     number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
     cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
-    cell, start, stop = store._chunk(cell, start, stop)
+    cell, start, stop = store.checked_chunk(cell, start, stop)
     if chunk_seconds is None:
         return None
     if isinstance(chunk_seconds, str):
@@ -153,7 +154,7 @@ def _policy_of(cell: Cell):
         cls = policy_class(cell.policy)
     except ValueError:  # not loaded in this process yet (a worker)
         return cell.source
-    return cls if _policy_file(cls) == cell.source else cell.source
+    return cls if policy_file(cls) == cell.source else cell.source
 
 
 def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
@@ -578,7 +579,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     """
     progress = as_flag("progress", progress)
     force = as_flag("force", force)
-    out = _out(out)
+    out = out_dir(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     desc = as_text("desc", desc)
@@ -587,7 +588,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     if scheduler is not None and not hasattr(scheduler, "submit"):
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
-    cells = _as_cells(target)
+    cells = as_cells(target)
     todo = []
     report = RunReport()
     for cell in cells:

@@ -12,9 +12,8 @@ import hashlib
 import json
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from os import PathLike
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +86,7 @@ MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
 # ----------------------------------------------------------------------------------------------
 # specifications
 # ----------------------------------------------------------------------------------------------
-def _canonical(obj) -> str:
+def canonical_json(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
@@ -112,14 +111,14 @@ def _plain(value):
     raise TypeError(f"parameter values must be numbers, strings or None, got {type(value).__name__}")
 
 
-def _policy_name(policy) -> str:
+def policy_name(policy) -> str:
     """The registered name of ``policy`` (a name, a ``"file.py:Class"`` reference or a class)."""
     if isinstance(policy, str) or (isinstance(policy, type) and issubclass(policy, Policy)):
         return policy_class(policy).name
     raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
 
 
-def _policy_file(policy) -> str:
+def policy_file(policy) -> str:
     """``"path/file.py:Class"`` for a policy defined outside the package in a real file, so that a
     worker process can load it; ``""`` for the package's own policies (and for classes without a
     file, e.g. defined in a notebook: those run in this process only, ``jobs=1``)."""
@@ -153,7 +152,7 @@ def paper_params(policy, eps: float | None = None) -> dict:
     """
     if eps is not None:  # checked even for the policies without a budget
         eps = float(as_positive("eps", eps, allow_inf=False))
-    return policy_class(_policy_name(policy)).paper_params(eps)
+    return policy_class(policy_name(policy)).paper_params(eps)
 
 
 @dataclass(frozen=True)
@@ -199,7 +198,7 @@ class Cell:
         if not isinstance(self.policy, str):
             raise TypeError(f"Cell.policy must be a registered policy name (str), got "
                             f"{type(self.policy).__name__} {self.policy!r}")
-        name = _policy_name(self.policy)  # ValueError listing the names for an unknown one
+        name = policy_name(self.policy)  # ValueError listing the names for an unknown one
         if name != self.policy:
             raise ValueError(f"Cell.policy must be the registered name {name!r}, got {self.policy!r} "
                              f"(Cell.make canonicalises it)")
@@ -214,7 +213,7 @@ class Cell:
         if not isinstance(params, dict):
             raise ValueError(f"Cell.params_json must be a JSON object (the policy's parameters), got "
                              f"{self.params_json!r}")
-        object.__setattr__(self, "params_json", _canonical(params))
+        object.__setattr__(self, "params_json", canonical_json(params))
         try:
             policy_class(self.policy)(**params)
         except TypeError as exc:
@@ -251,7 +250,7 @@ class Cell:
     def make(cls, policy, env, T: int, runs: int, params: Mapping | None = None) -> Cell:
         """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
         class, ``env`` an instance name, a vector of means or a bandit."""
-        name = _policy_name(policy)
+        name = policy_name(policy)
         if isinstance(env, str):
             bandit = instance(env)
         elif isinstance(env, BernoulliBandit):
@@ -261,10 +260,10 @@ class Cell:
         label = bandit.name if bandit.name in INSTANCES else "custom"
         T = as_int("T", T, minimum=1, maximum=MAX_T)
         runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-        params_json = _canonical(_plain(dict(params or {})))
+        params_json = canonical_json(_plain(dict(params or {})))
         policy_class(policy)(**json.loads(params_json))  # fail early on bad parameters
         return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs,
-                   _policy_file(policy))
+                   policy_file(policy))
 
     @property
     def params(self) -> dict:
@@ -292,7 +291,7 @@ class Cell:
     @property
     def digest(self) -> str:
         """SHA-256 (hex) of the canonical JSON of :attr:`key`."""
-        return hashlib.sha256(_canonical(self.key).encode()).hexdigest()
+        return hashlib.sha256(canonical_json(self.key).encode()).hexdigest()
 
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
@@ -383,13 +382,13 @@ def _check_algorithms(algorithms) -> tuple:
         algorithms = (algorithms,)
     algos = tuple(algorithms)
     for a in algos:
-        _policy_name(a)  # fail early on unknown names
+        policy_name(a)  # fail early on unknown names
     if not algos:
         raise ValueError("algorithms must name at least one policy")
     return algos
 
 
-def _fmt_T(T: int) -> str:
+def format_T(T: int) -> str:
     """``10^6`` for powers of ten, else the integer."""
     k = round(math.log10(T)) if T > 0 else 0
     return f"10^{k}" if 10**k == T else str(T)
@@ -413,7 +412,7 @@ def figure1(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
     """Figure 1 of the paper: regret against t at eps = 0.25 on mu1 (left) and mu2 (right)."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses them
     eps = float(as_positive("eps", eps, allow_inf=False))
-    return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {_fmt_T(T)}, {runs} runs",
+    return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {format_T(T)}, {runs} runs",
                             instances, (eps,), T, runs, algorithms)
 
 
@@ -422,7 +421,7 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
              algorithms: Sequence[str] = ALGORITHMS) -> Experiment:
     """Figures of the appendix 'Extended Experiments': mu1..mu4 x eps in {0.01, 0.1, 0.5, 1}."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses it
-    text = f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {_fmt_T(T)}, {runs} runs"
+    text = f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {format_T(T)}, {runs} runs"
     return _grid_experiment("appendix", text, instances, eps_values, T, runs, algorithms)
 
 
@@ -443,7 +442,7 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
         params = {"eps": eps, "n0": 1, "alpha": float(alpha)}
         settings.append(Setting(instance(env).name, eps, (Cell.make(policy, env, T, runs, params),)))
     return Experiment("eps-sweep", f"Regret against eps: {policy} (alpha = {alpha:g}) on {env}, "
-                      f"T = {_fmt_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
+                      f"T = {format_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
 
 
 def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
@@ -460,7 +459,7 @@ def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EP
                                 else {"eps": e, "elimination": rule}) for rule in ELIMINATION_RULES)
         settings.append(Setting(instance(env).name, e, cells))
     return Experiment("dpse-readings", f"DP-SE, every reading of its elimination rule: eps = {eps:g}, "
-                      f"T = {_fmt_T(T)}, {runs} runs", tuple(settings), T, runs)
+                      f"T = {format_T(T)}, {runs} runs", tuple(settings), T, runs)
 
 
 def experiment(name: str, *, T: int | None = None, runs: int | None = None,
@@ -483,7 +482,7 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     if extra and name == "eps-sweep":
         raise ValueError("extra policies apply to fig1 and appendix, not to the eps-sweep")
     if extra:
-        names = [_policy_name(p) for p in extra]  # loads files, checks the names
+        names = [policy_name(p) for p in extra]  # loads files, checks the names
         kw["algorithms"] = ALGORITHMS + tuple(p for p, n in zip(extra, names, strict=True)
                                               if n not in ALGORITHMS)
     if name == "fig1":
@@ -491,27 +490,3 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     if name == "appendix":
         return appendix(**kw)
     return eps_sweep(**kw, **({} if n_eps is None else {"n_eps": n_eps}))
-
-
-def _as_cells(target) -> tuple:
-    """The distinct cells of an experiment, a cell, an experiment name or a list of them, in order."""
-    if isinstance(target, Experiment):
-        return target.cells
-    if isinstance(target, Cell):
-        return (target,)
-    if isinstance(target, str) and target not in EXPERIMENT_NAMES or isinstance(target, PathLike):
-        from .files import read_experiment  # an experiment file
-
-        return read_experiment(target).cells
-    if isinstance(target, str):
-        return experiment(target).cells
-    if isinstance(target, Iterable):
-        seen: dict[Cell, None] = {}
-        for t in target:
-            for c in _as_cells(t):
-                seen.setdefault(c, None)
-        return tuple(seen)
-    raise TypeError(f"target must be an Experiment, a Cell, an experiment name, a path to an experiment file "
-                    f"or a list of them, "
-                    f"got {target!r}")
-
