@@ -33,7 +33,7 @@ import numpy as np
 
 from ._io import array_checksum
 from ._jit import engine_name
-from ._validate import as_path, as_file, as_instance
+from ._validate import as_file, as_instance, as_path
 from ._version import __version__
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "source_files",
     "source_hash",
     "provenance",
+    "cache_key",
     "read_meta",
     "file_state",
     "remove_orphan_temporaries",
@@ -329,6 +330,41 @@ def provenance(*roots) -> dict:
     seed gives other runs)."""
     return {"dpb_version": __version__, "numpy_version": np.__version__, "source_hash": source_hash(*roots),
             "engine": engine_name()}
+
+
+# ----------------------------------------------------------------------------------------------
+# keys
+# ----------------------------------------------------------------------------------------------
+def cache_key(kind: str, params: dict) -> str:
+    """A file-name-safe key: ``kind``, then the first 24 hex digits of the SHA-256 of the parameters
+    (canonical JSON).  The code that made a file is recorded inside it (:func:`provenance`; see
+    :func:`dpb.regret.cached_runs`)."""
+    if not isinstance(kind, str) or not kind.isidentifier():
+        raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
+    as_instance("params", params, dict, "dict")
+    try:
+        text = json.dumps(params, sort_keys=True, default=_json_default)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"params must hold JSON-serialisable values (numbers, strings, arrays): "
+                        f"{exc}") from None
+    digest = hashlib.sha256(text.encode()).hexdigest()[:24]
+    return f"{kind}-{digest}"
+
+
+def as_recorded(obj):
+    """``obj`` as a result file records it (JSON: tuples become lists, numpy scalars and arrays plain
+    numbers and lists), to compare with what a file holds (:func:`file_state`)."""
+    return json.loads(json.dumps(obj, default=_json_default))
+
+
+def _json_default(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    raise TypeError(f"cannot hash parameter of type {type(obj).__name__}")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -90,14 +90,19 @@ def resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np
     elif isinstance(checkpoints, (int, np.integer)) and not isinstance(checkpoints, bool):
         all_, log, lin = checkpoint_grid(T, int(checkpoints), int(checkpoints))
     else:
-        arr = np.asarray(checkpoints)
-        if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError("checkpoints must be None, an int (points per grid) or a 1-d array of rounds")
-        if arr.min() < 1 or arr.max() > T:
-            raise ValueError(f"checkpoints must lie in [1, T={T}], got range [{arr.min()}, {arr.max()}]")
-        all_ = np.union1d(arr, [T]).astype(np.int64)
-        log = lin = all_
+        all_ = log = lin = rounds_until("checkpoints", checkpoints, T, "None, an int (points per grid) or ")
     return all_, np.isin(all_, log), np.isin(all_, lin)
+
+
+def rounds_until(name: str, values, T: int, also: str = "") -> np.ndarray:
+    """``values``, a non-empty 1-d array of integer rounds in [1, T], sorted and unique with T added;
+    a ``ValueError`` naming ``name`` otherwise (``also``: what else the argument may be)."""
+    arr = np.asarray(values)
+    if arr.ndim != 1 or arr.size == 0 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must be {also}a non-empty 1-d array of integer rounds")
+    if arr.min() < 1 or arr.max() > T:
+        raise ValueError(f"{name} must lie in [1, T={T}], got range [{arr.min()}, {arr.max()}]")
+    return np.union1d(arr, [T]).astype(np.int64)
 
 
 # ----------------------------------------------------------------------------------------------

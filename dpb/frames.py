@@ -1,17 +1,7 @@
 """Tidy results: regret curves in long format, as columns, a pandas DataFrame, CSV or Parquet.
 
-One row per run and checkpoint, with the columns of :data:`COLUMNS`:
-
-==============  ==============================================================================
-``experiment``  the experiment's name (empty for a lone :class:`~dpb.simulate.Result`)
-``instance``    the instance's name (``"mu1"``...), or ``"custom"``
-``eps``         the privacy budget of the setting (NaN for a non-private policy run alone)
-``policy``      the policy's name
-``params``      its parameters, canonical JSON (``{"alpha":2,"eps":0.25,"n0":1}``)
-``run``         the run's id (child ``run`` of the cell's root seed)
-``t``           the round of the checkpoint
-``regret``      the pseudo-regret sum_a Delta_a N_a(t) of that run at round t
-==============  ==============================================================================
+One row per run and checkpoint, with the columns of :data:`COLUMNS` (described in
+:mod:`dpb.result`): experiment, instance, eps, policy, params, run, t, regret.
 
 In an experiment, a policy without a budget (IMED) appears in every setting of its instance,
 with the setting's ``eps``, so that each setting (a panel of a figure) is complete.

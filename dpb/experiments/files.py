@@ -210,49 +210,54 @@ def _check(raw: dict, where: str) -> dict:
 
 def _check_instances(raw: dict, where: str) -> list:
     """``[{"name": ..., "means": [...] or None}]``: a named instance has ``means`` None."""
-    items = []
-    if "means" in raw:
-        items.append({"name": "custom", "means": raw["means"]})
     listed = raw.get("instances", [])
     if isinstance(listed, (str, Mapping)):
         listed = [listed]
     if not isinstance(listed, list):
         raise _err(where, f"'instances' must be a list of instance names and {{name, means}} tables, got "
                           f"{listed!r}")
-    for item in listed:
-        if isinstance(item, str):
-            try:
-                instance(item)
-            except ValueError as exc:
-                raise _err(where, f"'instances': {exc}") from None
-            items.append({"name": item.strip().lower(), "means": None})
-        elif isinstance(item, Mapping) and set(item) <= {"name", "means"} and "means" in item:
-            label = item.get("name", "custom")
-            if not isinstance(label, str) or not label.strip():
-                raise _err(where, f"an instance's 'name' must be a non-empty string, got {label!r}")
-            if label.strip().lower() in instance_names():
-                raise _err(where, f"{label!r} is the name of one of the paper's instances: call your "
-                                  f"means another name, or list the name alone")
-            items.append({"name": label.strip(), "means": item["means"]})
-        else:
-            raise _err(where, f"each instance must be a name ({', '.join(instance_names())}) or a table "
-                              f"{{name = ..., means = [...]}}, got {item!r}")
+    items = ([{"name": "custom", "means": raw["means"]}] if "means" in raw else []) + [
+        _check_instance(item, where) for item in listed]
     if not items:
         raise _err(where, "no instance: give 'instances' (names or {name, means} tables) or 'means'")
     for item in items:
         if item["means"] is not None:
-            if isinstance(item["means"], str):
-                raise _err(where, f"the means of {item['name']!r} must be a list of numbers, got "
-                                  f"{item['means']!r}")
-            try:
-                bandit = BernoulliBandit(item["means"])
-            except (TypeError, ValueError) as exc:
-                raise _err(where, f"instance {item['name']!r}: {exc}") from None
-            item["means"] = [float(m) for m in bandit.means]
+            item["means"] = _check_means(item["name"], item["means"], where)
     names = [i["name"] for i in items]
     if len(set(names)) != len(names):
         raise _err(where, f"instance names must be distinct, got {names}")
     return items
+
+
+def _check_instance(item, where: str) -> dict:
+    """One entry of ``instances``: a paper's instance name, or a table ``{name, means}``."""
+    if isinstance(item, str):
+        try:
+            instance(item)
+        except ValueError as exc:
+            raise _err(where, f"'instances': {exc}") from None
+        return {"name": item.strip().lower(), "means": None}
+    if not (isinstance(item, Mapping) and set(item) <= {"name", "means"} and "means" in item):
+        raise _err(where, f"each instance must be a name ({', '.join(instance_names())}) or a table "
+                          f"{{name = ..., means = [...]}}, got {item!r}")
+    label = item.get("name", "custom")
+    if not isinstance(label, str) or not label.strip():
+        raise _err(where, f"an instance's 'name' must be a non-empty string, got {label!r}")
+    if label.strip().lower() in instance_names():
+        raise _err(where, f"{label!r} is the name of one of the paper's instances: call your "
+                          f"means another name, or list the name alone")
+    return {"name": label.strip(), "means": item["means"]}
+
+
+def _check_means(name: str, means, where: str) -> list:
+    """The means of the instance ``name`` as a list of floats (those of a valid Bernoulli bandit)."""
+    if isinstance(means, str):
+        raise _err(where, f"the means of {name!r} must be a list of numbers, got {means!r}")
+    try:
+        bandit = BernoulliBandit(means)
+    except (TypeError, ValueError) as exc:
+        raise _err(where, f"instance {name!r}: {exc}") from None
+    return [float(m) for m in bandit.means]
 
 
 def _check_eps(raw: dict, where: str) -> tuple:
