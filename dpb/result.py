@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -117,17 +117,8 @@ class Result:
     elapsed: float = float("nan")
     extra: dict = field(default_factory=dict)
 
-    _ARRAYS = (
-        "means",
-        "run_ids",
-        "checkpoints",
-        "log_grid",
-        "linear_grid",
-        "regret",
-        "pulls",
-        "n_phases",
-        "laplace_draws",
-    )
+    _ARRAYS = ("means", "run_ids", "checkpoints", "log_grid", "linear_grid", "regret", "pulls", "n_phases",
+               "laplace_draws")
 
     @property
     def runs(self) -> int:
@@ -194,10 +185,12 @@ class Result:
         mask = self.log_grid if grid == "log" else self.linear_grid
         return self.checkpoints[mask], self.regret[:, mask]
 
+    #: The metadata two results must share to be compared or concatenated (the timing aside).
+    _META = ("policy", "params", "env_name", "T", "seed", "spawn_key", "engine")
+
     def same_as(self, other: Result) -> bool:
         """True when every array and parameter is identical (the timing is ignored)."""
-        meta = ("policy", "params", "env_name", "T", "seed", "spawn_key", "engine")
-        return all(getattr(self, k) == getattr(other, k) for k in meta) and all(
+        return all(getattr(self, k) == getattr(other, k) for k in self._META) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in self._ARRAYS
         )
 
@@ -215,42 +208,18 @@ class Result:
                                 f"{type(r).__name__}")
         first = results[0]
         for r in results[1:]:
-            same = (
-                r.policy == first.policy
-                and r.params == first.params
-                and r.T == first.T
-                and r.seed == first.seed
-                and r.spawn_key == first.spawn_key
-                and r.engine == first.engine
-                and np.array_equal(r.means, first.means)
-                and np.array_equal(r.checkpoints, first.checkpoints)
-            )
-            if not same:
+            same = all(getattr(r, k) == getattr(first, k) for k in cls._META if k != "env_name")
+            if not (same and np.array_equal(r.means, first.means)
+                    and np.array_equal(r.checkpoints, first.checkpoints)):
                 raise ValueError(
                     "results to concatenate must share policy, params, means, T, seed, engine and checkpoints"
                 )
-        stack = {k: np.concatenate([getattr(r, k) for r in results]) for k in ("run_ids", "regret", "pulls")}
+        stack = {k: np.concatenate([getattr(r, k) for r in results])
+                 for k in ("run_ids", "regret", "pulls", "n_phases", "laplace_draws")}
         if np.unique(stack["run_ids"]).size != stack["run_ids"].size:
             raise ValueError("results to concatenate must hold distinct runs (a run id appears twice)")
-        stack.update(
-            {k: np.concatenate([getattr(r, k) for r in results]) for k in ("n_phases", "laplace_draws")}
-        )
-        return cls(
-            policy=first.policy,
-            params=first.params,
-            means=first.means,
-            env_name=first.env_name,
-            T=first.T,
-            seed=first.seed,
-            spawn_key=first.spawn_key,
-            checkpoints=first.checkpoints,
-            log_grid=first.log_grid,
-            linear_grid=first.linear_grid,
-            engine=first.engine,
-            elapsed=float(sum(r.elapsed for r in results)),
-            extra=dict(first.extra),
-            **stack,
-        )
+        elapsed = float(sum(r.elapsed for r in results))
+        return replace(first, elapsed=elapsed, extra=dict(first.extra), **stack)
 
     # -- persistence ---------------------------------------------------------------------------
     def save(self, path) -> Path:
@@ -258,39 +227,22 @@ class Result:
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
-        meta = {
-            "policy": self.policy,
-            "params": self.params,
-            "env_name": self.env_name,
-            "T": self.T,
-            "seed": str(self.seed),
-            "spawn_key": list(self.spawn_key),
-            "engine": self.engine,
-            "elapsed": self.elapsed,
-            "extra": self.extra,
-        }
+        meta = {"policy": self.policy, "params": self.params, "env_name": self.env_name, "T": self.T,
+                "seed": str(self.seed), "spawn_key": list(self.spawn_key), "engine": self.engine,
+                "elapsed": self.elapsed, "extra": self.extra}
         return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 
     @classmethod
     def load(cls, path) -> Result:
         """Read a result written by :meth:`save`."""
         with np.load(Path(path), allow_pickle=False) as data:
-            return cls._from_stored(json.loads(str(data["meta"])), data)
+            return cls.from_stored(json.loads(str(data["meta"])), data)
 
     @classmethod
-    def _from_stored(cls, meta: dict, arrays) -> Result:
+    def from_stored(cls, meta: dict, arrays) -> Result:
         """The result whose file held ``meta`` and ``arrays`` (see :meth:`save`; ``arrays``: any
         mapping holding at least the result's arrays, e.g. the open archive)."""
-        arrays = {k: arrays[k] for k in cls._ARRAYS}
-        return cls(
-            policy=meta["policy"],
-            params=meta["params"],
-            env_name=meta["env_name"],
-            T=int(meta["T"]),
-            seed=int(meta["seed"]),
-            spawn_key=tuple(meta["spawn_key"]),
-            engine=meta["engine"],
-            elapsed=float(meta["elapsed"]),
-            extra=meta.get("extra", {}),
-            **arrays,
-        )
+        return cls(policy=meta["policy"], params=meta["params"], env_name=meta["env_name"], T=int(meta["T"]),
+                   seed=int(meta["seed"]), spawn_key=tuple(meta["spawn_key"]), engine=meta["engine"],
+                   elapsed=float(meta["elapsed"]), extra=meta.get("extra", {}),
+                   **{k: arrays[k] for k in cls._ARRAYS})

@@ -126,6 +126,21 @@ def _simulate_with_progress(pol: Policy, bandit, T: int, seeds, ck, use_fast: bo
 # ----------------------------------------------------------------------------------------------
 # public entry points
 # ----------------------------------------------------------------------------------------------
+def _priced(policy, params, env, T, fast, engine, runs: int, max_seconds) -> tuple:
+    """``(policy, bandit, T, fast path?, engine)`` checked, and the call refused when its estimated
+    cost is above ``max_seconds``."""
+    fast = as_flag("fast", fast)
+    pol, bandit = as_policy(policy, params), as_bandit(env)
+    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
+    if T < pol.min_horizon(bandit.K):
+        raise ValueError(f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
+                         f"(its initialisation pulls every arm), got T={T}")
+    engine, use_fast = check_engine(engine), uses_fast_path(pol, fast)
+    cost = call_cost(pol, bandit.K, T, runs, "fast" if use_fast else "phases", engine == "numba")
+    check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, runs)
+    return pol, bandit, T, use_fast, engine
+
+
 def simulate_seeds(
     policy: PolicySpec,
     env,
@@ -143,17 +158,8 @@ def simulate_seeds(
 ) -> Result:
     """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`;
     ``max_seconds``, ``progress`` and ``engine`` as there)."""
-    fast = as_flag("fast", fast)
     progress = as_flag("progress", progress)
     t_start = time.perf_counter()
-    pol = as_policy(policy, params)
-    bandit = as_bandit(env)
-    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
-    if T < pol.min_horizon(bandit.K):
-        raise ValueError(
-            f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
-            f"(its initialisation pulls every arm), got T={T}"
-        )
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"seeds must be a sequence of SeedSequence, got {type(seeds).__name__}")
     seeds = list(seeds)
@@ -163,10 +169,7 @@ def simulate_seeds(
         raise ValueError(f"runs: at most {MAX_RUNS} runs per call, got {len(seeds)}")
     if not all(isinstance(s, np.random.SeedSequence) for s in seeds):
         raise TypeError("seeds must be numpy SeedSequence objects (see child_seeds)")
-    engine = check_engine(engine)
-    use_fast = uses_fast_path(pol, fast)
-    cost = call_cost(pol, bandit.K, T, len(seeds), "fast" if use_fast else "phases", engine == "numba")
-    check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, len(seeds))
+    pol, bandit, T, use_fast, engine = _priced(policy, params, env, T, fast, engine, len(seeds), max_seconds)
     ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
     if progress:
         rec = _simulate_with_progress(pol, bandit, T, seeds, ck, use_fast, engine)
@@ -174,31 +177,15 @@ def simulate_seeds(
         rec = run_seeds(pol, bandit, T, seeds, ck, use_fast, engine)
     if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
         raise RuntimeError("internal error: the simulation did not cover the horizon exactly")
-    if root is None:
-        root_ss = seeds[0]
-        entropy, key = root_ss.entropy, tuple(root_ss.spawn_key[:-1])
-    else:
-        entropy, key = root.entropy, tuple(root.spawn_key)
+    root = root or np.random.SeedSequence(seeds[0].entropy, spawn_key=seeds[0].spawn_key[:-1])
     ids = np.array([s.spawn_key[-1] if s.spawn_key else 0 for s in seeds] if run_ids is None else run_ids)
-    return Result(
-        policy=pol.name,
-        params=dict(pol.params),
-        means=np.asarray(bandit.means, dtype=float).copy(),
-        env_name=bandit.name,
-        T=T,
-        seed=int(entropy),
-        spawn_key=tuple(int(k) for k in key),
-        run_ids=ids.astype(np.int64),
-        checkpoints=ck,
-        log_grid=log_mask,
-        linear_grid=lin_mask,
-        regret=rec.regret,
-        pulls=rec.pulls,
-        n_phases=rec.phases,
-        laplace_draws=rec.laplace,
-        engine=("phases" if not use_fast else engine if takes_engine(pol) else "fast"),
-        elapsed=time.perf_counter() - t_start,
-    )
+    means = np.asarray(bandit.means, dtype=float).copy()
+    return Result(policy=pol.name, params=dict(pol.params), means=means, env_name=bandit.name, T=T,
+                  seed=int(root.entropy), spawn_key=tuple(int(k) for k in root.spawn_key),
+                  run_ids=ids.astype(np.int64), checkpoints=ck, log_grid=log_mask, linear_grid=lin_mask,
+                  regret=rec.regret, pulls=rec.pulls, n_phases=rec.phases, laplace_draws=rec.laplace,
+                  engine=("phases" if not use_fast else engine if takes_engine(pol) else "fast"),
+                  elapsed=time.perf_counter() - t_start)
 
 
 def simulate(
@@ -278,7 +265,6 @@ def simulate(
     >>> simulate("DP-KLUCB", [0.9, 0.8], 10_000, seed=1, eps=0.5, alpha=2).params["alpha"]
     2
     """
-    fast = as_flag("fast", fast)
     progress = as_flag("progress", progress)
     params = merge_params("simulate", policy, params, policy_params)
     root = as_seed_sequence("seed", seed)
@@ -299,13 +285,7 @@ def simulate(
         if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
     # the estimate before the seeds of a million runs (seconds) are built
-    pol = as_policy(policy, params)
-    bandit = as_bandit(env)
-    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
-    engine = check_engine(engine)
-    cost = call_cost(pol, bandit.K, T, run_ids.size, "fast" if uses_fast_path(pol, fast) else "phases",
-                     engine == "numba")
-    check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, run_ids.size)
+    pol, bandit, T, _, engine = _priced(policy, params, env, T, fast, engine, run_ids.size, max_seconds)
     seeds = child_seeds(root, run_ids)
     return simulate_seeds(
         pol, bandit, T, seeds, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,

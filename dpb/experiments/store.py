@@ -172,7 +172,7 @@ def load_cell(cell: Cell, out: Path, seed: int) -> Result:
         state, meta, arrays = cache.read_checked(cell.path(out, a, b), expected_stamp(cell, a, b, seed))
         if state != "done":
             raise MissingResultsError(f"{cell.name} runs {a}-{b} is {state} in {out}")
-        part = Result._from_stored(meta, arrays)
+        part = Result.from_stored(meta, arrays)
         if (part.policy, part.T, tuple(float(m) for m in part.means)) != (cell.policy, cell.T, cell.means):
             raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: its {part.policy} runs on arm "
                                       f"means {part.means.tolist()}, T={part.T} do not match its key; "
