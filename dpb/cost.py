@@ -33,7 +33,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from ._params import merge_params
-from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_flag, as_int, check_seconds
+from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, check_seconds
+from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
 from .policies._tapes import ENGINES, check_engine
 from .policies.registry import as_policy
@@ -41,6 +42,10 @@ from .policies.registry import as_policy
 __all__ = ["MAX_SECONDS", "Cost", "estimate_cost", "FAST_COST_OTHER", "FAST_PHASE_COST", "PHASE_COST",
            "STEP_COST", "TRANSCRIPT_COST"]
 
+#: Default limit of one call's estimated cost, in CPU-seconds (``max_seconds`` of
+#: :func:`dpb.simulate.simulate`; the same default bounds :mod:`dpb.reference`,
+#: :mod:`dpb.interaction` and :mod:`dpb.coupling`).
+MAX_SECONDS = _MAX_SECONDS
 #: CPU-seconds per decision, as ``(per round or lock-step phase, per round or phase of one run)``:
 #: a fast path without prices of its own (``cost_fast`` of its class) ...
 FAST_COST_OTHER = (5e-6, 1e-6)
@@ -49,6 +54,7 @@ FAST_PHASE_COST = (2e-4, 5e-6)
 #: ... the generic engine on a batched policy (phase sums, few phases) and on a policy deciding
 #: in every round (one index per round) ...
 PHASE_COST = (5e-4, 1e-5)
+#: ... (the generic engine on a policy deciding in every round) ...
 STEP_COST = (5e-4, 3e-5)
 #: ... and the transcript engine of :mod:`dpb.interaction` (DP-IMED at T = 10^6: 12 s for 1 run,
 #: 52 s for 10; IMED at T = 10^4: 1.1 s for 10 runs).

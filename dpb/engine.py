@@ -265,7 +265,7 @@ def drive(policy, K: int, T: int, policy_gens, play, hook=None) -> None:
     lock-step: the one driver of the policy protocol.
 
     Each phase: ``policy.decide`` plans it (checked by :func:`dpb.plans.check_plan`), the plan is cut
-    at the horizon (:func:`truncate`), ``play(rows, t0, counts)`` returns the reward sums it
+    at the horizon (``truncate``), ``play(rows, t0, counts)`` returns the reward sums it
     observes (one row per run, one column per arm), ``policy.update`` takes them.  ``hook``, if
     given, sees every phase just before and after the update (``before_update`` and
     ``after_update(rows, t0, counts, sums)``).

@@ -1,6 +1,6 @@
 """Tidy results: regret curves in long format, as columns, a pandas DataFrame, CSV or Parquet.
 
-One row per run and checkpoint, with the columns of :data:`COLUMNS` (described in
+One row per run and checkpoint, with the columns of :data:`dpb.result.COLUMNS` (described in
 :mod:`dpb.result`): experiment, instance, eps, policy, params, run, t, regret.
 
 In an experiment, a policy without a budget (IMED) appears in every setting of its instance,
@@ -30,7 +30,7 @@ FORMATS = ("csv", "parquet")
 def result_rows(result, grid: str = "all", *, experiment: str = "", instance: str | None = None,
                 eps: float | None = None) -> dict:
     """The long format of one :class:`~dpb.simulate.Result`: a dict of equal-length columns
-    (:data:`COLUMNS`); see :meth:`dpb.result.Result.to_rows`."""
+    (:data:`dpb.result.COLUMNS`); see :meth:`dpb.result.Result.to_rows`."""
     if not isinstance(result, Result):
         raise TypeError(f"result must be a dpb.simulate.Result, got {type(result).__name__}")
     return result.to_rows(grid, experiment=experiment, instance=instance, eps=eps)

@@ -285,7 +285,7 @@ class LeaderAdversary(Adversary):
 # ----------------------------------------------------------------------------------------------
 def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Generator]:
     """One policy generator per run: run ``i`` uses child ``offset + i`` of ``SeedSequence(seed)``
-    (:func:`dpb.engine.policy_generators`).
+    (``dpb.engine.policy_generators``).
 
     Children are built from their spawn keys, so the generator of a run does not depend on how
     many runs are drawn together (``run_generators_fast(s, 10)[3]`` equals

@@ -31,7 +31,7 @@ How long a call may take
 ------------------------
 Before any work, :func:`simulate` estimates the call's cost with the cost model of :mod:`dpb.cost`
 (:func:`estimate_cost`) and refuses (``ValueError`` naming ``T`` and ``runs``) a call estimated
-above ``max_seconds`` CPU-seconds (default :data:`MAX_SECONDS`, two minutes); ``max_seconds=None``
+above ``max_seconds`` CPU-seconds (default :data:`~dpb.cost.MAX_SECONDS`, two minutes); ``max_seconds=None``
 lifts the limit.
 
 Randomness
@@ -52,8 +52,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ._params import merge_params
-from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_flag, as_int, as_seed_sequence
-from .cost import Cost, call_cost, check_cost, estimate_cost, uses_fast_path
+from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, as_seed_sequence
+from .cost import MAX_SECONDS, Cost, call_cost, check_cost, estimate_cost, uses_fast_path
 from .engine import (Recorder, checkpoint_grid, child_seeds, resolve_checkpoints, run_generators, run_phases,
                      run_seeds, takes_engine)
 from .environments import as_bandit
@@ -241,7 +241,7 @@ def simulate(
         ``"phases"`` when the generic engine ran, ``"fast"`` for a fast path of one engine).
     max_seconds : float or None
         Refuse, before any work, a call whose estimated cost (:func:`estimate_cost`, a
-        pessimistic model) exceeds this many CPU-seconds; default :data:`MAX_SECONDS` (120).
+        pessimistic model) exceeds this many CPU-seconds; default :data:`~dpb.cost.MAX_SECONDS` (120).
         None lifts the limit: the call then runs as long as it takes (Ctrl-C stops it).
     progress : bool
         Show a progress bar (``tqdm``): finished runs on a fast path (runs are then simulated in

@@ -543,7 +543,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     max_seconds : float or None
         Refuse, before any work, a run with a chunk (one :func:`~dpb.simulate.simulate` call)
         estimated above this many CPU-seconds (:func:`~dpb.simulate.estimate_cost`; default
-        :data:`~dpb.simulate.MAX_SECONDS`); None lifts the limit.
+        :data:`~dpb.cost.MAX_SECONDS`); None lifts the limit.
     chunk_seconds : float, "auto" or None
         Stop a chunk that runs longer than this many wall-clock seconds (a policy that loops
         forever) and end the run with a :class:`ChunkError` naming the cell; ``"auto"`` (default):

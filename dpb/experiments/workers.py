@@ -143,7 +143,7 @@ def main_script_hidden():
 class Pool:
     """``jobs`` worker processes, one pipe each, each answering ``work(task)`` to every task (a
     module-level function, sent to the workers by reference: for the experiments,
-    :func:`dpb.experiments.execution.chunk_reply`); :meth:`submit` a task to an idle worker,
+    ``dpb.experiments.execution.chunk_reply``); :meth:`submit` a task to an idle worker,
     :meth:`poll` for answers, :meth:`close` (let them finish) or :meth:`kill` (at once).
 
     ``poll`` returns ``(tag, reply)`` pairs: ``reply`` is what ``work`` returned (for the
