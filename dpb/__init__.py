@@ -48,8 +48,10 @@ _SUBMODULES = (
     "cache",
     "chapters",
     "concentration",
+    "cost",
     "coupling",
     "divergences",
+    "engine",
     "environments",
     "estimates",
     "experiments",
@@ -62,8 +64,10 @@ _SUBMODULES = (
     "privacy",
     "reference",
     "regret",
+    "result",
     "simulate",
     "tables",
+    "trace",
     "widgets",
 )
 #: re-exported names and the submodule defining each

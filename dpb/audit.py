@@ -60,10 +60,10 @@ from ._params import merge_params
 from ._validate import MAX_RUNS, MAX_SECONDS, as_choice, as_float_array, as_int, as_real, check_real
 from .interaction import (
     Transcript,
-    _check_transcript,
-    _rewards_list,
+    check_transcript,
+    rewards_list,
     neighbouring_list,
-    _check_work,
+    check_work,
     run_on_list,
 )
 from .policies import DPIMED, DPKLUCB, Policy
@@ -180,7 +180,7 @@ def event_family(tr: Transcript, t_star: int, horizons=None) -> tuple[np.ndarray
     names : list of str
         A readable description of each event.
     """
-    _check_transcript("tr", tr)
+    check_transcript("tr", tr)
     T, K = tr.T, tr.K
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
     hs = _horizons(T, t_star) if horizons is None else _check_horizons(horizons, T)
@@ -367,8 +367,8 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float |
     -------
     AuditResult
     """
-    _check_transcript("tr1", tr1)
-    _check_transcript("tr2", tr2)
+    check_transcript("tr1", tr1)
+    check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
     if eps is not None and claimed_eps is not None:
@@ -501,8 +501,8 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
     -------
     AuditResult
     """
-    r = _rewards_list("rewards", rewards)
-    rp = _rewards_list("rewards_prime", rewards_prime)
+    r = rewards_list("rewards", rewards)
+    rp = rewards_list("rewards_prime", rewards_prime)
     if r.shape != rp.shape or r.ndim != 1:
         raise ValueError("rewards and rewards_prime must be 1-d lists of the same length")
     diff = np.flatnonzero(r != rp)
@@ -519,7 +519,7 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
         eps = as_real("claimed_eps", eps, low=0.0, low_open=True)
     _confidence(confidence)
     pol = as_policy(policy, merge_params("audit_lists", policy, params, policy_params))
-    _check_work("audit_lists (both lists)", r.size, 2 * runs, max_seconds)
+    check_work("audit_lists (both lists)", r.size, 2 * runs, max_seconds)
     tr1 = run_on_list(pol, r, runs, seed=seed, K=K, max_seconds=None)
     tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs, max_seconds=None)
     claimed = eps if eps is not None else getattr(pol, "eps", None)
@@ -746,8 +746,8 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
         ``statistic``, ``dof`` (number of categories - 1) and ``pvalue`` (1 when a single
         category remains).
     """
-    _check_transcript("tr1", tr1)
-    _check_transcript("tr2", tr2)
+    check_transcript("tr1", tr1)
+    check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
     upto = as_int("upto", upto, minimum=1, maximum=tr1.T)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ._io import array_checksum
 from ._jit import engine_name
-from ._validate import as_path, as_file, as_instance
+from ._validate import as_file, as_instance, as_path
 from ._version import __version__
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "source_files",
     "source_hash",
     "provenance",
+    "cache_key",
     "read_meta",
     "file_state",
     "remove_orphan_temporaries",
@@ -224,8 +225,8 @@ def _root_file(root) -> Path:
     return path
 
 
-#: Modules that never change a result: this one (bookkeeping) and the version record.
-_NOT_CODE = frozenset({Path(__file__).resolve(), PACKAGE_DIR / "_version.py"})
+#: Modules that never change a result: this one (bookkeeping), the version record and the cost model.
+_NOT_CODE = frozenset({Path(__file__).resolve(), PACKAGE_DIR / "_version.py", PACKAGE_DIR / "cost.py"})
 
 
 @functools.lru_cache(maxsize=256)
@@ -247,8 +248,9 @@ def source_files(*roots) -> tuple:
     A root is a path to a ``.py`` file, or a module, class or function (its defining file); roots
     outside the package (a reader's own policy file) are included with their ``dpb`` imports.
     Package ``__init__`` files are left out (they only re-export, and what they re-export is
-    reached through the modules that define it), and so are this module and ``dpb._version``
-    (bookkeeping that does not change a number; the version is recorded by :func:`provenance`).
+    reached through the modules that define it), and so are this module, ``dpb._version`` and
+    ``dpb.cost`` (bookkeeping and prices that do not change a number; the version is recorded by
+    :func:`provenance`).
     """
     if not roots:
         raise ValueError("source_files needs at least one root")
@@ -257,11 +259,19 @@ def source_files(*roots) -> tuple:
 
 def code_digest(path) -> bytes:
     """SHA-256 of the code of a Python file: its syntax tree without docstrings (comments are not
-    in the tree), so that editing documentation keeps the cached results.  Cached per process on
-    the file's modification time and size."""
+    in the tree) and without the prices of the cost model (a class's ``cost_*`` attributes, see
+    :mod:`dpb.cost`), so that editing documentation or a price keeps the cached results.  Cached
+    per process on the file's modification time and size."""
     path = as_file("path", path)
     st = path.stat()
     return _code_digest_cached(str(path), st.st_mtime_ns, st.st_size)
+
+
+def _is_price(node) -> bool:
+    """Whether a statement of a class body only sets prices of the cost model (``cost_*`` names)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+    names = [n for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
+    return bool(names) and all(isinstance(n, ast.Name) and n.id.startswith("cost_") for n in names)
 
 
 @functools.lru_cache(maxsize=256)
@@ -272,7 +282,9 @@ def _code_digest_cached(path: str, mtime_ns: int, size: int) -> bytes:
         if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
+            node.body = body = body[1:] or [ast.Pass()]
+        if isinstance(node, ast.ClassDef):
+            node.body = [n for n in body if not _is_price(n)] or [ast.Pass()]
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
 
 
@@ -321,6 +333,41 @@ def provenance(*roots) -> dict:
 
 
 # ----------------------------------------------------------------------------------------------
+# keys
+# ----------------------------------------------------------------------------------------------
+def cache_key(kind: str, params: dict) -> str:
+    """A file-name-safe key: ``kind``, then the first 24 hex digits of the SHA-256 of the parameters
+    (canonical JSON).  The code that made a file is recorded inside it (:func:`provenance`; see
+    :func:`dpb.regret.cached_runs`)."""
+    if not isinstance(kind, str) or not kind.isidentifier():
+        raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
+    as_instance("params", params, dict, "dict")
+    try:
+        text = json.dumps(params, sort_keys=True, default=_json_default)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"params must hold JSON-serialisable values (numbers, strings, arrays): "
+                        f"{exc}") from None
+    digest = hashlib.sha256(text.encode()).hexdigest()[:24]
+    return f"{kind}-{digest}"
+
+
+def as_recorded(obj):
+    """``obj`` as a result file records it (JSON: tuples become lists, numpy scalars and arrays plain
+    numbers and lists), to compare with what a file holds (:func:`file_state`)."""
+    return json.loads(json.dumps(obj, default=_json_default))
+
+
+def _json_default(obj):
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    raise TypeError(f"cannot hash parameter of type {type(obj).__name__}")
+
+
+# ----------------------------------------------------------------------------------------------
 # current or stale
 # ----------------------------------------------------------------------------------------------
 def read_meta(path) -> dict | None:
@@ -348,10 +395,10 @@ def file_state(path, expected: Mapping) -> str:
     """
     path = as_path("path", path)
     as_instance("expected", expected, Mapping, "mapping")
-    return _read_checked(path, expected)[0]
+    return read_checked(path, expected)[0]
 
 
-def _read_checked(path: Path, expected: Mapping) -> tuple:
+def read_checked(path: Path, expected: Mapping) -> tuple:
     """``(state, meta, arrays)`` of the result file at ``path``: :func:`file_state`'s answer, and
     when it is ``"done"`` the metadata and every array, read once (unvalidated arguments)."""
     if not path.is_file():

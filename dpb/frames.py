@@ -1,17 +1,7 @@
 """Tidy results: regret curves in long format, as columns, a pandas DataFrame, CSV or Parquet.
 
-One row per run and checkpoint, with the columns of :data:`COLUMNS`:
-
-==============  ==============================================================================
-``experiment``  the experiment's name (empty for a lone :class:`~dpb.simulate.Result`)
-``instance``    the instance's name (``"mu1"``...), or ``"custom"``
-``eps``         the privacy budget of the setting (NaN for a non-private policy run alone)
-``policy``      the policy's name
-``params``      its parameters, canonical JSON (``{"alpha":2,"eps":0.25,"n0":1}``)
-``run``         the run's id (child ``run`` of the cell's root seed)
-``t``           the round of the checkpoint
-``regret``      the pseudo-regret sum_a Delta_a N_a(t) of that run at round t
-==============  ==============================================================================
+One row per run and checkpoint, with the columns of :data:`dpb.result.COLUMNS` (described in
+:mod:`dpb.result`): experiment, instance, eps, policy, params, run, t, regret.
 
 In an experiment, a policy without a budget (IMED) appears in every setting of its instance,
 with the setting's ``eps``, so that each setting (a panel of a figure) is complete.
@@ -23,109 +13,43 @@ with the setting's ``eps``, so that each setting (a panel of a figure) is comple
 from __future__ import annotations
 
 import csv
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 
+from .experiments.store import ExperimentResults
+from .result import COLUMNS, Result, concat_rows, to_frame
+
 __all__ = ["COLUMNS", "FORMATS", "result_rows", "experiment_rows", "to_frame", "write_csv", "export"]
 
-#: The columns of the long format, in order.
-COLUMNS = ("experiment", "instance", "eps", "policy", "params", "run", "t", "regret")
 #: The file formats of :func:`export`.
 FORMATS = ("csv", "parquet")
-_GRIDS = ("all", "log", "linear")
-
-
-def _require_pandas(what: str):
-    from ._extras import require
-
-    return require("pandas", "pandas", f"{what} (CSV export works without it)")
 
 
 def result_rows(result, grid: str = "all", *, experiment: str = "", instance: str | None = None,
                 eps: float | None = None) -> dict:
     """The long format of one :class:`~dpb.simulate.Result`: a dict of equal-length columns
-    (:data:`COLUMNS`).  ``grid``: every checkpoint (``"all"``), or the ``"log"`` or ``"linear"``
-    grid only; ``experiment``, ``instance`` and ``eps`` label the rows (defaults: empty, the
-    result's instance name or ``"custom"``, the policy's ``eps`` or NaN)."""
-    from ._validate import as_text
-    from .simulate import Result
-
+    (:data:`dpb.result.COLUMNS`); see :meth:`dpb.result.Result.to_rows`."""
     if not isinstance(result, Result):
         raise TypeError(f"result must be a dpb.simulate.Result, got {type(result).__name__}")
-    if grid not in _GRIDS:
-        raise ValueError(f"grid must be one of {', '.join(_GRIDS)}, got {grid!r}")
-    experiment = as_text("experiment", experiment) or ""
-    if instance is None:
-        instance = result.env_name or "custom"
-    instance = as_text("instance", instance) or "custom"
-    if eps is None:
-        eps = result.params.get("eps")
-    eps = math.nan if eps is None else float(eps)
-    if grid == "all":
-        t, regret = result.checkpoints, result.regret
-    else:
-        t, regret = result.on_grid(grid)
-    runs, C = regret.shape
-    n = runs * C
-    params = json.dumps(result.params, sort_keys=True, separators=(",", ":"))
-    return {
-        "experiment": np.full(n, experiment, dtype=object),
-        "instance": np.full(n, instance, dtype=object),
-        "eps": np.full(n, eps),
-        "policy": np.full(n, result.policy, dtype=object),
-        "params": np.full(n, params, dtype=object),
-        "run": np.repeat(np.asarray(result.run_ids, dtype=np.int64), C),
-        "t": np.tile(np.asarray(t, dtype=np.int64), runs),
-        "regret": np.asarray(regret, dtype=float).reshape(-1),
-    }
-
-
-def _concat(parts: list) -> dict:
-    if not parts:
-        return {c: np.array([], dtype=object if c in ("experiment", "instance", "policy", "params")
-                             else float if c in ("eps", "regret") else np.int64) for c in COLUMNS}
-    return {c: np.concatenate([p[c] for p in parts]) for c in COLUMNS}
+    return result.to_rows(grid, experiment=experiment, instance=instance, eps=eps)
 
 
 def experiment_rows(results, grid: str = "all") -> dict:
     """The long format of experiment results (:class:`~dpb.experiments.ExperimentResults`, or a
     list of them): every setting's cells, labelled with the experiment's name, the setting's
     instance and budget."""
-    # (duck-typed, not imported: dpb.simulate's Result.to_rows reaches this module, and the results'
-    # provenance must not take in the whole experiments layer, which makes no numbers)
-    def is_results(obj) -> bool:
-        return all(hasattr(obj, a) for a in ("settings", "results", "experiment", "setting"))
-
-    if is_results(results):
-        items = [results]
-    elif isinstance(results, (list, tuple)):
-        items = list(results)
-    else:
+    if isinstance(results, ExperimentResults):
+        results = [results]
+    elif not isinstance(results, (list, tuple)):
         raise TypeError(f"results must be ExperimentResults (dpb.experiments.load) or a list of them, got "
                         f"{type(results).__name__}")
-    parts = []
-    for res in items:
-        if not is_results(res):
+    for res in results:
+        if not isinstance(res, ExperimentResults):
             raise TypeError(f"results must be ExperimentResults (dpb.experiments.load), got "
                             f"{type(res).__name__}")
-        for setting in res.settings:
-            for cell in setting.cells:
-                parts.append(result_rows(res.results[cell], grid, experiment=res.experiment.name,
-                                         instance=setting.env, eps=setting.eps))
-    return _concat(parts)
-
-
-def to_frame(rows: dict):
-    """A pandas DataFrame of long-format columns (:func:`result_rows`, :func:`experiment_rows`);
-    ``ImportError`` naming the ``pandas`` extra when pandas is missing."""
-    pd = _require_pandas("to_frame()")
-    frame = pd.DataFrame({c: rows[c] for c in COLUMNS})
-    for c in ("experiment", "instance", "policy", "params"):
-        frame[c] = frame[c].astype(str)
-    return frame
+    return concat_rows([res.to_rows(grid) for res in results])
 
 
 def _csv_value(v) -> str:

@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validate import (MAX_ELEMENTS, MAX_RUNS, MAX_SECONDS, as_choice, as_float_array, as_int, as_real,
-                        check_elements, check_seconds)
+                        check_elements)
+from .cost import check_cost, transcript_cost
+from .engine import drive, policy_generators
 from .policies import Policy
 from .policies.registry import as_policy
 
@@ -172,13 +174,13 @@ class Adversary:
         return {"adversary": self.name}
 
 
-def _check_transcript(name: str, value) -> Transcript:
+def check_transcript(name: str, value) -> Transcript:
     if not isinstance(value, Transcript):
         raise TypeError(f"{name} must be a dpb.interaction.Transcript, got {type(value).__name__}")
     return value
 
 
-def _rewards_list(name: str, value) -> np.ndarray:
+def rewards_list(name: str, value) -> np.ndarray:
     r = as_float_array(name, value)
     if r.ndim != 1 or r.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-d array of rewards")
@@ -197,8 +199,8 @@ class ListAdversary(Adversary):
     name = "list"
 
     def __init__(self, rewards, rewards_right=None) -> None:
-        self.left = _rewards_list("rewards", rewards)
-        right = self.left if rewards_right is None else _rewards_list("rewards_right", rewards_right)
+        self.left = rewards_list("rewards", rewards)
+        right = self.left if rewards_right is None else rewards_list("rewards_right", rewards_right)
         if right.shape != self.left.shape:
             raise ValueError("rewards and rewards_right must have the same length")
         self.right = right
@@ -282,7 +284,8 @@ class LeaderAdversary(Adversary):
 # the driver
 # ----------------------------------------------------------------------------------------------
 def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Generator]:
-    """One policy generator per run: run ``i`` uses child ``offset + i`` of ``SeedSequence(seed)``.
+    """One policy generator per run: run ``i`` uses child ``offset + i`` of ``SeedSequence(seed)``
+    (``dpb.engine.policy_generators``).
 
     Children are built from their spawn keys, so the generator of a run does not depend on how
     many runs are drawn together (``run_generators_fast(s, 10)[3]`` equals
@@ -290,18 +293,9 @@ def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Gene
     """
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     offset = as_int("offset", offset, minimum=0, maximum=2**63 - 1 - runs)
-    if isinstance(seed, np.random.SeedSequence):
-        root = seed
-    else:
+    if not isinstance(seed, np.random.SeedSequence):
         seed = as_int("seed", seed, minimum=0)
-        root = np.random.SeedSequence(seed)
-    key = tuple(root.spawn_key)
-    return [
-        np.random.Generator(
-            np.random.PCG64(np.random.SeedSequence(root.entropy, spawn_key=key + (offset + i,)))
-        )
-        for i in range(runs)
-    ]
+    return policy_generators(seed, range(offset, offset + runs))
 
 
 def _round_robin(counts: np.ndarray) -> np.ndarray:
@@ -316,68 +310,46 @@ def _round_robin(counts: np.ndarray) -> np.ndarray:
 
 
 def _drive(policy: Policy, K: int, T: int, gens, feed) -> Transcript:
-    """Run ``policy`` for ``len(gens)`` runs, the rewards of each step coming from ``feed``.
+    """Run ``policy`` for ``len(gens)`` runs through :func:`dpb.engine.drive`, the rewards of each
+    step coming from ``feed``.
 
     ``feed(rows, t, actions) -> rewards`` returns the reward observed at step ``t[i]`` (1-based)
     by run ``rows[i]``; ``actions[rows]`` are those runs' actions so far (-1 beyond ``t``).
     """
     R = len(gens)
-    dtype = np.int8 if K <= 127 else np.int16
-    actions = np.full((R, T), -1, dtype=dtype)
+    actions = np.full((R, T), -1, dtype=np.int8 if K <= 127 else np.int16)
     starts = np.zeros((R, T), dtype=bool)
-    policy.start(K, T, gens)
-    t = np.ones(R, dtype=np.int64)
-    active = np.arange(R)
-    while active.size:
-        tt = t[active]
-        plan = np.asarray(policy.decide(active, tt), dtype=np.int64)
-        if plan.shape != (active.size, K) or np.any(plan < 0) or np.any(plan.sum(axis=1) < 1):
-            raise RuntimeError(f"{policy.name} returned an invalid plan")
-        remaining = T - tt + 1
-        total = plan.sum(axis=1)
-        n_arms = np.count_nonzero(plan, axis=1)
-        length = np.minimum(total, remaining)
-        single = n_arms == 1
-        # the arm of every pull of the phase, offsets 0 .. length-1
+
+    def play(active, tt, counts):
+        length = counts.sum(axis=1)
         L = int(length.max())
-        arm_at = np.repeat(np.argmax(plan, axis=1)[:, None], L, axis=1)
-        multi = np.flatnonzero(~single)
-        if multi.size:  # round-robin phases (DP-SE epochs): one sequence per distinct plan
-            kinds, which = np.unique(plan[multi], axis=0, return_inverse=True)
+        # the arm of every pull of the phase, offsets 0 .. length-1
+        arm_at = np.repeat(np.argmax(counts, axis=1)[:, None], L, axis=1)
+        multi = np.flatnonzero(np.count_nonzero(counts, axis=1) > 1)
+        if multi.size:  # round-robin phases (DP-SE epochs): one sequence per distinct phase
+            kinds, which = np.unique(counts[multi], axis=0, return_inverse=True)
             for u, kind in enumerate(kinds):
-                seq = _round_robin(kind)[:L]
+                seq = _round_robin(kind)
                 arm_at[multi[which.ravel() == u], : seq.size] = seq
         starts[active, tt - 1] = True
-        counts = np.zeros((active.size, K), dtype=np.int64)
         sums = np.zeros((active.size, K))
         for j in range(L):
             live = np.flatnonzero(j < length)
-            rows = active[live]
-            step = tt[live] + j
-            arm = arm_at[live, j]
+            rows, step, arm = active[live], tt[live] + j, arm_at[live, j]
             actions[rows, step - 1] = arm
-            r = feed(rows, step, actions)
-            counts[live, arm] += 1
-            sums[live, arm] += r
-        policy.update(active, counts, sums)
-        t[active] += length
-        active = active[t[active] <= T]
+            sums[live, arm] += feed(rows, step, actions)
+        return sums
+
+    drive(policy, K, T, gens, play)
     return Transcript(actions, starts, np.asarray(policy.laplace_draws).copy(), policy.name,
                       dict(policy.params), K, T)
 
 
-def _check_work(what: str, T: int, runs: int, max_seconds) -> None:
-    """Refuse a call estimated above ``max_seconds`` CPU-seconds: the step loop costs about
-    ``T (c_step + runs c_run)`` (``_STEP_COST``)."""
-    step, run = _STEP_COST
-    check_seconds(f"{what} for T={T} and runs={runs}", T * (step + runs * run), max_seconds,
-                  advice="use a shorter horizon or fewer runs, or pass max_seconds=None (or a larger "
-                         "limit) to run it anyway")
-
-
-#: CPU-seconds per step and per step of one run of the transcript engine, measured (DP-IMED at
-#: T = 10^6: 12 s for 1 run, 52 s for 10; IMED at T = 10^4: 1.1 s for 10 runs) and rounded up.
-_STEP_COST = (2e-4, 1e-5)
+def check_work(what: str, T: int, runs: int, max_seconds) -> None:
+    """Refuse a call estimated above ``max_seconds`` CPU-seconds (:func:`dpb.cost.transcript_cost`)."""
+    check_cost(transcript_cost(T, runs), max_seconds, what, T, runs,
+               advice="use a shorter horizon or fewer runs, or pass max_seconds=None (or a larger "
+                      "limit) to run it anyway")
 
 
 def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: dict | None = None,
@@ -420,11 +392,11 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     -------
     Transcript
     """
-    r = _rewards_list("rewards", rewards)
+    r = rewards_list("rewards", rewards)
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * len(rewards)", runs * r.size, MAX_ELEMENTS // 2)
-    _check_work("run_on_list", r.size, runs, max_seconds)
+    check_work("run_on_list", r.size, runs, max_seconds)
     pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
@@ -473,7 +445,7 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * T", runs * T, MAX_ELEMENTS // 2)
-    _check_work("run_game", T, runs, max_seconds)
+    check_work("run_game", T, runs, max_seconds)
     fed = (adversary.left.size if isinstance(adversary, ListAdversary)
            else adversary.x.shape[0] if isinstance(adversary, TableAdversary) else None)
     if fed is not None and fed < T:
@@ -503,7 +475,7 @@ def neighbouring_list(rewards, t_star: int, value: float | None = None) -> np.nd
 
     ``value`` defaults to ``1 - rewards[t_star - 1]`` (the largest change for rewards in [0, 1]).
     """
-    r = _rewards_list("rewards", rewards).copy()
+    r = rewards_list("rewards", rewards).copy()
     t_star = as_int("t_star", t_star, minimum=1, maximum=r.size)
     v = 1.0 - r[t_star - 1] if value is None else as_real("value", value, low=0.0, high=1.0)
     r[t_star - 1] = v
@@ -515,7 +487,7 @@ def phase_of_step(transcript: Transcript, step: int) -> tuple[np.ndarray, np.nda
 
     Returns two int arrays of shape (R,).
     """
-    _check_transcript("transcript", transcript)
+    check_transcript("transcript", transcript)
     step = as_int("step", step, minimum=1, maximum=transcript.T)
     st = transcript.starts
     T = transcript.T

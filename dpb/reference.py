@@ -360,7 +360,7 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
     CPU-seconds, as :func:`dpb.simulate.simulate` does; :func:`reference_simulate` sets it.
     """
     from .policies.registry import as_policy, policy_class, reference_of
-    from .simulate import _call_cost, _check_cost
+    from .cost import call_cost, check_cost
 
     cls = policy_class(policy)
     ref = reference_of(cls)
@@ -376,8 +376,8 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
         raise ValueError(f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
                          f"(its initialisation pulls every arm), got T={T}")
     if max_seconds is not None:
-        _check_cost(_call_cost(pol, bandit.K, T, 1, "reference"), max_seconds,
-                    f"reference_run({cls.name!r})", T, 1)
+        check_cost(call_cost(pol, bandit.K, T, 1, "reference"), max_seconds,
+                   f"reference_run({cls.name!r})", T, 1)
     env = ReferenceBandit(bandit.means, T, rng, cls.name)
     ref(env, rng, dict(params))
     if not env.done():
@@ -398,7 +398,9 @@ def reference_simulate(
     any work, a call estimated above that many CPU-seconds (:func:`dpb.simulate.estimate_cost`
     with ``engine="reference"``; None lifts the limit).
     """
-    from .simulate import Result, _call_cost, _check_cost, _resolve_checkpoints, child_seeds
+    from .cost import call_cost, check_cost
+    from .engine import child_seeds, resolve_checkpoints
+    from .result import Result
 
     t0 = time.perf_counter()
     bandit = as_bandit(env)
@@ -408,10 +410,10 @@ def reference_simulate(
     pol = as_policy(policy, params)  # the policy's own constructor checks the parameters
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    _check_cost(_call_cost(pol, bandit.K, T, runs, "reference"), max_seconds,
-                f"reference_simulate({pol.name!r})", T, runs)
+    check_cost(call_cost(pol, bandit.K, T, runs, "reference"), max_seconds,
+               f"reference_simulate({pol.name!r})", T, runs)
     root = as_seed_sequence("seed", seed)
-    ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
+    ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
     regret = np.empty((runs, ck.size))
     pulls = np.empty((runs, bandit.K), dtype=np.int64)
     for i, child in enumerate(child_seeds(root, range(runs))):

@@ -44,7 +44,6 @@ several optimal arms the pre-convergence test of DP-IMED uses the largest privat
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zipfile
 from dataclasses import dataclass, field
@@ -62,8 +61,9 @@ from .divergences import d_eps
 from .environments import as_bandit
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
-from .simulate import (MAX_SECONDS, _call_cost, _check_cost, _Recorder, _run_phases, child_seeds,
-                       run_generators)
+from ._validate import MAX_SECONDS
+from .cost import call_cost, check_cost
+from .engine import Recorder, child_seeds, rounds_until, run_generators, run_phases
 
 __all__ = [
     "TERMS",
@@ -557,20 +557,15 @@ def decompose_runs(
         )
     if grid is None:
         grid = horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T))
-    grid = np.asarray(grid)
-    if grid.ndim != 1 or grid.size == 0 or not np.issubdtype(grid.dtype, np.integer):
-        raise ValueError("grid must be a non-empty 1-d array of integer horizons")
-    if grid.min() < 1 or grid.max() > T:
-        raise ValueError(f"grid must lie in [1, T={T}], got [{grid.min()}, {grid.max()}]")
-    grid = np.union1d(grid, [T]).astype(np.int64)
-    _check_cost(_call_cost(pol, bandit.K, T, runs, "phases"), max_seconds, f"decompose_runs({pol.name!r})",
-                T, runs)
+    grid = rounds_until("grid", grid, T)
+    check_cost(call_cost(pol, bandit.K, T, runs, "phases"), max_seconds, f"decompose_runs({pol.name!r})",
+               T, runs)
 
     means = np.asarray(bandit.means, dtype=float)
     gens = [run_generators(s) for s in child_seeds(seed, range(runs))]
-    rec = _Recorder(runs, bandit.gaps, np.array([T]))
+    rec = Recorder(runs, bandit.gaps, np.array([T]))
     hook = _PhaseLog(pol, means, float(delta_arr))
-    _run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
+    run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
         raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")
@@ -607,29 +602,8 @@ def _provenance(policy: Policy) -> dict:
     return cache.provenance(Path(__file__), type(policy))
 
 
-def cache_key(kind: str, params: dict) -> str:
-    """A file-name-safe key: ``kind``, then the first 24 hex digits of the SHA-256 of the parameters
-    (canonical JSON).  The code that made a file is recorded inside it (see :func:`cached_runs`)."""
-    if not isinstance(kind, str) or not kind.isidentifier():
-        raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
-    as_instance("params", params, dict, "dict")
-    try:
-        text = json.dumps(params, sort_keys=True, default=_json_default)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"params must hold JSON-serialisable values (numbers, strings, arrays): "
-                        f"{exc}") from None
-    digest = hashlib.sha256(text.encode()).hexdigest()[:24]
-    return f"{kind}-{digest}"
-
-
-def _json_default(obj):
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    raise TypeError(f"cannot hash parameter of type {type(obj).__name__}")
+#: The file-name-safe key of a set of parameters (:func:`dpb.cache.cache_key`).
+cache_key = cache.cache_key
 
 
 def cached_runs(
@@ -709,7 +683,7 @@ def cached_runs(
     folder = cache_dir(None if directory is None else as_directory("directory", directory))
     path = folder / f"{cache_key('runs', key_params)}.npz"
     # as the file will record it (JSON: tuples become lists, numpy scalars plain numbers)
-    expected = json.loads(json.dumps({"key": key_params, **_provenance(pol)}, default=_json_default))
+    expected = cache.as_recorded({"key": key_params, **_provenance(pol)})
     if not refresh and cache.file_state(path, expected) == "done":
         try:
             return DecomposedRuns.load(path)

@@ -1434,6 +1434,12 @@ NOT_FUZZED = {
     "dpb.simulate.Result": "a record of simulate's output",
     "dpb.simulate.Trace": "a record of simulate_trace's output",
     "dpb.policies.Recorder": "the protocol a simulation passes to a policy's fast path (internal)",
+    "dpb.engine.Recorder": "the recorder simulate builds for one call and a policy's fast path writes "
+    "into (its arrays come from simulate's checked arguments); fuzzed through simulate",
+    "dpb.engine.drive": "the driver of the policy protocol: it takes a policy object, its generators and "
+    "the callback of its caller (simulate, regret, interaction), which check them; fuzzed through them",
+    "dpb.engine.run_phases": "the generic engine: a policy object, generators and a Recorder built by "
+    "simulate, decompose_runs and simulate_trace from checked arguments; fuzzed through them",
     "dpb.policies.BatchedPrivatePolicy": "abstract base of the batched private policies (subclasses fuzzed)",
     "dpb.policies.PerStepPolicy": "abstract base of the per-step policies (IMED, KL-UCB: subclasses fuzzed)",
     "dpb.chapters.lower_bound.follow_the_leader": "a per-step pulling rule: its arrays come from "
@@ -1498,6 +1504,13 @@ NOT_FUZZED = {
 # the rest of the public API: plain, tables, estimates, cache, experiments, plotting, widgets,
 # the policy registry and helpers, the command line
 # ---------------------------------------------------------------------------------------------
+def chunk_work():
+    """The work of the experiments' worker pool (a function: built, not called, by the harness)."""
+    from dpb.experiments.execution import chunk_reply
+
+    return chunk_reply
+
+
 def B(target: str, *args, **kwargs) -> Build:
     return Build.of(target if ":" in target else "fuzz_specs:" + target, *args, **kwargs)
 
@@ -1936,6 +1949,7 @@ def tail_specs() -> list[Spec]:
             dict(
                 jobs=size(1, 4),
                 context=Kind(st.just(B("multiprocessing:get_context", "forkserver")), bad=("x", None, 3)),
+                work=Kind(st.just(B("chunk_work")), bad=("x", None, 3)),
             ),
         ),
         S(

@@ -104,10 +104,12 @@ def test_cell_identity_seed_and_chunks():
 
 def test_source_files_follow_the_imports():
     files = {str(f.relative_to(cache.PACKAGE_DIR)) for f in E.policy_sources("DP-KLUCB")}
-    assert {"simulate.py", "policies/dp_batched.py", "batching.py", "policies/_numerics.py",
+    assert {"engine.py", "policies/dp_batched.py", "batching.py", "policies/_numerics.py",
             "policies/base.py", "_validate.py", "environments.py"} <= files
     assert "policies/lazy_dpts.py" not in files and "__init__.py" not in files
     assert "cache.py" not in files and "_version.py" not in files  # bookkeeping, no numbers
+    # the front ends make no number: validation and progress, the cost model, Result, its long format
+    assert not {"simulate.py", "cost.py", "result.py", "frames.py"} & files
     lazy = {str(f.relative_to(cache.PACKAGE_DIR)) for f in E.policy_sources("Lazy-DP-TS")}
     assert "policies/lazy_dpts.py" in lazy
 

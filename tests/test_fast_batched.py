@@ -13,7 +13,8 @@ import pytest
 
 from dpb.batching import PolynomialSchedule
 from dpb.policies import DPIMED
-from dpb.simulate import _Recorder, simulate
+from dpb.engine import Recorder
+from dpb.simulate import simulate
 
 FIELDS = ("regret", "pulls", "n_phases", "laplace_draws")
 
@@ -88,7 +89,7 @@ def test_record_phases_equals_record_phase_by_phase():
     rng = np.random.default_rng(4)
     gaps = np.array([0.0, 0.1, 0.35, 0.7])
     ck = np.unique(np.concatenate([rng.integers(1, 400, 60), [400]]))
-    a, b = _Recorder(3, gaps, ck), _Recorder(3, gaps, ck)
+    a, b = Recorder(3, gaps, ck), Recorder(3, gaps, ck)
     t = np.ones(3, dtype=np.int64)
     rows, arms, counts = [], [], []
     while (t <= 400).any():

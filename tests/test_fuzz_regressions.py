@@ -281,10 +281,14 @@ def test_worker_helpers_check_pids_and_jobs():
         workers.process_start_time(-1)
     with pytest.raises(TypeError, match="start_time"):
         workers.process_alive(1, start_time=3)
+    from dpb.experiments.execution import chunk_reply
+
     with pytest.raises(ValueError, match="jobs"):
-        workers.Pool(0, multiprocessing.get_context("spawn"))
+        workers.Pool(0, multiprocessing.get_context("spawn"), chunk_reply)
     with pytest.raises(TypeError, match="context"):
-        workers.Pool(1, "x")
+        workers.Pool(1, "x", chunk_reply)
+    with pytest.raises(TypeError, match="work"):
+        workers.Pool(1, multiprocessing.get_context("spawn"), "x")
 
 
 def test_figures_name_the_argument_at_fault(tiny_fig1, tmp_path):

@@ -13,7 +13,7 @@ import pytest
 from dpb import experiments as E
 from dpb.experiments import scale as S
 from dpb.estimates import BLOCK_EDGES, mean_interval
-from dpb.experiments.store import _load_cell
+from dpb.experiments.store import load_cell
 
 
 @pytest.fixture(scope="module")
@@ -26,9 +26,9 @@ def small(tmp_path_factory):
 
 
 def test_paper_scale_files_are_unchanged():
-    # twenty runs: one file per cell (Lazy-DP-TS in chunks of CHUNK_RUNS), as before the converged
-    # scale existed
-    for pol, n in (("DP-IMED", 1), ("Lazy-DP-TS", 20 // E.CHUNK_RUNS["Lazy-DP-TS"]), ("IMED", 1)):
+    # twenty runs: one file per cell (Lazy-DP-TS in chunks of its class's cost_chunk_runs, 10), as
+    # before the converged scale existed
+    for pol, n in (("DP-IMED", 1), ("Lazy-DP-TS", 2), ("IMED", 1)):
         cell = E.Cell.make(pol, "mu1", 10**6, 20, E.paper_params(pol, 0.25))
         assert len(cell.chunks()) == n and cell.chunks()[-1][1] == 20
     big = E.Cell.make("DP-IMED", "mu1", 10**6, 160, E.paper_params("DP-IMED", 0.25))
@@ -67,7 +67,7 @@ def test_decision_matches_the_rule_on_the_cached_runs(small):
         assert (n, ok) == (ce.runs, ce.converged)
         assert est == ce.estimate
         # the runs are those of an ordinary cell of that size
-        plain = _load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
+        plain = load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
         assert np.array_equal(plain.final_regret, x)
 
 

@@ -216,12 +216,12 @@ def test_generic_engine_accepts_any_policy_object():
 def test_record_runs_equals_record_steps():
     # stretches of one arm (the sparse windows of the Lazy-DP-TS fast path) give exactly the
     # regret, pulls and phases of the same pulls recorded one by one
-    from dpb.simulate import _Recorder
+    from dpb.engine import Recorder
 
     rng = np.random.default_rng(5)
     gaps = np.array([0.0, 0.125, 0.25, 0.5])
     ck = np.unique(rng.integers(1, 3000, size=60))
-    a, b = _Recorder(1, gaps, ck), _Recorder(1, gaps, ck)
+    a, b = Recorder(1, gaps, ck), Recorder(1, gaps, ck)
     t = 1
     while t <= 2900:
         arms = rng.integers(0, 4, size=rng.integers(1, 6))
@@ -290,8 +290,8 @@ def test_hours_are_refused_before_any_work(name, T, runs, monkeypatch):
     def never(*args, **kwargs):  # pragma: no cover - reached only by a broken check
         raise AssertionError("the simulation started")
 
-    monkeypatch.setattr(S, "_run_phases", never)
-    monkeypatch.setattr(S, "_Recorder", never)
+    monkeypatch.setattr(S, "run_seeds", never)
+    monkeypatch.setattr(S, "_simulate_with_progress", never)
     params = {"eps": 0.5} if name == "Lazy-DP-TS" else None
     with pytest.raises(ValueError, match=r"T=\d+ and runs=\d+ is estimated at .* CPU-seconds .*"
                                          r"max_seconds=120; .*max_seconds=None"):

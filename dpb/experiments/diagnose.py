@@ -11,8 +11,9 @@ were on or off (``DPB_JIT``), another experiment seed or cell, or the arrays fai
 from __future__ import annotations
 
 from .. import cache
-from .specs import DEFAULT_SEED, _as_cells
-from .store import _chunk, _expected, _out, _seed
+from .files import as_cells
+from .specs import DEFAULT_SEED
+from .store import checked_chunk, expected_stamp, out_dir, checked_seed
 
 __all__ = ["chunk_reason", "reasons"]
 
@@ -37,10 +38,10 @@ def _short(value) -> str:
 def chunk_reason(cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str | None:
     """Why the file of runs ``[start, stop)`` of ``cell`` is not done: None when it is done,
     ``"missing"``, ``"damaged: ..."`` or ``"stale: ..."`` naming every difference."""
-    cell, start, stop = _chunk(cell, start, stop)
-    seed = _seed(seed)
-    path = cell.path(_out(out), start, stop)
-    expected = _expected(cell, start, stop, seed)
+    cell, start, stop = checked_chunk(cell, start, stop)
+    seed = checked_seed(seed)
+    path = cell.path(out_dir(out), start, stop)
+    expected = expected_stamp(cell, start, stop, seed)
     state = cache.file_state(path, expected)
     if state == "done":
         return None
@@ -62,9 +63,9 @@ def chunk_reason(cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_S
 def reasons(target, out=None, *, seed: int = DEFAULT_SEED) -> list:
     """``(path, reason)`` for every chunk file of ``target`` that is not done (see
     :func:`chunk_reason`), in the order of the cells."""
-    out, seed = _out(out), _seed(seed)
+    out, seed = out_dir(out), checked_seed(seed)
     rows = []
-    for cell in _as_cells(target):
+    for cell in as_cells(target):
         for a, b in cell.chunks():
             why = chunk_reason(cell, a, b, out, seed=seed)
             if why is not None:

@@ -26,10 +26,12 @@ from .. import cache
 from .._interrupts import watching
 from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
-from ..simulate import MAX_SECONDS, _check_cost, estimate_cost, simulate
+from ..cost import MAX_SECONDS, check_cost, estimate_cost
+from ..simulate import simulate
 from . import store
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _as_cells, _policy_file
-from .store import ExperimentResults, _out, chunk_status, claim, load
+from .files import as_cells
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, policy_file
+from .store import ExperimentResults, out_dir, chunk_status, claim, load
 
 __all__ = ["RunReport", "ChunkError", "SchedulerLostError", "run", "ensure", "connect", "chunk_time_limit",
            "MAX_JOBS", "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
@@ -103,7 +105,7 @@ def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") ->
     """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
     number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
     cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
-    cell, start, stop = store._chunk(cell, start, stop)
+    cell, start, stop = store.checked_chunk(cell, start, stop)
     if chunk_seconds is None:
         return None
     if isinstance(chunk_seconds, str):
@@ -129,6 +131,20 @@ def _failure(exc: BaseException, cell: Cell, seconds: float | None) -> str:
     return describe_failure(exc, path)
 
 
+def chunk_reply(task: tuple, interrupts=None) -> tuple:
+    """Compute one chunk (``task``: the arguments of :func:`_compute_chunk`) and answer
+    ``("ok", policy, cpu_seconds)``, or ``("error", one-line cause, traceback)`` for any failure of
+    the policy's code (a ``sys.exit`` too): the work of a worker of the local pool.  A
+    ``KeyboardInterrupt`` for which ``interrupts(exc)`` is true (a real Ctrl-C) is raised."""
+    try:
+        res = _compute_chunk(*task)
+    except BaseException as exc:  # noqa: BLE001 - reported to the main process, which stops
+        if isinstance(exc, KeyboardInterrupt) and interrupts is not None and interrupts(exc):
+            raise
+        return "error", _failure(exc, task[0], task[-1]), traceback.format_exc()
+    return "ok", res.policy, float(res.extra.get("cpu_seconds", 0.0))
+
+
 def _policy_of(cell: Cell):
     """What computes ``cell``: the class registered under its name in this process when it is the
     one defined in ``cell.source`` (not loaded a second time), else the source or the name."""
@@ -138,7 +154,7 @@ def _policy_of(cell: Cell):
         cls = policy_class(cell.policy)
     except ValueError:  # not loaded in this process yet (a worker)
         return cell.source
-    return cls if _policy_file(cls) == cell.source else cell.source
+    return cls if policy_file(cls) == cell.source else cell.source
 
 
 def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
@@ -179,8 +195,8 @@ def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
             worst = (cost, cell, a, b)
     cost, cell, a, b = worst
     try:
-        _check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
-                    *(() if advice is None else (advice,)))
+        check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
+                   *(() if advice is None else (advice,)))
     except ValueError as exc:
         raise ValueError(f"{exc} (the largest chunk of {len(chunks)})") from None
 
@@ -288,13 +304,7 @@ class _InProcess:
     def poll(self, timeout: float) -> list:
         tag, task = self._task
         self._task = None
-        try:
-            res = _compute_chunk(*task)
-        except BaseException as exc:  # noqa: BLE001 - a policy's sys.exit too: the chunk's failure
-            if isinstance(exc, KeyboardInterrupt) and (self._watch is None or self._watch.real(exc)):
-                raise
-            return [(tag, ("error", _failure(exc, task[0], task[-1]), traceback.format_exc()))]
-        return [(tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0))))]
+        return [(tag, chunk_reply(task, lambda exc: self._watch is None or self._watch.real(exc)))]
 
     def waiting(self) -> str | None:
         return None
@@ -533,7 +543,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     max_seconds : float or None
         Refuse, before any work, a run with a chunk (one :func:`~dpb.simulate.simulate` call)
         estimated above this many CPU-seconds (:func:`~dpb.simulate.estimate_cost`; default
-        :data:`~dpb.simulate.MAX_SECONDS`); None lifts the limit.
+        :data:`~dpb.cost.MAX_SECONDS`); None lifts the limit.
     chunk_seconds : float, "auto" or None
         Stop a chunk that runs longer than this many wall-clock seconds (a policy that loops
         forever) and end the run with a :class:`ChunkError` naming the cell; ``"auto"`` (default):
@@ -569,7 +579,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     """
     progress = as_flag("progress", progress)
     force = as_flag("force", force)
-    out = _out(out)
+    out = out_dir(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     desc = as_text("desc", desc)
@@ -578,7 +588,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     if scheduler is not None and not hasattr(scheduler, "submit"):
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
-    cells = _as_cells(target)
+    cells = as_cells(target)
     todo = []
     report = RunReport()
     for cell in cells:
@@ -610,7 +620,8 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
         else:
             from .workers import Pool
 
-            backend = Pool(min(jobs, len(todo)), _pool_context(), grace=_KILL_GRACE)
+            backend = Pool(min(jobs, len(todo)), _pool_context(), chunk_reply, grace=_KILL_GRACE,
+                           late=_timeout_cause)
             backend.start()
         try:
             with _progress_bar(len(todo), label, progress) as bar:

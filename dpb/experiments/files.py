@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import os
+from os import PathLike
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +58,9 @@ from .specs import (
     Cell,
     Experiment,
     Setting,
-    _canonical,
-    _fmt_T,
-    _policy_name,
+    canonical_json,
+    format_T,
+    policy_name,
     experiment,
     paper_params,
     sweep_eps_values,
@@ -209,49 +210,54 @@ def _check(raw: dict, where: str) -> dict:
 
 def _check_instances(raw: dict, where: str) -> list:
     """``[{"name": ..., "means": [...] or None}]``: a named instance has ``means`` None."""
-    items = []
-    if "means" in raw:
-        items.append({"name": "custom", "means": raw["means"]})
     listed = raw.get("instances", [])
     if isinstance(listed, (str, Mapping)):
         listed = [listed]
     if not isinstance(listed, list):
         raise _err(where, f"'instances' must be a list of instance names and {{name, means}} tables, got "
                           f"{listed!r}")
-    for item in listed:
-        if isinstance(item, str):
-            try:
-                instance(item)
-            except ValueError as exc:
-                raise _err(where, f"'instances': {exc}") from None
-            items.append({"name": item.strip().lower(), "means": None})
-        elif isinstance(item, Mapping) and set(item) <= {"name", "means"} and "means" in item:
-            label = item.get("name", "custom")
-            if not isinstance(label, str) or not label.strip():
-                raise _err(where, f"an instance's 'name' must be a non-empty string, got {label!r}")
-            if label.strip().lower() in instance_names():
-                raise _err(where, f"{label!r} is the name of one of the paper's instances: call your "
-                                  f"means another name, or list the name alone")
-            items.append({"name": label.strip(), "means": item["means"]})
-        else:
-            raise _err(where, f"each instance must be a name ({', '.join(instance_names())}) or a table "
-                              f"{{name = ..., means = [...]}}, got {item!r}")
+    items = ([{"name": "custom", "means": raw["means"]}] if "means" in raw else []) + [
+        _check_instance(item, where) for item in listed]
     if not items:
         raise _err(where, "no instance: give 'instances' (names or {name, means} tables) or 'means'")
     for item in items:
         if item["means"] is not None:
-            if isinstance(item["means"], str):
-                raise _err(where, f"the means of {item['name']!r} must be a list of numbers, got "
-                                  f"{item['means']!r}")
-            try:
-                bandit = BernoulliBandit(item["means"])
-            except (TypeError, ValueError) as exc:
-                raise _err(where, f"instance {item['name']!r}: {exc}") from None
-            item["means"] = [float(m) for m in bandit.means]
+            item["means"] = _check_means(item["name"], item["means"], where)
     names = [i["name"] for i in items]
     if len(set(names)) != len(names):
         raise _err(where, f"instance names must be distinct, got {names}")
     return items
+
+
+def _check_instance(item, where: str) -> dict:
+    """One entry of ``instances``: a paper's instance name, or a table ``{name, means}``."""
+    if isinstance(item, str):
+        try:
+            instance(item)
+        except ValueError as exc:
+            raise _err(where, f"'instances': {exc}") from None
+        return {"name": item.strip().lower(), "means": None}
+    if not (isinstance(item, Mapping) and set(item) <= {"name", "means"} and "means" in item):
+        raise _err(where, f"each instance must be a name ({', '.join(instance_names())}) or a table "
+                          f"{{name = ..., means = [...]}}, got {item!r}")
+    label = item.get("name", "custom")
+    if not isinstance(label, str) or not label.strip():
+        raise _err(where, f"an instance's 'name' must be a non-empty string, got {label!r}")
+    if label.strip().lower() in instance_names():
+        raise _err(where, f"{label!r} is the name of one of the paper's instances: call your "
+                          f"means another name, or list the name alone")
+    return {"name": label.strip(), "means": item["means"]}
+
+
+def _check_means(name: str, means, where: str) -> list:
+    """The means of the instance ``name`` as a list of floats (those of a valid Bernoulli bandit)."""
+    if isinstance(means, str):
+        raise _err(where, f"the means of {name!r} must be a list of numbers, got {means!r}")
+    try:
+        bandit = BernoulliBandit(means)
+    except (TypeError, ValueError) as exc:
+        raise _err(where, f"instance {name!r}: {exc}") from None
+    return [float(m) for m in bandit.means]
 
 
 def _check_eps(raw: dict, where: str) -> tuple:
@@ -290,10 +296,10 @@ def _check_policies(policies, where: str) -> list:
     out = []
     for p in policies:
         try:
-            name = _policy_name(p)
+            name = policy_name(p)
         except (TypeError, ValueError) as exc:
             raise _err(where, f"'policies': {exc}") from None
-        if name in [_policy_name(q) for q in out]:
+        if name in [policy_name(q) for q in out]:
             raise _err(where, f"'policies': {name} is listed twice")
         out.append(p)
     return out
@@ -302,7 +308,7 @@ def _check_policies(policies, where: str) -> list:
 def _check_params(params, policies: list, where: str) -> dict:
     if not isinstance(params, Mapping):
         raise _err(where, f"'params' must be a table of tables ([params.DP-KLUCB] alpha = 3), got {params!r}")
-    names = {_policy_name(p): p for p in policies}
+    names = {policy_name(p): p for p in policies}
     out = {}
     for key, table in params.items():
         match = [n for n in names if n == key or names[n] == key]
@@ -364,15 +370,15 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
         raw["eps_grid"] = eps_grid
     if policies is not None:
         raw["policies"] = list(policies)
-        kept = {_policy_name(p) for p in raw["policies"]}
+        kept = {policy_name(p) for p in raw["policies"]}
         raw["params"] = {k: v for k, v in raw.get("params", {}).items() if k in kept}
-    extra = [p for p in extra_policies if _policy_name(p) not in {_policy_name(q) for q in raw["policies"]}]
+    extra = [p for p in extra_policies if policy_name(p) not in {policy_name(q) for q in raw["policies"]}]
     if extra:
         raw["policies"] = [*raw["policies"], *extra]
     if params:
         merged = {k: dict(v) for k, v in raw.get("params", {}).items()}
         for pol, table in params.items():
-            merged.setdefault(_policy_name(pol), {}).update(table)
+            merged.setdefault(policy_name(pol), {}).update(table)
         raw["params"] = merged
     if horizon is not None:
         raw["horizon"] = horizon
@@ -391,9 +397,9 @@ def _describe(spec: dict) -> str:
     where = inst[0]["name"] if len(inst) == 1 else f"{len(inst)} instances"
     eps = spec["eps"]
     budgets = f"eps = {eps[0]:g}" if len(eps) == 1 else f"{len(eps)} budgets"
-    pols = [_policy_name(p) for p in spec["policies"]]
+    pols = [policy_name(p) for p in spec["policies"]]
     who = pols[0] if len(pols) == 1 else f"{len(pols)} policies"
-    what = f"{who} on {where}, {budgets}, T = {_fmt_T(spec['horizon'])}, {spec['runs']} runs"
+    what = f"{who} on {where}, {budgets}, T = {format_T(spec['horizon'])}, {spec['runs']} runs"
     return what if spec["title"] == spec["name"] else f"{spec['title']}: {what}"
 
 
@@ -415,12 +421,12 @@ def build(spec: Mapping) -> FileExperiment:
         for eps in spec["eps"]:
             cells = []
             for pol in spec["policies"]:
-                params = {**paper_params(pol, eps), **spec["params"].get(_policy_name(pol), {})}
+                params = {**paper_params(pol, eps), **spec["params"].get(policy_name(pol), {})}
                 cells.append(Cell.make(pol, env, T, runs, params))
             settings.append(Setting(label, eps, tuple(cells)))
     figures = spec["figures"] or _default_figures(spec)
     return FileExperiment(spec["name"], _describe(spec), tuple(settings), T, runs,
-                          spec_json=_canonical(_jsonable(spec)), figures=figures)
+                          spec_json=canonical_json(_jsonable(spec)), figures=figures)
 
 
 def _jsonable(spec: dict) -> dict:
@@ -497,7 +503,7 @@ def spec_digest(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
     body = {"name": exp.name, "seed": seed,
             "settings": [[s.env, None if math.isnan(s.eps) else s.eps, [[c.key, c.runs] for c in s.cells]]
                          for s in exp.settings]}
-    return hashlib.sha256(_canonical(body).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
 
 
 def output_stem(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
@@ -558,3 +564,24 @@ def spec_to_toml(spec: Mapping) -> str:
         lines.append(f"[params.{json.dumps(pol)}]")
         lines += [f"{k} = {_toml_value(v)}" for k, v in table.items()]
     return "\n".join(lines) + "\n"
+
+
+def as_cells(target) -> tuple:
+    """The distinct cells of an experiment, a cell, an experiment name or a list of them, in order."""
+    if isinstance(target, Experiment):
+        return target.cells
+    if isinstance(target, Cell):
+        return (target,)
+    if isinstance(target, str) and target not in EXPERIMENT_NAMES or isinstance(target, PathLike):
+        return read_experiment(target).cells  # an experiment file
+    if isinstance(target, str):
+        return experiment(target).cells
+    if isinstance(target, Iterable):
+        seen: dict[Cell, None] = {}
+        for t in target:
+            for c in as_cells(t):
+                seen.setdefault(c, None)
+        return tuple(seen)
+    raise TypeError(f"target must be an Experiment, a Cell, an experiment name, a path to an experiment file "
+                    f"or a list of them, "
+                    f"got {target!r}")

@@ -59,9 +59,12 @@ from ..estimates import (
 from ..simulate import MAX_SECONDS
 from .execution import RunReport
 from .execution import run as run_cells
-from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, _as_cells, experiment
-from .store import ExperimentResults, MissingResultsError, _load_cell, _out, chunk_provenance
-from .tables import _policy_names, _result, final_regret_stats
+from .files import as_cells
+from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, experiment
+from .store import ExperimentResults, MissingResultsError, load_cell, out_dir, chunk_provenance
+from .store import checked_result as _result
+from .store import final_regret_stats
+from .store import policy_names as _policy_names
 
 __all__ = [
     "SCALES",
@@ -297,7 +300,7 @@ def _write_memo(ce: ConvergedEstimate, out: Path, seed: int, cap: int, rel: floa
 def _targets(target) -> tuple:
     """The distinct paper-scale cells of ``target``."""
     seen: dict[Cell, None] = {}
-    for c in _as_cells(target):
+    for c in as_cells(target):
         seen.setdefault(_base(c), None)
     return tuple(seen)
 
@@ -316,7 +319,7 @@ def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | Non
     caller asked for by asking for this scale.
     """
     progress = as_flag("progress", progress)
-    out = _out(out)
+    out = out_dir(out)
     seed = as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     t0 = time.perf_counter()
@@ -339,7 +342,7 @@ def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | Non
             report.cpu_by_policy[k] = report.cpu_by_policy.get(k, 0.0) + v
         for c in list(pending):
             n, checks = pending[c]
-            x = _load_cell(replace(c, runs=n), out, seed).final_regret
+            x = load_cell(replace(c, runs=n), out, seed).final_regret
             est = tail_interval(x, level)
             checks.append((n, est.mean, est.lo, est.hi))
             if est.rel_half_width <= rel or n >= cap:
@@ -356,7 +359,7 @@ def converged_status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = D
                      rel: float = REL_TARGET, level: float = LEVEL) -> dict:
     """Counts ``{"decided": ..., "undecided": ...}`` of the cells of ``target`` at the converged
     scale (a cell is decided when its memo matches the current code, seed and rule)."""
-    out, seed = _out(out), as_int("seed", seed, minimum=0)
+    out, seed = out_dir(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     counts = {"decided": 0, "undecided": 0}
     for c in _targets(target):
@@ -378,14 +381,14 @@ def load_converged(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEF
     exp = experiment(target) if isinstance(target, str) else target
     if not isinstance(exp, Experiment):
         raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
-    out, seed = _out(out), as_int("seed", seed, minimum=0)
+    out, seed = out_dir(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     results, estimates = {}, {}
     for cell in exp.cells:
         ce = _read_memo(cell, out, seed, cap, rel, level)
         if ce is None:
             raise MissingResultsError(f"{cell.name} has no converged decision in {out}: run it first")
-        results[cell] = _load_cell(replace(cell, runs=ce.runs), out, seed)
+        results[cell] = load_cell(replace(cell, runs=ce.runs), out, seed)
         estimates[cell] = ce
     return ConvergedResults(exp, results, seed, estimates)
 

@@ -12,9 +12,8 @@ import hashlib
 import json
 import math
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from os import PathLike
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +21,7 @@ import numpy as np
 from .._validate import MAX_RUNS as SIMULATE_MAX_RUNS
 from .._validate import as_int, as_names, as_positive
 from ..batching import make_schedule
+from ..cost import estimate_cost
 from ..environments import INSTANCES, BernoulliBandit, instance, instance_names
 from ..estimates import BLOCK_EDGES
 from ..policies import Policy
@@ -41,7 +41,6 @@ __all__ = [
     "FIG1_EPS",
     "APPENDIX_EPS",
     "APPENDIX_INSTANCES",
-    "CHUNK_RUNS",
     "MAX_T",
     "MAX_RUNS",
     "MAX_N_EPS",
@@ -77,25 +76,17 @@ FIG1_EPS = 0.25
 APPENDIX_EPS = (0.01, 0.1, 0.5, 1.0)
 APPENDIX_INSTANCES = ("mu1", "mu2", "mu3", "mu4")
 
-#: Runs per chunk file for the per-step policies worth splitting (one run at a time inside): about
-#: 1 CPU-s a chunk at T = 1e6 (Lazy-DP-TS: 0.05-0.16 CPU-s a run, benchmarks/README.md), so that
-#: the converged scale's large blocks split into resumable, parallel tasks.
-CHUNK_RUNS = {"Lazy-DP-TS": 10}
 #: Resource limits of a cell (checked before anything is allocated or computed): the horizon (the
 #: per-step baselines still grow with T; the work bound of simulate refuses what would take
 #: minutes), the runs of a cell (a cell keeps every run's regret and pulls at ~150 checkpoints in
 #: memory), the budgets of an eps-sweep (one cell each), and the experiment seed (a 63-bit integer).
 MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
-#: Rough CPU-seconds per run at T = 1e6 (benchmarks/README.md), to start the longest tasks first:
-#: measured in ``reproduce all`` cold (mean over its cells; Lazy-DP-TS 0.05-0.16 by setting; IMED's
-#: compiled kernel 0.003-0.008; KL-UCB is not in it, its kernel 0.005-0.01 in bench_simulate).
-_COST_PER_RUN = {"Lazy-DP-TS": 0.1, "KL-UCB": 0.01, "IMED": 0.006}
 
 
 # ----------------------------------------------------------------------------------------------
 # specifications
 # ----------------------------------------------------------------------------------------------
-def _canonical(obj) -> str:
+def canonical_json(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
@@ -120,14 +111,14 @@ def _plain(value):
     raise TypeError(f"parameter values must be numbers, strings or None, got {type(value).__name__}")
 
 
-def _policy_name(policy) -> str:
+def policy_name(policy) -> str:
     """The registered name of ``policy`` (a name, a ``"file.py:Class"`` reference or a class)."""
     if isinstance(policy, str) or (isinstance(policy, type) and issubclass(policy, Policy)):
         return policy_class(policy).name
     raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
 
 
-def _policy_file(policy) -> str:
+def policy_file(policy) -> str:
     """``"path/file.py:Class"`` for a policy defined outside the package in a real file, so that a
     worker process can load it; ``""`` for the package's own policies (and for classes without a
     file, e.g. defined in a notebook: those run in this process only, ``jobs=1``)."""
@@ -161,7 +152,7 @@ def paper_params(policy, eps: float | None = None) -> dict:
     """
     if eps is not None:  # checked even for the policies without a budget
         eps = float(as_positive("eps", eps, allow_inf=False))
-    return policy_class(_policy_name(policy)).paper_params(eps)
+    return policy_class(policy_name(policy)).paper_params(eps)
 
 
 @dataclass(frozen=True)
@@ -207,7 +198,7 @@ class Cell:
         if not isinstance(self.policy, str):
             raise TypeError(f"Cell.policy must be a registered policy name (str), got "
                             f"{type(self.policy).__name__} {self.policy!r}")
-        name = _policy_name(self.policy)  # ValueError listing the names for an unknown one
+        name = policy_name(self.policy)  # ValueError listing the names for an unknown one
         if name != self.policy:
             raise ValueError(f"Cell.policy must be the registered name {name!r}, got {self.policy!r} "
                              f"(Cell.make canonicalises it)")
@@ -222,7 +213,7 @@ class Cell:
         if not isinstance(params, dict):
             raise ValueError(f"Cell.params_json must be a JSON object (the policy's parameters), got "
                              f"{self.params_json!r}")
-        object.__setattr__(self, "params_json", _canonical(params))
+        object.__setattr__(self, "params_json", canonical_json(params))
         try:
             policy_class(self.policy)(**params)
         except TypeError as exc:
@@ -259,7 +250,7 @@ class Cell:
     def make(cls, policy, env, T: int, runs: int, params: Mapping | None = None) -> Cell:
         """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
         class, ``env`` an instance name, a vector of means or a bandit."""
-        name = _policy_name(policy)
+        name = policy_name(policy)
         if isinstance(env, str):
             bandit = instance(env)
         elif isinstance(env, BernoulliBandit):
@@ -269,10 +260,10 @@ class Cell:
         label = bandit.name if bandit.name in INSTANCES else "custom"
         T = as_int("T", T, minimum=1, maximum=MAX_T)
         runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-        params_json = _canonical(_plain(dict(params or {})))
+        params_json = canonical_json(_plain(dict(params or {})))
         policy_class(policy)(**json.loads(params_json))  # fail early on bad parameters
         return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs,
-                   _policy_file(policy))
+                   policy_file(policy))
 
     @property
     def params(self) -> dict:
@@ -300,7 +291,7 @@ class Cell:
     @property
     def digest(self) -> str:
         """SHA-256 (hex) of the canonical JSON of :attr:`key`."""
-        return hashlib.sha256(_canonical(self.key).encode()).hexdigest()
+        return hashlib.sha256(canonical_json(self.key).encode()).hexdigest()
 
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
@@ -314,9 +305,11 @@ class Cell:
 
         Files break at the block edges ``20, 40, 80, ...`` of :data:`dpb.estimates.BLOCK_EDGES` (so
         a cell of ``n`` runs reuses the files of every cell of fewer runs at an edge, and the
-        paper's twenty runs are the first block of a converged cell) and, for the policies of
-        ``CHUNK_RUNS``, every ``CHUNK_RUNS[policy]`` runs."""
-        size = CHUNK_RUNS.get(self.policy, self.runs)
+        paper's twenty runs are the first block of a converged cell) and, for a policy whose class
+        sets ``cost_chunk_runs`` (Lazy-DP-TS: 10, about a CPU-second a file at T = 1e6, so that
+        the converged scale's large blocks split into resumable, parallel tasks), every
+        ``cost_chunk_runs`` runs."""
+        size = policy_class(self.policy).cost_chunk_runs or self.runs
         edges = {0, self.runs, *range(0, self.runs, size), *(e for e in BLOCK_EDGES if e < self.runs)}
         edges = sorted(edges)
         return list(zip(edges[:-1], edges[1:], strict=True))
@@ -332,10 +325,10 @@ class Cell:
         return Path(out) / "cells" / f"{self.name}.r{start}-{stop}.npz"
 
     def cost(self, runs: int | None = None) -> float:
-        """Rough CPU-seconds of ``runs`` runs (for scheduling the longest tasks first)."""
+        """Estimated CPU-seconds of ``runs`` runs (:func:`dpb.cost.estimate_cost`, pessimistic), for
+        starting the longest tasks first."""
         runs = self.runs if runs is None else runs
-        per_run = _COST_PER_RUN.get(self.policy, 0.003) * self.T / 1e6
-        return per_run * runs
+        return estimate_cost(self.policy, self.bandit(), self.T, runs, params=self.params).seconds
 
 
 @dataclass(frozen=True)
@@ -389,13 +382,13 @@ def _check_algorithms(algorithms) -> tuple:
         algorithms = (algorithms,)
     algos = tuple(algorithms)
     for a in algos:
-        _policy_name(a)  # fail early on unknown names
+        policy_name(a)  # fail early on unknown names
     if not algos:
         raise ValueError("algorithms must name at least one policy")
     return algos
 
 
-def _fmt_T(T: int) -> str:
+def format_T(T: int) -> str:
     """``10^6`` for powers of ten, else the integer."""
     k = round(math.log10(T)) if T > 0 else 0
     return f"10^{k}" if 10**k == T else str(T)
@@ -419,7 +412,7 @@ def figure1(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
     """Figure 1 of the paper: regret against t at eps = 0.25 on mu1 (left) and mu2 (right)."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses them
     eps = float(as_positive("eps", eps, allow_inf=False))
-    return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {_fmt_T(T)}, {runs} runs",
+    return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {format_T(T)}, {runs} runs",
                             instances, (eps,), T, runs, algorithms)
 
 
@@ -428,7 +421,7 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
              algorithms: Sequence[str] = ALGORITHMS) -> Experiment:
     """Figures of the appendix 'Extended Experiments': mu1..mu4 x eps in {0.01, 0.1, 0.5, 1}."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses it
-    text = f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {_fmt_T(T)}, {runs} runs"
+    text = f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {format_T(T)}, {runs} runs"
     return _grid_experiment("appendix", text, instances, eps_values, T, runs, algorithms)
 
 
@@ -449,7 +442,7 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
         params = {"eps": eps, "n0": 1, "alpha": float(alpha)}
         settings.append(Setting(instance(env).name, eps, (Cell.make(policy, env, T, runs, params),)))
     return Experiment("eps-sweep", f"Regret against eps: {policy} (alpha = {alpha:g}) on {env}, "
-                      f"T = {_fmt_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
+                      f"T = {format_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
 
 
 def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
@@ -466,7 +459,7 @@ def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EP
                                 else {"eps": e, "elimination": rule}) for rule in ELIMINATION_RULES)
         settings.append(Setting(instance(env).name, e, cells))
     return Experiment("dpse-readings", f"DP-SE, every reading of its elimination rule: eps = {eps:g}, "
-                      f"T = {_fmt_T(T)}, {runs} runs", tuple(settings), T, runs)
+                      f"T = {format_T(T)}, {runs} runs", tuple(settings), T, runs)
 
 
 def experiment(name: str, *, T: int | None = None, runs: int | None = None,
@@ -489,7 +482,7 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     if extra and name == "eps-sweep":
         raise ValueError("extra policies apply to fig1 and appendix, not to the eps-sweep")
     if extra:
-        names = [_policy_name(p) for p in extra]  # loads files, checks the names
+        names = [policy_name(p) for p in extra]  # loads files, checks the names
         kw["algorithms"] = ALGORITHMS + tuple(p for p, n in zip(extra, names, strict=True)
                                               if n not in ALGORITHMS)
     if name == "fig1":
@@ -497,27 +490,3 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     if name == "appendix":
         return appendix(**kw)
     return eps_sweep(**kw, **({} if n_eps is None else {"n_eps": n_eps}))
-
-
-def _as_cells(target) -> tuple:
-    """The distinct cells of an experiment, a cell, an experiment name or a list of them, in order."""
-    if isinstance(target, Experiment):
-        return target.cells
-    if isinstance(target, Cell):
-        return (target,)
-    if isinstance(target, str) and target not in EXPERIMENT_NAMES or isinstance(target, PathLike):
-        from .files import read_experiment  # an experiment file
-
-        return read_experiment(target).cells
-    if isinstance(target, str):
-        return experiment(target).cells
-    if isinstance(target, Iterable):
-        seen: dict[Cell, None] = {}
-        for t in target:
-            for c in _as_cells(t):
-                seen.setdefault(c, None)
-        return tuple(seen)
-    raise TypeError(f"target must be an Experiment, a Cell, an experiment name, a path to an experiment file "
-                    f"or a list of them, "
-                    f"got {target!r}")
-

@@ -15,11 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from .. import cache
-from .._validate import as_directory, as_instance, as_int
-from ..policies.registry import policy_class, policy_source_hash
-from ..simulate import Result
-from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _as_cells, _policy_name
+from .._validate import as_directory, as_float_array, as_instance, as_int, as_names
+from ..policies.registry import policy_class, policy_source_hash, registered
+from ..result import Result, concat_rows, to_frame
+from .files import as_cells
+from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, policy_name
 
 __all__ = [
     "MissingResultsError",
@@ -38,15 +41,15 @@ class MissingResultsError(FileNotFoundError):
     """Some cells of an experiment are missing from the cache or stale (see :func:`dpb.experiments.run`)."""
 
 
-def _out(out) -> Path:
+def out_dir(out) -> Path:
     return cache.default_results_dir() if out is None else as_directory("out", out)
 
 
-def _seed(seed) -> int:
+def checked_seed(seed) -> int:
     return as_int("seed", seed, minimum=0)
 
 
-def _chunk(cell, start, stop) -> tuple:
+def checked_chunk(cell, start, stop) -> tuple:
     """Check a chunk ``[start, stop)`` of ``cell``: ``0 <= start < stop <= cell.runs``."""
     as_instance("cell", cell, Cell, "dpb.experiments.Cell")
     start = as_int("start", start, minimum=0, maximum=cell.runs - 1)
@@ -54,8 +57,8 @@ def _chunk(cell, start, stop) -> tuple:
     return cell, start, stop
 
 
-def _policy_file(policy: str) -> Path | None:
-    cls = policy_class(_policy_name(policy))
+def policy_file(policy: str) -> Path | None:
+    cls = policy_class(policy_name(policy))
     try:
         path = Path(inspect.getfile(cls))
     except (TypeError, OSError):
@@ -67,8 +70,8 @@ def policy_sources(policy: str) -> tuple:
     """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator and of
     the file defining the policy's class (the class itself is resolved at run time).  For a reader's
     policy that file is outside the package: its cells are keyed by its source."""
-    path = _policy_file(policy)
-    simulator = cache.PACKAGE_DIR / "simulate.py"
+    path = policy_file(policy)
+    simulator = cache.PACKAGE_DIR / "engine.py"
     return cache.source_files(simulator) if path is None else cache.source_files(simulator, path)
 
 
@@ -79,8 +82,8 @@ def chunk_provenance(policy: str) -> dict:
     in a notebook cell) adds ``policy_source``, the hash of its class source
     (:func:`dpb.policies.registry.policy_source_hash`)."""
     out = {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
-    if _policy_file(policy) is None:
-        out["policy_source"] = policy_source_hash(_policy_name(policy))
+    if policy_file(policy) is None:
+        out["policy_source"] = policy_source_hash(policy_name(policy))
     return out
 
 
@@ -92,12 +95,12 @@ def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEF
     seed, these runs and the current :func:`chunk_provenance` of the policy; damaged when it cannot
     be read whole or an array differs from its checksum (see :func:`dpb.cache.file_state`).
     """
-    cell, start, stop = _chunk(cell, start, stop)
-    seed = _seed(seed)
-    return cache.file_state(cell.path(_out(out), start, stop), _expected(cell, start, stop, seed))
+    cell, start, stop = checked_chunk(cell, start, stop)
+    seed = checked_seed(seed)
+    return cache.file_state(cell.path(out_dir(out), start, stop), expected_stamp(cell, start, stop, seed))
 
 
-def _expected(cell: Cell, start: int, stop: int, seed: int) -> dict:
+def expected_stamp(cell: Cell, start: int, stop: int, seed: int) -> dict:
     """What a current chunk file records (see :func:`chunk_status`)."""
     return {"cell": cell.key, "runs": [start, stop], "experiment_seed": seed, **chunk_provenance(cell.policy)}
 
@@ -134,8 +137,8 @@ class Claim:
 def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
     """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
     another call in this process) holds it."""
-    cell, start, stop = _chunk(cell, start, stop)
-    path = cell.path(_out(out), start, stop)
+    cell, start, stop = checked_chunk(cell, start, stop)
+    path = cell.path(out_dir(out), start, stop)
     lock = path.parent / ".claims" / (path.name + ".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -155,21 +158,21 @@ def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
     """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
     experiment (or a list of experiments or cells); see :func:`chunk_status`."""
     counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
-    out, seed = _out(out), _seed(seed)
-    for cell in _as_cells(target):
+    out, seed = out_dir(out), checked_seed(seed)
+    for cell in as_cells(target):
         for a, b in cell.chunks():
             counts[chunk_status(cell, a, b, out, seed=seed)] += 1
     return counts
 
 
-def _load_cell(cell: Cell, out: Path, seed: int) -> Result:
+def load_cell(cell: Cell, out: Path, seed: int) -> Result:
     parts = []
     for a, b in cell.chunks():
         # chunk_status and Result.load in one reading of the file
-        state, meta, arrays = cache._read_checked(cell.path(out, a, b), _expected(cell, a, b, seed))
+        state, meta, arrays = cache.read_checked(cell.path(out, a, b), expected_stamp(cell, a, b, seed))
         if state != "done":
             raise MissingResultsError(f"{cell.name} runs {a}-{b} is {state} in {out}")
-        part = Result._from_stored(meta, arrays)
+        part = Result.from_stored(meta, arrays)
         if (part.policy, part.T, tuple(float(m) for m in part.means)) != (cell.policy, cell.T, cell.means):
             raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: its {part.policy} runs on arm "
                                       f"means {part.means.tolist()}, T={part.T} do not match its key; "
@@ -211,17 +214,16 @@ class ExperimentResults:
         return cpu_seconds(self.results.values())
 
     def to_rows(self, grid: str = "all") -> dict:
-        """The regret curves of every setting in long format (:func:`dpb.frames.experiment_rows`)."""
-        from ..frames import experiment_rows
-
-        return experiment_rows(self, grid)
+        """The regret curves of every setting in long format (:meth:`dpb.result.Result.to_rows`
+        of every cell, labelled with the experiment's name, the setting's instance and budget)."""
+        return concat_rows([self.results[cell].to_rows(grid, experiment=self.experiment.name,
+                                                       instance=setting.env, eps=setting.eps)
+                            for setting in self.settings for cell in setting.cells])
 
     def to_frame(self, grid: str = "all"):
         """The regret curves as a long pandas DataFrame: one row per setting, policy, run and
         checkpoint, columns experiment, instance, eps, policy, params, run, t, regret
         (:mod:`dpb.frames`; needs the ``pandas`` extra)."""
-        from ..frames import to_frame
-
         return to_frame(self.to_rows(grid))
 
 
@@ -252,8 +254,41 @@ def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
     from .files import as_experiment  # everything run() accepts: files, cells, lists
 
     exp = as_experiment(target)
-    out, seed = _out(out), _seed(seed)
+    out, seed = out_dir(out), checked_seed(seed)
     results = {}
     for cell in exp.cells:
-        results[cell] = _load_cell(cell, out, seed)
+        results[cell] = load_cell(cell, out, seed)
     return ExperimentResults(exp, results, seed)
+
+
+def checked_result(name: str, result) -> Result:
+    """``result`` if it is a :class:`~dpb.simulate.Result` or has its ``final_regret`` array (duck
+    typing: the summaries read nothing else); ``TypeError`` naming ``name`` otherwise."""
+    if isinstance(result, Result):
+        return result
+    reg = getattr(result, "final_regret", None)
+    if reg is None:
+        return as_instance(name, result, Result, "dpb.simulate.Result (or has final_regret)")
+    arr = as_float_array(f"{name}.final_regret", reg)
+    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name}.final_regret must be a non-empty 1-d array of finite numbers")
+    return result
+
+
+def final_regret_stats(result: Result) -> dict:
+    """Mean, standard deviation (ddof = 1), median and 10%/90% quantiles of the regret at T."""
+    reg = np.asarray(checked_result("result", result).final_regret, dtype=float)
+    return {
+        "runs": int(reg.size),
+        "mean": float(reg.mean()),
+        "std": float(reg.std(ddof=1)) if reg.size > 1 else 0.0,
+        "median": float(np.median(reg)),
+        "q10": float(np.quantile(reg, 0.1)),
+        "q90": float(np.quantile(reg, 0.9)),
+    }
+
+
+def policy_names(name: str, value) -> tuple:
+    """``value`` as a tuple of registered policy names (``ValueError`` naming ``name`` and listing
+    the registered names for an unknown one: a typo would otherwise give NaN columns)."""
+    return as_names(name, value, choices=tuple(registered()))

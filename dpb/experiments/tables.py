@@ -7,13 +7,15 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._validate import as_float_array, as_instance, as_int, as_names, as_positive
+from .._validate import as_instance, as_int, as_names, as_positive
 from ..tables import format_table as _format
 from ..bounds import lower_bound_constant
 from ..simulate import Result
 from .specs import BASELINES, OURS
 from .specs import Setting
-from .store import ExperimentResults
+from .store import ExperimentResults, final_regret_stats
+from .store import checked_result as _result
+from .store import policy_names as _policy_names
 
 __all__ = [
     "final_regret_stats",
@@ -31,20 +33,6 @@ __all__ = [
 ]
 
 
-def _result(name: str, result) -> Result:
-    """``result`` if it is a :class:`~dpb.simulate.Result` or has its ``final_regret`` array (duck
-    typing: the summaries read nothing else); ``TypeError`` naming ``name`` otherwise."""
-    if isinstance(result, Result):
-        return result
-    reg = getattr(result, "final_regret", None)
-    if reg is None:
-        return as_instance(name, result, Result, "dpb.simulate.Result (or has final_regret)")
-    arr = as_float_array(f"{name}.final_regret", reg)
-    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}.final_regret must be a non-empty 1-d array of finite numbers")
-    return result
-
-
 def _results(name: str, res) -> ExperimentResults:
     return as_instance(name, res, ExperimentResults, "dpb.experiments.ExperimentResults")
 
@@ -54,27 +42,6 @@ def _result_map(name: str, results) -> Mapping:
     for key, r in results.items():
         _result(f"{name}[{key!r}]", r)
     return results
-
-
-def final_regret_stats(result: Result) -> dict:
-    """Mean, standard deviation (ddof = 1), median and 10%/90% quantiles of the regret at T."""
-    reg = np.asarray(_result("result", result).final_regret, dtype=float)
-    return {
-        "runs": int(reg.size),
-        "mean": float(reg.mean()),
-        "std": float(reg.std(ddof=1)) if reg.size > 1 else 0.0,
-        "median": float(np.median(reg)),
-        "q10": float(np.quantile(reg, 0.1)),
-        "q90": float(np.quantile(reg, 0.9)),
-    }
-
-
-def _policy_names(name: str, value) -> tuple:
-    """``value`` as a tuple of registered policy names (``ValueError`` naming ``name`` and listing
-    the registered names for an unknown one: a typo would otherwise give NaN columns)."""
-    from ..policies.registry import registered
-
-    return as_names(name, value, choices=tuple(registered()))
 
 
 def final_regret_table(results: Mapping[str, Result], ours: Sequence[str] = OURS) -> list:

@@ -25,7 +25,6 @@ import signal
 import sys
 import threading
 import time
-import traceback
 from multiprocessing.connection import wait as wait_any
 
 from .._validate import as_int
@@ -91,15 +90,14 @@ def _watch(pid: int, start_time: str) -> None:
     os._exit(3)
 
 
-def _worker(conn, main_pid: int, main_start: str) -> None:
-    """Body of a worker: compute the chunks the main process sends until it says stop or is gone."""
+def _worker(conn, main_pid: int, main_start: str, work) -> None:
+    """Body of a worker: answer ``work(task)`` to every task the main process sends until it says
+    stop or is gone."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
     if not process_alive(main_pid, main_start):  # gone before PDEATHSIG was armed
         os._exit(3)
     threading.Thread(target=_watch, args=(main_pid, main_start), daemon=True, name="dpb-watchdog").start()
-    from .execution import _compute_chunk, _failure
-
     while True:
         try:
             task = conn.recv()
@@ -108,12 +106,7 @@ def _worker(conn, main_pid: int, main_start: str) -> None:
         if task is None:
             return
         try:
-            res = _compute_chunk(*task)
-            reply = ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))
-        except BaseException as exc:  # noqa: BLE001 - reported to the main process, which stops
-            reply = ("error", _failure(exc, task[0], task[-1]), traceback.format_exc())
-        try:
-            conn.send(reply)
+            conn.send(work(task))
         except (BrokenPipeError, OSError):
             return
 
@@ -148,17 +141,23 @@ def main_script_hidden():
 
 
 class Pool:
-    """``jobs`` worker processes, one pipe each; :meth:`submit` a task to an idle worker,
+    """``jobs`` worker processes, one pipe each, each answering ``work(task)`` to every task (a
+    module-level function, sent to the workers by reference: for the experiments,
+    ``dpb.experiments.execution.chunk_reply``); :meth:`submit` a task to an idle worker,
     :meth:`poll` for answers, :meth:`close` (let them finish) or :meth:`kill` (at once).
 
-    A task is the argument tuple of :func:`dpb.experiments.execution._compute_chunk`.  ``poll``
-    returns ``(tag, reply)`` pairs: ``reply`` is ``("ok", policy, cpu_seconds)``,
-    ``("error", "Type: message", traceback)``, or ``("died", "worker process ... exited with ...",
-    "")`` when a worker vanished mid-task.
+    ``poll`` returns ``(tag, reply)`` pairs: ``reply`` is what ``work`` returned (for the
+    experiments ``("ok", policy, cpu_seconds)`` or ``("error", "Type: message", traceback)``),
+    ``("error", late(limit), "")`` for a task killed past its time limit (the task's last element,
+    when a number, plus ``grace`` seconds), or ``("died", "worker process ... exited with ...", "")``
+    when a worker vanished mid-task.
     """
 
-    def __init__(self, jobs: int, context, grace: float | None = None) -> None:
+    def __init__(self, jobs: int, context, work, grace: float | None = None, late=None) -> None:
         jobs = as_int("jobs", jobs, minimum=1, maximum=256)
+        if not callable(work):
+            raise TypeError(f"work must be a function (task -> reply), got {type(work).__name__}")
+        self._late = late or (lambda limit: f"stopped after {limit:.3g} s, over its time limit")
         # a task whose last element is a time limit in seconds is killed ``grace`` seconds after it
         # (the worker stops the chunk itself at the limit; this catches one stuck in compiled code)
         self._grace = None if grace is None else float(grace)
@@ -171,7 +170,8 @@ class Pool:
         start = process_start_time(me) or ""
         for _ in range(jobs):
             ours, theirs = context.Pipe(duplex=True)
-            proc = context.Process(target=_worker, args=(theirs, me, start), daemon=True, name="dpb-worker")
+            proc = context.Process(target=_worker, args=(theirs, me, start, work), daemon=True,
+                                   name="dpb-worker")
             self._workers.append([proc, ours, None, theirs])
         self._started = False
 
@@ -226,11 +226,9 @@ class Pool:
         for w in list(waitables.values()):
             due = self._deadlines.get(id(w))
             if due is not None and now >= due[0] and w[2] is not None:  # past its limit: kill it
-                from .execution import _timeout_cause
-
                 w[0].kill()
                 w[0].join(timeout=5)
-                events.append((w[2], ("error", _timeout_cause(due[1]), "")))
+                events.append((w[2], ("error", self._late(due[1]), "")))
                 w[2] = None
                 del self._deadlines[id(w)]
         if events:

@@ -278,6 +278,11 @@ class Policy(ABC):
     last_noise : numpy.ndarray
         Diagnostic, shape (R, K): the Laplace value (already scaled by 1/eps) added at each arm's
         last release.
+    cost_fast, cost_fast_python, cost_reference, cost_chunk_runs
+        The prices of the cost model (:mod:`dpb.cost`), which change no number: CPU-seconds per
+        round of the fast path, ``(per round, per round and run)``, compiled and uncompiled (None:
+        the model's defaults); per round of one run of the literal reference; and the runs per
+        result file of the experiments (None: a file per block of runs).
     """
 
     name: ClassVar[str] = "policy"
@@ -287,6 +292,10 @@ class Policy(ABC):
     style: ClassVar[dict | None] = None
     reference: ClassVar[Callable | str | None] = None
     fast_simulate: ClassVar[Callable | None] = None
+    cost_fast: ClassVar[tuple | None] = None
+    cost_fast_python: ClassVar[tuple | None] = None
+    cost_reference: ClassVar[float] = 3e-5
+    cost_chunk_runs: ClassVar[int | None] = None
 
     eps: float | None = None
 
