@@ -41,7 +41,7 @@ GRIDS = ("all", "log", "linear")
 
 
 def to_frame(rows: dict):
-    """A pandas DataFrame of long-format columns (:meth:`Result.to_rows`,
+    """A pandas DataFrame of long-format columns (:meth:`dpb.result.Result.to_rows`,
     :func:`dpb.frames.experiment_rows`); ``ImportError`` naming the ``pandas`` extra when pandas is
     missing."""
     from ._extras import require
@@ -147,10 +147,11 @@ class Result:
 
     def to_rows(self, grid: str = "all", *, experiment: str = "", instance: str | None = None,
                 eps: float | None = None) -> dict:
-        """The regret curves in long format: a dict of equal-length columns (:data:`COLUMNS`), one
-        row per run and checkpoint.  ``grid``: every checkpoint (``"all"``), or the ``"log"`` or
-        ``"linear"`` grid only; ``experiment``, ``instance`` and ``eps`` label the rows (defaults:
-        empty, the result's instance name or ``"custom"``, the policy's ``eps`` or NaN)."""
+        """The regret curves in long format: a dict of equal-length columns
+        (:data:`dpb.result.COLUMNS`), one row per run and checkpoint.  ``grid``: every
+        checkpoint (``"all"``), or the ``"log"`` or ``"linear"`` grid only; ``experiment``,
+        ``instance`` and ``eps`` label the rows (defaults: empty, the result's instance name or
+        ``"custom"``, the policy's ``eps`` or NaN)."""
         if grid not in GRIDS:
             raise ValueError(f"grid must be one of {', '.join(GRIDS)}, got {grid!r}")
         experiment = as_text("experiment", experiment) or ""

@@ -265,9 +265,10 @@ class Policy(ABC):
     fast_simulate : callable or None
         An optional exact fast path ``fast_simulate(self, means, T, env_generators,
         policy_generators, recorder)`` that simulates ``len(env_generators)`` runs on its own and
-        reports every pull to ``recorder`` (a :class:`Recorder`); :func:`dpb.simulate.simulate`
-        uses it instead of the generic phase engine unless ``fast=False``.  Run ``i`` must draw its
-        rewards from ``env_generators[i]`` and everything else from ``policy_generators[i]``.
+        reports every pull to ``recorder`` (a :class:`~dpb.policies.base.Recorder`);
+        :func:`dpb.simulate.simulate` uses it instead of the generic phase engine unless
+        ``fast=False``.  Run ``i`` must draw its rewards from ``env_generators[i]`` and everything
+        else from ``policy_generators[i]``.
     noise_in_stat : numpy.ndarray
         Diagnostic, shape (R, K): the number of Laplace draws contained in each arm's current
         private statistic (accumulating policies: one per phase so far; forgetting policies: 1).
