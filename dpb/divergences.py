@@ -336,6 +336,43 @@ def _kl_lcb(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return out
 
 
+def _d_eps_bound(x: np.ndarray, c: np.ndarray, eps: np.ndarray, upper: bool) -> np.ndarray:
+    """Unvalidated :func:`d_eps_ucb` (``upper``) or :func:`d_eps_lcb`: saturated at the far end
+    (1 or 0) when ``c >= d_eps(x, far end)``; else the KL bound while the root lies in the
+    low-privacy regime of ``(x, mu)``, the explicit high-privacy inverse beyond it, polished so
+    that ``d_eps(x, mu) <= c`` holds as computed."""
+    far = 1.0 if upper else 0.0
+    out = np.where(c == 0, x, far).astype(float)
+    finite = np.isfinite(eps)
+    eps_f = np.where(finite, eps, 1.0)
+    # saturation: d_eps(x, far) = eps |far - x| <= c  (x = far or c = inf included; eps = inf only if c = inf)
+    sat = (x == far) | np.isinf(c) | (finite & (c >= eps_f * ((1.0 - x) if upper else x)))
+    todo = ~sat & (c > 0)
+    if not np.any(todo):
+        return out
+    xs, cs, es, fs = x[todo], c[todo], eps_f[todo], finite[todo]
+    # the mean beyond which (x, mu) is in the high-privacy regime
+    edge = _expit(logit(xs) + es) if upper else _expit(logit(xs) - es)
+    high = cs > np.where(fs, _kl(xs, edge), np.inf)
+    res = np.empty_like(xs)
+    if np.any(high):
+        xh, ch, eh = xs[high], cs[high], es[high]
+        with np.errstate(over="ignore"):  # c + eps x <= eps may round past the largest float
+            if upper:
+                res[high] = np.clip(np.expm1(-(ch + eh * xh)) / np.expm1(-eh), xh, 1.0)
+            else:
+                res[high] = np.clip(np.exp(-(ch + eh * (1.0 - xh))) * np.expm1(ch - eh * xh) / np.expm1(-eh),
+                                    0.0, xh)
+    low = ~high
+    if np.any(low):
+        res[low] = (_kl_ucb if upper else _kl_lcb)(xs[low], cs[low])
+    # near the regime edge kl(x, mu) and the d_eps evaluation differ by rounding: make the
+    # returned mean satisfy d_eps(x, mu) <= c as computed by d_eps itself
+    e_all = eps[todo]
+    out[todo] = _polish(lambda m: _d_eps(xs, m, e_all), res, xs, cs)
+    return out
+
+
 # ----------------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------------
@@ -724,30 +761,7 @@ def d_eps_ucb(x, c, eps):
     c = _level(c)
     eps = _eps(eps)
     x, c, eps = broadcast(x=x, c=c, eps=eps)
-    out = np.where(c == 0, x, 1.0).astype(float)
-    finite = np.isfinite(eps)
-    eps_f = np.where(finite, eps, 1.0)
-    # saturation: d_eps(x, 1) = eps (1 - x) <= c  (x = 1 or c = inf included; eps = inf only if c = inf)
-    sat = (x >= 1.0) | np.isinf(c) | (finite & (c >= eps_f * (1.0 - x)))
-    todo = ~sat & (c > 0)
-    if np.any(todo):
-        xs, cs, es, fs = x[todo], c[todo], eps_f[todo], finite[todo]
-        edge = _expit(logit(xs) + es)  # mu beyond which (x, mu) is in the high-privacy regime
-        c_edge = np.where(fs, _kl(xs, edge), np.inf)
-        high = cs > c_edge
-        res = np.empty_like(xs)
-        if np.any(high):
-            xh, ch, eh = xs[high], cs[high], es[high]
-            with np.errstate(over="ignore"):  # c + eps x <= eps may round past the largest float
-                res[high] = np.clip(np.expm1(-(ch + eh * xh)) / np.expm1(-eh), xh, 1.0)
-        low = ~high
-        if np.any(low):
-            res[low] = _kl_ucb(xs[low], cs[low])
-        # near the regime edge kl(x, mu) and the d_eps evaluation differ by rounding: make the
-        # returned mean satisfy d_eps(x, mu) <= c as computed by d_eps itself
-        e_all = eps[todo]
-        out[todo] = _polish(lambda m: _d_eps(xs, m, e_all), res, xs, cs)
-    return _finish(out)
+    return _finish(_d_eps_bound(x, c, eps, upper=True))
 
 
 def d_eps_lcb(x, c, eps):
@@ -797,25 +811,4 @@ def d_eps_lcb(x, c, eps):
     c = _level(c)
     eps = _eps(eps)
     x, c, eps = broadcast(x=x, c=c, eps=eps)
-    out = np.where(c == 0, x, 0.0).astype(float)
-    finite = np.isfinite(eps)
-    eps_f = np.where(finite, eps, 1.0)
-    sat = (x <= 0.0) | np.isinf(c) | (finite & (c >= eps_f * x))
-    todo = ~sat & (c > 0)
-    if np.any(todo):
-        xs, cs, es, fs = x[todo], c[todo], eps_f[todo], finite[todo]
-        edge = _expit(logit(xs) - es)  # mu below which (x, mu) is in the high-privacy regime
-        c_edge = np.where(fs, _kl(xs, edge), np.inf)
-        high = cs > c_edge
-        res = np.empty_like(xs)
-        if np.any(high):
-            xh, ch, eh = xs[high], cs[high], es[high]
-            with np.errstate(over="ignore"):  # c + eps (1 - x) <= eps may round past the largest float
-                mu = np.exp(-(ch + eh * (1.0 - xh))) * np.expm1(ch - eh * xh) / np.expm1(-eh)
-            res[high] = np.clip(mu, 0.0, xh)
-        low = ~high
-        if np.any(low):
-            res[low] = _kl_lcb(xs[low], cs[low])
-        e_all = eps[todo]
-        out[todo] = _polish(lambda m: _d_eps(xs, m, e_all), res, xs, cs)
-    return _finish(out)
+    return _finish(_d_eps_bound(x, c, eps, upper=False))
