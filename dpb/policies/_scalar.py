@@ -3,9 +3,16 @@
 The compiled kernels (:mod:`dpb.policies._tape_kernel`, :mod:`dpb.policies._batched_kernel`) make
 these functions compilable where they call them (``numba.extending.register_jitable``), and the
 same kernels run uncompiled (``engine="python"``) call them as they stand, so both engines evaluate
-the same formulas with the same float operations.
-No numba here: ``import dpb`` does not import it.  The vectorised numpy versions of the index
-computations are :mod:`dpb.policies._numerics`; the validated references are
+the same formulas with the same float operations.  No numba here: ``import dpb`` does not import
+it.
+
+Their vectorised twins, for the numpy engines (the lock-step of the batched policies, the
+generic phase engine), are :mod:`dpb.policies._numerics`; the two cannot be one function without
+changing the numbers (numpy's array functions may round differently from ``math``'s, and the
+vectorised Newton iteration stops for a whole array at once).  Two float forms of kl live here on
+purpose: :func:`kl` is the per-step reference's form (so IMED's kernel breaks exactly the ties the
+reference breaks), the kl inside :func:`d_eps_below` is :func:`~dpb.policies._numerics.kl_fast`'s
+(so DP-IMED's compiled runs agree with its numpy runs).  The validated references are
 :mod:`dpb.divergences`.
 """
 
