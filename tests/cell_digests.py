@@ -37,6 +37,10 @@ CELLS = [
     ("AdaP-KLUCB", {"eps": 1.0}, None, 50_000, 2),
     ("IMED", {}, "phases", 2_000, 2),
     ("KL-UCB", {}, "phases", 2_000, 2),
+    ("Lazy-DP-TS", {"eps": 0.5}, "phases", 2_000, 2),
+    ("DP-IMED", {"eps": 0.5}, "phases", 20_000, 2),
+    ("DP-UCB", {"eps": 0.5}, None, 50_000, 2),
+    ("AdaP-UCB", {"eps": 1.0}, None, 50_000, 2),
 ]
 SEEDS = (0, 7)
 

@@ -1,4 +1,5 @@
-"""The scalar maths of the fast engines, written once, as plain Python that numba compiles.
+"""The scalar maths of the fast engines (and their tie-breaking), written once, as plain Python that
+numba compiles.
 
 The compiled kernels (:mod:`dpb.policies._tape_kernel`, :mod:`dpb.policies._batched_kernel`) make
 these functions compilable where they call them (``numba.extending.register_jitable``), and the
@@ -118,6 +119,29 @@ def d_eps_below(x, y, z, log_term, eps):
         out = xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y)
         return max(out, 0.0)
     return max(-eps * x - log_term, 0.0)
+
+
+def count_tied(idx, best):
+    """(how many entries of ``idx`` equal ``best``, the first of them or -1)."""
+    n, first = 0, -1
+    for a in range(idx.shape[0]):
+        if idx[a] == best:
+            n += 1
+            if first < 0:
+                first = a
+    return n, first
+
+
+def nth_tied(idx, best, u, n):
+    """The entry of ``idx`` equal to ``best`` of rank min(int(u n), n - 1) among the ``n`` such
+    entries: a tie broken uniformly at random by one uniform ``u``."""
+    rank = min(int(u * n), n - 1)
+    for a in range(idx.shape[0]):
+        if idx[a] == best:
+            if rank == 0:
+                return a
+            rank -= 1
+    return -1
 
 
 def stamp_kernels(dispatchers) -> None:

@@ -45,7 +45,8 @@ from numba.extending import register_jitable
 from . import _scalar
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where a kernel calls it
-_kl, _kl_ucb, _budget = (register_jitable(f) for f in (_scalar.kl, _scalar.kl_ucb, _scalar.budget))
+_kl, _kl_ucb, _budget, _count_tied, _nth_tied = (register_jitable(getattr(_scalar, f)) for f in (
+    "kl", "kl_ucb", "budget", "count_tied", "nth_tied"))
 
 BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
 ROOM = 16  # a kernel returns to its caller for larger arrays when a tape has fewer free places
@@ -380,24 +381,8 @@ def _klucb_bound(a, f, N, anc, ancn):
 @numba.njit(cache=True)
 def _pick_tied(idx, best, pol_gen):
     """The arm whose index equals ``best``, ties broken uniformly at random (one uniform)."""
-    K = idx.shape[0]
-    ntied, b = 0, -1
-    for a in range(K):
-        if idx[a] == best:
-            ntied += 1
-            if b < 0:
-                b = a
-    if ntied == 1:
-        return b
-    pick = int(pol_gen.random() * ntied)
-    if pick > ntied - 1:
-        pick = ntied - 1
-    for a in range(K):
-        if idx[a] == best:
-            if pick == 0:
-                return a
-            pick -= 1
-    return b
+    n, first = _count_tied(idx, best)
+    return first if n == 1 else _nth_tied(idx, best, pol_gen.random(), n)
 
 
 @numba.njit(cache=True)

@@ -124,10 +124,7 @@ def pick_max(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
 
 def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
     """Row-wise argmin with ties broken uniformly at random (one uniform per tied row)."""
-    values = np.asarray(values, dtype=float)
-    if np.isnan(values).any():
-        raise FloatingPointError("a policy index is NaN")
-    return _pick_tied(values == values.min(axis=1, keepdims=True), rows, rand)
+    return pick_max(-np.asarray(values, dtype=float), rows, rand)
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._lazy_windows import simulate_lazy_dpts_fast
-from .base import InitialRoundRobin, Policy, check_eps, check_real, pick_max
+from .base import InitialRoundRobin, Policy, check_eps, check_real
 
 __all__ = ["LazyDPTS", "simulate_lazy_dpts_fast"]
 
@@ -74,23 +74,15 @@ class LazyDPTS(InitialRoundRobin, Policy):
 
     def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
-        arms = np.empty(rows.size, dtype=np.int64)
-        init = self._in_init(rows)
-        if init.any():
-            arms[init] = self._init_plan(rows[init])
-            self.index[rows[init]] = np.nan
-        main = np.flatnonzero(~init)
-        if main.size:
-            r = rows[main]
-            obs = self.obs[r]
-            m = np.clip(self.mu_tilde[r] + self.c * np.log(t[main])[:, None] / (self.eps * obs), 0.0, 1.0)
-            a, b = m * obs + 1.0, (1.0 - m) * obs + 1.0
-            theta = np.empty((r.size, self.K))
-            for i, run in enumerate(r):  # each run samples from its own generator
-                theta[i] = self.rand.generators[run].beta(a[i], b[i])
-            self.index[r] = theta
-            arms[main] = pick_max(theta, r, self.rand)
-        return self._one_hot(arms, np.ones(rows.size, dtype=np.int64))
+        return self._one_hot(self._choose_arms(rows, t), np.ones(rows.size, dtype=np.int64))
+
+    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        """theta_j ~ Beta(m_j O_j + 1, (1 - m_j) O_j + 1) of every arm, each run from its own
+        generator."""
+        obs = self.obs[rows]
+        m = np.clip(self.mu_tilde[rows] + self.c * np.log(t)[:, None] / (self.eps * obs), 0.0, 1.0)
+        a, b = m * obs + 1.0, (1.0 - m) * obs + 1.0
+        return np.array([self.rand.generators[run].beta(a[i], b[i]) for i, run in enumerate(rows)])
 
     def update(self, rows: np.ndarray, counts: np.ndarray, sums: np.ndarray) -> None:
         rows = np.asarray(rows, dtype=np.int64)
