@@ -105,10 +105,18 @@ def test_scalar_maths_of_the_engines(p, q, x, c, eps):
 
 @pytest.mark.parametrize("c", [0.0, 1.0, 3.0])
 def test_scalar_budget_is_the_vectorised_one(c):
-    from dpb.policies.nonprivate import _budget
+    from dpb.policies._numerics import budget_fast
 
     t = np.array([1, 2, 3, 10, 1000, 10**9])
-    assert [_scalar.budget(int(v), c) for v in t] == _budget(t, c).tolist()
+    assert [_scalar.budget(int(v), c) for v in t] == budget_fast(t, c).tolist()
+
+
+def test_scalar_ties_are_broken_by_the_uniform_rank():
+    # the kernels' tie-break: the entry of rank floor(u n) among the n tied ones, in arm order
+    idx = np.array([0.5, 0.2, 0.5, 0.1, 0.5])
+    assert _scalar.count_tied(idx, 0.5) == (3, 0) and _scalar.count_tied(idx, 0.3) == (0, -1)
+    ranks = [_scalar.nth_tied(idx, 0.5, u, 3) for u in (0.0, 0.33, 0.34, 0.66, 0.67, 1.0)]
+    assert ranks == [0, 0, 2, 2, 4, 4]
 
 
 def test_fast_numerics_vectorised():
