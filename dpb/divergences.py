@@ -99,8 +99,11 @@ def _eps(value) -> np.ndarray:
     return as_positive("eps", value, allow_inf=True, allow_zero=False)
 
 
-def _level(value) -> np.ndarray:
-    return as_positive("c", value, allow_inf=True, allow_zero=True)
+def _bound_args(x, c, *eps):
+    """The arguments of a confidence bound validated (``x``, then ``c``, then ``eps`` if given) and
+    broadcast together."""
+    x, c = as_probability("x", x), as_positive("c", c, allow_inf=True, allow_zero=True)
+    return broadcast(x=x, c=c, eps=_eps(eps[0])) if eps else broadcast(x=x, c=c)
 
 
 def _a_log_a_over_b(a: np.ndarray, b: np.ndarray, b_minus_a: np.ndarray) -> np.ndarray:
@@ -657,9 +660,7 @@ def kl_ucb(x, c):
     >>> kl_ucb(0.5, 0.0), kl_ucb(0.5, float("inf"))
     (0.5, 1.0)
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    x, c = broadcast(x=x, c=c)
+    x, c = _bound_args(x, c)
     return _finish(_kl_ucb(x, c))
 
 
@@ -700,9 +701,7 @@ def kl_lcb(x, c):
     >>> round(kl_lcb(0.5, 0.1), 6)
     0.287121
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    x, c = broadcast(x=x, c=c)
+    x, c = _bound_args(x, c)
     return _finish(_kl_lcb(x, c))
 
 
@@ -757,10 +756,7 @@ def d_eps_ucb(x, c, eps):
     >>> d_eps_ucb(0.5, 0.1, 0.2)  # c >= eps (1 - x): saturated
     1.0
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    eps = _eps(eps)
-    x, c, eps = broadcast(x=x, c=c, eps=eps)
+    x, c, eps = _bound_args(x, c, eps)
     return _finish(_d_eps_bound(x, c, eps, upper=True))
 
 
@@ -807,8 +803,5 @@ def d_eps_lcb(x, c, eps):
     >>> round(d_eps_lcb(0.5, 0.1, 10.0), 6) == round(kl_lcb(0.5, 0.1), 6)
     True
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    eps = _eps(eps)
-    x, c, eps = broadcast(x=x, c=c, eps=eps)
+    x, c, eps = _bound_args(x, c, eps)
     return _finish(_d_eps_bound(x, c, eps, upper=False))

@@ -104,12 +104,7 @@ class AdaPKLUCB(_AdaP):
 class AdaPUCB(_AdaP):
     """AdaP-UCB: I_a = mu~_a + sqrt(alpha log t / (2 n_last)) + alpha log t / (eps n_last).
 
-    Parameters
-    ----------
-    eps : float
-        Privacy budget, > 0.
-    alpha : float
-        Exploration constant, > 0 (analysis: > 3; experiments: 3.1).
+    Parameters (``eps``, ``alpha``) as :class:`~dpb.policies.AdaPKLUCB`.
     """
 
     name = "AdaP-UCB"

@@ -195,18 +195,8 @@ class DPKLUCB(BatchedPrivatePolicy):
     """DP-KLUCB (:prf:ref:`alg-dp-klucb-imed`, the DP-KLUCB index).
 
     Index of arm i at round t: max{mu in [0, 1] : d_eps(clip(S~_i/n_i), mu) <= log(t)/n_i}; the
-    policy pulls the arm of largest index for its next geometric phase.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy budget, > 0; the policy is eps-global DP for rewards in [0, 1].
-    n0 : int
-        First batch size (paper's experiments: 1).
-    alpha : float
-        Geometric ratio > 1 of the batches (experiments: 2).
-    schedule : BatchSchedule, optional
-        Any other schedule (overrides n0 and alpha), e.g. a polynomial one.
+    policy pulls the arm of largest index for its next geometric phase.  Parameters (``eps``,
+    ``n0``, ``alpha``, ``schedule``) as :class:`~dpb.policies.BatchedPrivatePolicy`.
     """
 
     name = "DP-KLUCB"
@@ -223,17 +213,8 @@ class DPIMED(BatchedPrivatePolicy):
 
     Index of arm i: n_i d_eps(x_i, x*) + log n_i with x_i = clip(S~_i/n_i) and
     x* = clip(max_j S~_j/n_j); the policy pulls the arm of smallest index for its next phase.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy budget, > 0.
-    n0 : int
-        First batch size (experiments: 1).
-    alpha : float
-        Geometric ratio > 1 (experiments: 2; the epsilon-sweep figure: 1.1).
-    schedule : BatchSchedule, optional
-        Any other schedule (overrides n0 and alpha).
+    Parameters (``eps``, ``n0``, ``alpha``, ``schedule``) as
+    :class:`~dpb.policies.BatchedPrivatePolicy` (the epsilon-sweep figure uses ``alpha=1.1``).
     """
 
     name = "DP-IMED"
