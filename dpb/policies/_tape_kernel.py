@@ -320,11 +320,12 @@ def _start(run, gen):
 # leader blocks
 # ----------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
-def _leader_block(run, A, t, t_stop, imed, p, env_gen, wrong):
+def _leader_block(run, A, t, t_stop, imed, p, mu, nout, env_gen, wrong):
     """A leader block of arm A from round t to at most ``t_stop``: the segments of A's tape
     certified one after the other (:func:`_imed_check` when ``imed``, else :func:`_klucb_check`,
     with their parameters ``p``), split where a check fails, until a step is uncertain or the
-    block ends.  Returns (t, N_A, S_A, pulls of A in the block)."""
+    block ends; A's counts, mean ``mu[A]`` and stretches updated.  Returns (t, number of
+    stretches, pulls of A in the block)."""
     tl, ts, tn = run.tl, run.ts, run.tn
     nA, sA, acc = run.N[A], run.S[A], 0
     while t <= t_stop:
@@ -342,7 +343,22 @@ def _leader_block(run, A, t, t_stop, imed, p, env_gen, wrong):
             break  # the next step is uncertain: the exact rule decides it
         else:
             _split_top(tl, ts, tn, A, L1, env_gen)
-    return t, nA, sA, acc
+    if acc:
+        run.N[A], run.S[A] = nA, sA
+        mu[A] = sA / nA
+        nout = _add_stretch(run.oarm, run.olen, nout, A, acc)
+    return t, nout, acc
+
+
+@numba.njit(cache=True)
+def _exact_pull(run, b, t, mu, nout, env_gen):
+    """One pull of arm b at round t decided by the exact rule: its reward (the first entry of its
+    tape), b's counts, mean and stretches updated.  Returns (reward, number of stretches)."""
+    x = _pull(run.tl, run.ts, run.tn, b, t, run.T, run.means, env_gen)
+    run.S[b] += x
+    run.N[b] += 1
+    mu[b] = run.S[b] / run.N[b]
+    return x, _add_stretch(run.oarm, run.olen, nout, b, 1)
 
 
 @numba.njit(cache=True)
@@ -500,7 +516,7 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
     or exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
     method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[a]`` holds arm a's
     tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``."""
-    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
+    T, c, N, anc, ancn = run.T, run.c, run.N, run.anc, run.ancn
     K = N.shape[0]
     t, nout, mu = _resume(run, env_gen)
     ubs, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
@@ -522,26 +538,19 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
         t_stop = min(t + (t >> 6), T) if U0 <= 1.0 and smax < math.inf else t - 1  # (no bound: no block)
         ku = smax * (1.0 + c / math.log(t)) / t
         p = (U0, ku, float(t), f0 - 1e-9 * (1.0 + f0), 0.0)
-        t, nA, sA, acc = _leader_block(run, A, t, t_stop, False, p, env_gen, wrong)
+        t, nout, acc = _leader_block(run, A, t, t_stop, False, p, mu, nout, env_gen, wrong)
         if acc:
-            N[A], S[A] = nA, sA
-            mu[A] = sA / nA
-            nout = _add_stretch(oarm, olen, nout, A, acc)
             continue
         if t > T:
             break
         b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
-        x = _pull(tl, ts, tn, b, t, T, means, env_gen)
         valid = ancn[b] == N[b]
-        S[b] += x
-        N[b] += 1
-        mu[b] = S[b] / N[b]
+        x, nout = _exact_pull(run, b, t, mu, nout, env_gen)
         if valid and x == 0:
             ancn[b] = N[b]
             anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
-        nout = _add_stretch(oarm, olen, nout, b, 1)
         t += 1
-    st[0], st[1] = t, nout
+    run.st[0], run.st[1] = t, nout
     return 0
 
 
@@ -629,7 +638,7 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
     exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
     method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[j]`` holds arm
     j's threshold tangent (log n_0, intercept, slope), valid while ``ancn[j] == N[j]``."""
-    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
+    T, N, anc, ancn = run.T, run.N, run.anc, run.ancn
     K = N.shape[0]
     t, nout, mu = _resume(run, env_gen)
     idx = np.empty(K)
@@ -653,22 +662,16 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
             lead, mmax, thr0, slope = _imed_envelope(A, mu, N, anc, ancn)
         if lead:
             p = (thr0, slope / N[A], float(N[A]), mmax + 1e-12, slope)
-            t, nA, sA, acc = _leader_block(run, A, t, T, True, p, env_gen, wrong)
-            N[A], S[A] = nA, sA
+            t, nout, acc = _leader_block(run, A, t, T, True, p, mu, nout, env_gen, wrong)
             if acc:
-                nout = _add_stretch(oarm, olen, nout, A, acc)
-                mu[A] = sA / nA
                 dirty = -1
                 continue
         # one exact step of the rule (random ties), as in the per-step reference
         b = _pick_tied(idx, idx.min(), pol_gen)
-        S[b] += _pull(tl, ts, tn, b, t, T, means, env_gen)
-        N[b] += 1
-        mu[b] = S[b] / N[b]
-        nout = _add_stretch(oarm, olen, nout, b, 1)
+        _, nout = _exact_pull(run, b, t, mu, nout, env_gen)
         t += 1
         dirty = b
-    st[0], st[1] = t, nout
+    run.st[0], run.st[1] = t, nout
     return 0
 
 
