@@ -511,47 +511,33 @@ def _klucb_sure_arm(f, N, anc, ancn, ubs):
 
 
 @numba.njit(cache=True)
-def klucb_steps(run, env_gen, pol_gen, budget, wrong):
-    """Advance one KL-UCB run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks
-    or exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
-    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[a]`` holds arm a's
-    tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``."""
+def _klucb_decision(run, t, nout, mu, ubs, vals, done, env_gen, pol_gen, wrong):
+    """One decision of KL-UCB at round t: a leader block, else one exact step.  ``anc[a]`` holds
+    arm a's tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``.
+    Returns (t, number of stretches)."""
     T, c, N, anc, ancn = run.T, run.c, run.N, run.anc, run.ancn
-    K = N.shape[0]
-    t, nout, mu = _resume(run, env_gen)
-    ubs, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
-    iters = 0
-    while t <= T:
-        code = _pause(run, t, nout, iters, budget)
-        if code:
-            return code
-        iters += 1
-        # leader block of the most pulled arm A (first in arm order): the others do not move and
-        # their indexes grow with t only, below U0 + ku (t - t0) (tangents, and
-        # f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0)
-        A = 0
-        for a in range(1, K):
-            if N[a] > N[A]:
-                A = a
-        f0 = _budget(t, c)
-        U0, smax = _klucb_others(A, f0, mu, N, anc, ancn)
-        t_stop = min(t + (t >> 6), T) if U0 <= 1.0 and smax < math.inf else t - 1  # (no bound: no block)
-        ku = smax * (1.0 + c / math.log(t)) / t
-        p = (U0, ku, float(t), f0 - 1e-9 * (1.0 + f0), 0.0)
-        t, nout, acc = _leader_block(run, A, t, t_stop, False, p, mu, nout, env_gen, wrong)
-        if acc:
-            continue
-        if t > T:
-            break
-        b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
-        valid = ancn[b] == N[b]
-        x, nout = _exact_pull(run, b, t, mu, nout, env_gen)
-        if valid and x == 0:
-            ancn[b] = N[b]
-            anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
-        t += 1
-    run.st[0], run.st[1] = t, nout
-    return 0
+    # leader block of the most pulled arm A (first in arm order): the others do not move and
+    # their indexes grow with t only, below U0 + ku (t - t0) (tangents, and
+    # f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0)
+    A = 0
+    for a in range(1, N.shape[0]):
+        if N[a] > N[A]:
+            A = a
+    f0 = _budget(t, c)
+    U0, smax = _klucb_others(A, f0, mu, N, anc, ancn)
+    t_stop = min(t + (t >> 6), T) if U0 <= 1.0 and smax < math.inf else t - 1  # (no bound: no block)
+    ku = smax * (1.0 + c / math.log(t)) / t
+    p = (U0, ku, float(t), f0 - 1e-9 * (1.0 + f0), 0.0)
+    t, nout, acc = _leader_block(run, A, t, t_stop, False, p, mu, nout, env_gen, wrong)
+    if acc or t > T:
+        return t, nout
+    b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
+    valid = ancn[b] == N[b]
+    x, nout = _exact_pull(run, b, t, mu, nout, env_gen)
+    if valid and x == 0:
+        ancn[b] = N[b]
+        anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
+    return t + 1, nout
 
 
 # ----------------------------------------------------------------------------------------------
@@ -633,44 +619,56 @@ def _imed_check(L, s, nA, sA, p, wrong):
 
 
 @numba.njit(cache=True)
-def imed_steps(run, env_gen, pol_gen, budget, wrong):
-    """Advance one IMED run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks or
-    exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
-    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[j]`` holds arm
-    j's threshold tangent (log n_0, intercept, slope), valid while ``ancn[j] == N[j]``."""
-    T, N, anc, ancn = run.T, run.N, run.anc, run.ancn
-    K = N.shape[0]
+def _imed_decision(run, t, nout, mu, idx, top, dirty, env_gen, pol_gen, wrong):
+    """One decision of IMED at round t: a leader block, else one exact step.  ``idx`` holds the
+    indexes at the largest mean ``top``, stale for arm ``dirty`` (all of them when -1);
+    ``anc[j]`` holds arm j's threshold tangent (log n_0, intercept, slope), valid while
+    ``ancn[j] == N[j]``.  Returns (t, number of stretches, top, dirty)."""
+    N = run.N
+    new_top = mu.max()
+    if new_top != top or dirty < 0:
+        top = new_top
+        for a in range(N.shape[0]):
+            idx[a] = N[a] * _kl(mu[a], top) + math.log(N[a])
+    else:
+        idx[dirty] = N[dirty] * _kl(mu[dirty], top) + math.log(N[dirty])
+    A, lead = _imed_leader(idx, mu, N, top)
+    if lead:  # leader block: the thresholds' envelope, then A's segments
+        lead, mmax, thr0, slope = _imed_envelope(A, mu, N, run.anc, run.ancn)
+    if lead:
+        p = (thr0, slope / N[A], float(N[A]), mmax + 1e-12, slope)
+        t, nout, acc = _leader_block(run, A, t, run.T, True, p, mu, nout, env_gen, wrong)
+        if acc:
+            return t, nout, top, -1
+    # one exact step of the rule (random ties), as in the per-step reference
+    b = _pick_tied(idx, idx.min(), pol_gen)
+    _, nout = _exact_pull(run, b, t, mu, nout, env_gen)
+    return t + 1, nout, top, b
+
+
+# ----------------------------------------------------------------------------------------------
+# the driver
+# ----------------------------------------------------------------------------------------------
+@numba.njit(cache=True)
+def steps(run, env_gen, pol_gen, budget, wrong, imed):
+    """Advance one IMED (``imed``) or KL-UCB run, a :class:`TapeRun`, by at most ``budget``
+    decisions (leader blocks or exact steps); see the module docstring for the state and the
+    status returned, :mod:`dpb.policies._tapes` for the method; ``wrong`` is :data:`CORRECT` but in
+    the tests' power checks."""
+    K = run.N.shape[0]
     t, nout, mu = _resume(run, env_gen)
-    idx = np.empty(K)
-    top = -1.0
-    dirty = -1  # arm whose index is stale (-1: all of them)
+    idx, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
+    top, dirty = -1.0, -1  # (IMED: the indexes in idx are stale for every arm)
     iters = 0
-    while t <= T:
+    while t <= run.T:
         code = _pause(run, t, nout, iters, budget)
         if code:
             return code
         iters += 1
-        new_top = mu.max()
-        if new_top != top or dirty < 0:
-            top = new_top
-            for a in range(K):
-                idx[a] = N[a] * _kl(mu[a], top) + math.log(N[a])
+        if imed:
+            t, nout, top, dirty = _imed_decision(run, t, nout, mu, idx, top, dirty, env_gen, pol_gen, wrong)
         else:
-            idx[dirty] = N[dirty] * _kl(mu[dirty], top) + math.log(N[dirty])
-        A, lead = _imed_leader(idx, mu, N, top)
-        if lead:  # leader block: the thresholds' envelope, then A's segments
-            lead, mmax, thr0, slope = _imed_envelope(A, mu, N, anc, ancn)
-        if lead:
-            p = (thr0, slope / N[A], float(N[A]), mmax + 1e-12, slope)
-            t, nout, acc = _leader_block(run, A, t, T, True, p, mu, nout, env_gen, wrong)
-            if acc:
-                dirty = -1
-                continue
-        # one exact step of the rule (random ties), as in the per-step reference
-        b = _pick_tied(idx, idx.min(), pol_gen)
-        _, nout = _exact_pull(run, b, t, mu, nout, env_gen)
-        t += 1
-        dirty = b
+            t, nout = _klucb_decision(run, t, nout, mu, idx, vals, done, env_gen, pol_gen, wrong)
     run.st[0], run.st[1] = t, nout
     return 0
 
