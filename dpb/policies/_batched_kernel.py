@@ -24,7 +24,7 @@ from numba.extending import register_jitable
 from . import _scalar
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where the kernel calls it
-register_jitable(_scalar.xlogy)
+register_jitable(_scalar.kl)
 _d_eps_below = register_jitable(_scalar.d_eps_below)
 _d_eps_terms = register_jitable(_scalar.d_eps_terms)
 _count_tied, _nth_tied = register_jitable(_scalar.count_tied), register_jitable(_scalar.nth_tied)

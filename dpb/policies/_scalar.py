@@ -10,11 +10,9 @@ it.
 Their vectorised twins, for the numpy engines (the lock-step of the batched policies, the
 generic phase engine), are :mod:`dpb.policies._numerics`; the two cannot be one function without
 changing the numbers (numpy's array functions may round differently from ``math``'s, and the
-vectorised Newton iteration stops for a whole array at once).  Two float forms of kl live here on
-purpose: :func:`kl` is the per-step reference's form (so IMED's kernel breaks exactly the ties the
-reference breaks), the kl inside :func:`d_eps_below` is :func:`~dpb.policies._numerics.kl_fast`'s
-(so DP-IMED's compiled runs agree with its numpy runs).  The validated references are
-:mod:`dpb.divergences`.
+vectorised Newton iteration stops for a whole array at once).  :func:`kl` has the float form of
+the per-step reference's, so that IMED's kernel breaks exactly the ties the reference breaks.
+The validated references are :mod:`dpb.divergences`.
 """
 
 from __future__ import annotations
@@ -83,13 +81,6 @@ def budget(t, c):
     return 0.0
 
 
-def xlogy(x, y):
-    """x log y with 0 log y = 0 (y not NaN), as ``scipy.special.xlogy``."""
-    if x == 0.0 and not math.isnan(y):
-        return 0.0
-    return x * math.log(y)
-
-
 def d_eps_terms(y, eps):
     """(z, log_term) of :func:`d_eps_below` for the upper argument y: z = expit(logit(y) - eps)
     and log(1 - y (1 - e^-eps)), each form accurate on its side of y = 1/2 (as
@@ -110,14 +101,10 @@ def d_eps_terms(y, eps):
 
 def d_eps_below(x, y, z, log_term, eps):
     """d_eps(x, y) for x <= y, given z = expit(logit(y) - eps) and
-    log_term = log(1 - y (1 - e^-eps)): kl(x, y) if x >= z, else -eps x - log_term (floored at
-    0).  The kl is written with :func:`xlogy` as in :func:`dpb.policies._numerics.kl_fast`, so
-    that DP-IMED's compiled runs agree with its numpy lock-step runs."""
+    log_term = log(1 - y (1 - e^-eps)): :func:`kl` (x, y) if x >= z, else -eps x - log_term
+    (floored at 0)."""
     if x >= z:
-        if x == y:
-            return 0.0
-        out = xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y)
-        return max(out, 0.0)
+        return kl(x, y)
     return max(-eps * x - log_term, 0.0)
 
 
