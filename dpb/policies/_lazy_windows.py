@@ -287,26 +287,18 @@ class _Window:
         M = float(np.exp(H + log_i)) if H + log_i < 0.0 else np.inf
         return H, g, gw, w, M
 
-    def _rare_events(self, j: int) -> tuple[np.ndarray, np.ndarray]:
-        """Offsets of the rounds where skipped arm ``j`` is on its rare side, and its samples.
+    def _rare_events_all(self, skipped) -> dict:
+        """Offsets of the rounds where each skipped arm is on its rare side, and its samples there
+        (arm -> (offsets, samples)).
 
-        With a useful envelope (:meth:`_envelope`, mass M at most twice the rate bound): the
+        With a useful envelope (:meth:`_envelope`, mass M at most a few times the rate bound): the
         candidates are a Bernoulli(M) process, each proposes x from the envelope's exponential
         density on the rare side and is kept with probability f_s(x) / E(x).  A round is then an
         event with probability exactly P(rare side at s) and its x has the Beta law conditioned
         on the rare side (rejection sampling): thinning and sampling in one step, with no
-        incomplete-beta value.  Otherwise: thinning with the exact rate and inverse-CDF samples.
+        incomplete-beta value; the arms with a useful envelope in one pass.  Otherwise: thinning
+        with the exact rate and inverse-CDF samples.
         """
-        r = float(self.rmax[j])
-        if r <= 0.0:
-            return np.empty(0, dtype=np.int64), np.empty(0)
-        env = self._envelope(j)
-        if env[-1] <= min(_ENVELOPE_MAX, _ENVELOPE_SLACK * r):
-            return self._rare_events_envelope(j, *env)
-        return self._rare_events_thinning(j)
-
-    def _rare_events_all(self, skipped) -> dict:
-        """:meth:`_rare_events` of every skipped arm; those with a useful envelope in one pass."""
         events, env_arms, envs = {}, [], []
         for j in skipped:
             r = float(self.rmax[j])
@@ -414,12 +406,8 @@ class _Window:
             out[b1] = tau * u[b1] ** (1.0 / a[b1])
             out[a1] = -np.expm1(np.log1p(-u[a1] * rate[a1]) / b[a1])
         rej = np.flatnonzero(rest & (rate >= _REJECT_RATE))
-        todo = rej
-        while todo.size:
-            x = gen.beta(a[todo], b[todo])
-            ok = x >= tau if upper else x <= tau
-            out[todo[ok]] = x[ok]
-            todo = todo[~ok]
+        side = (lambda x: x >= tau) if upper else (lambda x: x <= tau)
+        out[rej] = _beta_rejection(gen, a[rej], b[rej], side)
         inv = np.flatnonzero(rest & (rate < _REJECT_RATE))
         if inv.size:
             if upper:
@@ -431,15 +419,9 @@ class _Window:
     def _likely(self, rounds: np.ndarray, j: int, above: bool) -> np.ndarray:
         """Samples of arm ``j`` at rounds ``rounds`` conditioned on its likely side (rejection)."""
         a, b = self.params(rounds, [j])
-        a, b = a[:, 0], b[:, 0]
-        out = np.empty(rounds.size)
-        todo = np.arange(rounds.size)
-        while todo.size:
-            x = self.gen.beta(a[todo], b[todo])
-            ok = x > self.tau if above else x < self.tau
-            out[todo[ok]] = x[ok]
-            todo = todo[~ok]
-        return out
+        tau = self.tau
+        side = (lambda x: x > tau) if above else (lambda x: x < tau)
+        return _beta_rejection(self.gen, a[:, 0], b[:, 0], side)
 
     def _skipping_rounds(self) -> tuple[np.ndarray, np.ndarray]:
         skipped = np.flatnonzero(~self.plain)
@@ -561,6 +543,19 @@ class _Window:
             counts = np.bincount(q, minlength=K)
             counts[A] += used - p.size
         return j, used, counts
+
+
+def _beta_rejection(gen, a: np.ndarray, b: np.ndarray, accept) -> np.ndarray:
+    """Beta(a, b) samples conditioned on ``accept(x)``, by rejection: the draws still rejected
+    are drawn again, together, until every one is accepted."""
+    out = np.empty(a.size)
+    todo = np.arange(a.size)
+    while todo.size:
+        x = gen.beta(a[todo], b[todo])
+        ok = accept(x)
+        out[todo[ok]] = x[ok]
+        todo = todo[~ok]
+    return out
 
 
 class _ClippedGroup:
