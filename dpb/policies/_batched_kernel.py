@@ -27,7 +27,8 @@ from . import _scalar
 register_jitable(_scalar.kl)
 _d_eps_below = register_jitable(_scalar.d_eps_below)
 _d_eps_terms = register_jitable(_scalar.d_eps_terms)
-_count_tied, _nth_tied = register_jitable(_scalar.count_tied), register_jitable(_scalar.nth_tied)
+_count_tied, _nth_tied = (register_jitable(inline="always")(f)
+                          for f in (_scalar.count_tied, _scalar.nth_tied))
 
 _BLOCK = 64  # RunRandom's default block
 

@@ -45,8 +45,9 @@ from numba.extending import register_jitable
 from . import _scalar
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where a kernel calls it
-_kl, _kl_ucb, _budget, _count_tied, _nth_tied = (register_jitable(getattr(_scalar, f)) for f in (
-    "kl", "kl_ucb", "budget", "count_tied", "nth_tied"))
+_kl, _kl_ucb, _budget = (register_jitable(f) for f in (_scalar.kl, _scalar.kl_ucb, _scalar.budget))
+_count_tied, _nth_tied = (register_jitable(inline="always")(f)
+                          for f in (_scalar.count_tied, _scalar.nth_tied))
 
 BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
 ROOM = 16  # a kernel returns to its caller for larger arrays when a tape has fewer free places
@@ -171,7 +172,7 @@ def hypergeometric(gen, good, bad, n):
             return k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _hypergeom_walk(u, good, bad, n, mode, pm, lo_k, hi_k):
     """The variate where the uniform's excess ``u`` over P(mode) is used up, walking the support
     from the mode alternately one step up and one step down; -1 when the enumerated mass falls
@@ -317,57 +318,6 @@ def _start(run, gen):
 
 
 # ----------------------------------------------------------------------------------------------
-# leader blocks
-# ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def _leader_block(run, A, t, t_stop, imed, p, mu, nout, env_gen, wrong):
-    """A leader block of arm A from round t to at most ``t_stop``: the segments of A's tape
-    certified one after the other (:func:`_imed_check` when ``imed``, else :func:`_klucb_check`,
-    with their parameters ``p``), split where a check fails, until a step is uncertain or the
-    block ends; A's counts, mean ``mu[A]`` and stretches updated.  Returns (t, number of
-    stretches, pulls of A in the block)."""
-    tl, ts, tn = run.tl, run.ts, run.tn
-    nA, sA, acc = run.N[A], run.S[A], 0
-    while t <= t_stop:
-        if tn[A] + 2 > tl.shape[1]:
-            break  # (no room to split: leave the rest to the next decision)
-        L, s = _leader_top(tl, ts, tn, A, t, run.T, run.means, env_gen)
-        if imed:
-            L1 = _imed_check(L, s, nA, sA, p, wrong)
-        else:
-            L1 = _klucb_check(L, s, t, nA, sA, p, wrong)
-        if L1 == L:  # the whole segment is the leader's
-            tn[A] -= 1
-            nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
-        elif L1 == 0:
-            break  # the next step is uncertain: the exact rule decides it
-        else:
-            _split_top(tl, ts, tn, A, L1, env_gen)
-    if acc:
-        run.N[A], run.S[A] = nA, sA
-        mu[A] = sA / nA
-        nout = _add_stretch(run.oarm, run.olen, nout, A, acc)
-    return t, nout, acc
-
-
-@numba.njit(cache=True)
-def _exact_pull(run, b, t, mu, nout, env_gen):
-    """One pull of arm b at round t decided by the exact rule: its reward (the first entry of its
-    tape), b's counts, mean and stretches updated.  Returns (reward, number of stretches)."""
-    x = _pull(run.tl, run.ts, run.tn, b, t, run.T, run.means, env_gen)
-    run.S[b] += x
-    run.N[b] += 1
-    mu[b] = run.S[b] / run.N[b]
-    return x, _add_stretch(run.oarm, run.olen, nout, b, 1)
-
-
-@numba.njit(cache=True)
-def _lowest_mean(L, s, nA, sA):
-    """The lowest mean of the leader along a segment (L, s) read from (N_A, S_A): its zeros first."""
-    return sA / (nA + (L - s if s else L - 1))
-
-
-# ----------------------------------------------------------------------------------------------
 # KL-UCB
 # ----------------------------------------------------------------------------------------------
 @numba.njit(cache=True)
@@ -394,7 +344,7 @@ def _klucb_bound(a, f, N, anc, ancn):
     return anc[a, 1] + anc[a, 2] * (f - anc[a, 0])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pick_tied(idx, best, pol_gen):
     """The arm whose index equals ``best``, ties broken uniformly at random (one uniform)."""
     n, first = _count_tied(idx, best)
@@ -437,6 +387,37 @@ def _klucb_others(A, f0, mu, N, anc, ancn):
 
 
 @numba.njit(cache=True)
+def _klucb_block(run, A, t0, U0, ku, fmarg, env_gen, wrong):
+    """A leader block of arm A from round t0 (the others' indexes below U0 + ku (t - t0)): the
+    segments of A's tape certified one after the other, split where a check fails, until a step
+    is uncertain or the block ends.  Returns (t, N_A, S_A, pulls of A in the block)."""
+    means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
+    t, nA, sA, acc = t0, run.N[A], run.S[A], 0
+    t_stop = t0 + (t0 >> 6)
+    if t_stop > T:
+        t_stop = T
+    while t <= t_stop and ku < math.inf:
+        if tn[A] + 2 > tl.shape[1]:
+            break  # (no room to split: leave the rest to the next decision)
+        L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
+        L1 = _klucb_check(L, s, t, nA, sA, (U0, ku, float(t0), fmarg, 0.0), wrong)
+        if L1 == L:  # the whole segment is the leader's
+            tn[A] -= 1
+            nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+            continue
+        if L1 == 0:
+            break  # the next step is uncertain: the exact rule decides it
+        _split_top(tl, ts, tn, A, L1, env_gen)
+    return t, nA, sA, acc
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest_mean(L, s, nA, sA):
+    """The lowest mean of the leader along a segment (L, s) read from (N_A, S_A): its zeros first."""
+    return sA / (nA + (L - s if s else L - 1))
+
+
+@numba.njit(cache=True, inline="always")
 def _klucb_check(L, s, t, nA, sA, p, wrong):
     """The verdict on the leader's segment (L, s) at round t of a KL-UCB leader block, with
     ``p = (U0, ku, t0, fmarg, 0)`` (the others' indexes below U0 + ku (t - t0), the budget margin
@@ -494,7 +475,7 @@ def _klucb_exact_step(f, mu, N, anc, ancn, ubs, vals, done, pol_gen):
     return _pick_tied(vals, best, pol_gen)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _klucb_sure_arm(f, N, anc, ancn, ubs):
     """Fill ``ubs`` with the upper bounds of the indexes at budget f and return the arm whose
     lower bound is above every other arm's upper bound, or -1 when there is none."""
@@ -511,33 +492,52 @@ def _klucb_sure_arm(f, N, anc, ancn, ubs):
 
 
 @numba.njit(cache=True)
-def _klucb_decision(run, t, nout, mu, ubs, vals, done, env_gen, pol_gen, wrong):
-    """One decision of KL-UCB at round t: a leader block, else one exact step.  ``anc[a]`` holds
-    arm a's tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``.
-    Returns (t, number of stretches)."""
-    T, c, N, anc, ancn = run.T, run.c, run.N, run.anc, run.ancn
-    # leader block of the most pulled arm A (first in arm order): the others do not move and
-    # their indexes grow with t only, below U0 + ku (t - t0) (tangents, and
-    # f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0)
-    A = 0
-    for a in range(1, N.shape[0]):
-        if N[a] > N[A]:
-            A = a
-    f0 = _budget(t, c)
-    U0, smax = _klucb_others(A, f0, mu, N, anc, ancn)
-    t_stop = min(t + (t >> 6), T) if U0 <= 1.0 and smax < math.inf else t - 1  # (no bound: no block)
-    ku = smax * (1.0 + c / math.log(t)) / t
-    p = (U0, ku, float(t), f0 - 1e-9 * (1.0 + f0), 0.0)
-    t, nout, acc = _leader_block(run, A, t, t_stop, False, p, mu, nout, env_gen, wrong)
-    if acc or t > T:
-        return t, nout
-    b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
-    valid = ancn[b] == N[b]
-    x, nout = _exact_pull(run, b, t, mu, nout, env_gen)
-    if valid and x == 0:
-        ancn[b] = N[b]
-        anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
-    return t + 1, nout
+def klucb_steps(run, env_gen, pol_gen, budget, wrong):
+    """Advance one KL-UCB run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks
+    or exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
+    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[a]`` holds arm a's
+    tangent (f_a, value + 1e-9, slope, value - 1e-9), valid while ``ancn[a] == N[a]``."""
+    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
+    K = N.shape[0]
+    t, nout, mu = _resume(run, env_gen)
+    ubs, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
+    iters = 0
+    while t <= T:
+        code = _pause(run, t, nout, iters, budget)
+        if code:
+            return code
+        iters += 1
+        # leader block of the most pulled arm A (first in arm order): the others do not move and
+        # their indexes grow with t only, below U0 + ku (t - t0) (tangents, and
+        # f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0)
+        A = 0
+        for a in range(1, K):
+            if N[a] > N[A]:
+                A = a
+        f0 = _budget(t, c)
+        U0, smax = _klucb_others(A, f0, mu, N, anc, ancn)
+        ku = smax * (1.0 + c / math.log(t)) / t if U0 <= 1.0 and smax < math.inf else math.inf
+        t, nA, sA, acc = _klucb_block(run, A, t, U0, ku, f0 - 1e-9 * (1.0 + f0), env_gen, wrong)
+        if acc:
+            N[A], S[A] = nA, sA
+            mu[A] = sA / nA
+            nout = _add_stretch(oarm, olen, nout, A, acc)
+            continue
+        if t > T:
+            break
+        b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
+        x = _pull(tl, ts, tn, b, t, T, means, env_gen)
+        valid = ancn[b] == N[b]
+        S[b] += x
+        N[b] += 1
+        mu[b] = S[b] / N[b]
+        if valid and x == 0:
+            ancn[b] = N[b]
+            anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
+        nout = _add_stretch(oarm, olen, nout, b, 1)
+        t += 1
+    st[0], st[1] = t, nout
+    return 0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -596,6 +596,29 @@ def _imed_envelope(A, mu, N, anc, ancn):
 
 
 @numba.njit(cache=True)
+def _imed_block(run, A, t, mmax, thr0, slope, env_gen, wrong):
+    """A leader block of arm A from round t (mean above mmax and the threshold envelope
+    thr0 + slope (n - n0) / n0): the segments of A's tape certified one after the other, split
+    where a check fails, until a step is uncertain.  Returns (t, N_A, S_A, pulls of A in the block)."""
+    means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
+    nA, sA, acc = run.N[A], run.S[A], 0
+    n0, k = nA, slope / nA
+    while t <= T:
+        if tn[A] + 2 > tl.shape[1]:
+            break  # (no room to split: leave the rest to the next decision)
+        L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
+        L1 = _imed_check(L, s, nA, sA, (thr0, k, float(n0), mmax, slope), wrong)
+        if L1 == L:  # the whole segment is the leader's
+            tn[A] -= 1
+            nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
+            continue
+        if L1 == 0:
+            break  # the next step is uncertain: the exact rule decides it
+        _split_top(tl, ts, tn, A, L1, env_gen)
+    return t, nA, sA, acc
+
+
+@numba.njit(cache=True, inline="always")
 def _imed_check(L, s, nA, sA, p, wrong):
     """The verdict on the leader's segment (L, s) of an IMED leader block, as
     :func:`_klucb_check`, with ``p = (thr0, k, n0, mmax, slope)``: the leader's mean must stay
@@ -619,57 +642,50 @@ def _imed_check(L, s, nA, sA, p, wrong):
 
 
 @numba.njit(cache=True)
-def _imed_decision(run, t, nout, mu, idx, top, dirty, env_gen, pol_gen, wrong):
-    """One decision of IMED at round t: a leader block, else one exact step.  ``idx`` holds the
-    indexes at the largest mean ``top``, stale for arm ``dirty`` (all of them when -1);
-    ``anc[j]`` holds arm j's threshold tangent (log n_0, intercept, slope), valid while
-    ``ancn[j] == N[j]``.  Returns (t, number of stretches, top, dirty)."""
-    N = run.N
-    new_top = mu.max()
-    if new_top != top or dirty < 0:
-        top = new_top
-        for a in range(N.shape[0]):
-            idx[a] = N[a] * _kl(mu[a], top) + math.log(N[a])
-    else:
-        idx[dirty] = N[dirty] * _kl(mu[dirty], top) + math.log(N[dirty])
-    A, lead = _imed_leader(idx, mu, N, top)
-    if lead:  # leader block: the thresholds' envelope, then A's segments
-        lead, mmax, thr0, slope = _imed_envelope(A, mu, N, run.anc, run.ancn)
-    if lead:
-        p = (thr0, slope / N[A], float(N[A]), mmax + 1e-12, slope)
-        t, nout, acc = _leader_block(run, A, t, run.T, True, p, mu, nout, env_gen, wrong)
-        if acc:
-            return t, nout, top, -1
-    # one exact step of the rule (random ties), as in the per-step reference
-    b = _pick_tied(idx, idx.min(), pol_gen)
-    _, nout = _exact_pull(run, b, t, mu, nout, env_gen)
-    return t + 1, nout, top, b
-
-
-# ----------------------------------------------------------------------------------------------
-# the driver
-# ----------------------------------------------------------------------------------------------
-@numba.njit(cache=True)
-def steps(run, env_gen, pol_gen, budget, wrong, imed):
-    """Advance one IMED (``imed``) or KL-UCB run, a :class:`TapeRun`, by at most ``budget``
-    decisions (leader blocks or exact steps); see the module docstring for the state and the
-    status returned, :mod:`dpb.policies._tapes` for the method; ``wrong`` is :data:`CORRECT` but in
-    the tests' power checks."""
-    K = run.N.shape[0]
+def imed_steps(run, env_gen, pol_gen, budget, wrong):
+    """Advance one IMED run (a :class:`TapeRun`) by at most ``budget`` decisions (leader blocks or
+    exact steps); see the module docstring for the state and :mod:`dpb.policies._tapes` for the
+    method; ``wrong`` is :data:`CORRECT` but in the tests' power checks.  ``anc[j]`` holds arm
+    j's threshold tangent (log n_0, intercept, slope), valid while ``ancn[j] == N[j]``."""
+    means, T, c, N, S, st, tl, ts, tn, anc, ancn, oarm, olen = run
+    K = N.shape[0]
     t, nout, mu = _resume(run, env_gen)
-    idx, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
-    top, dirty = -1.0, -1  # (IMED: the indexes in idx are stale for every arm)
+    idx = np.empty(K)
+    top = -1.0
+    dirty = -1  # arm whose index is stale (-1: all of them)
     iters = 0
-    while t <= run.T:
+    while t <= T:
         code = _pause(run, t, nout, iters, budget)
         if code:
             return code
         iters += 1
-        if imed:
-            t, nout, top, dirty = _imed_decision(run, t, nout, mu, idx, top, dirty, env_gen, pol_gen, wrong)
+        new_top = mu.max()
+        if new_top != top or dirty < 0:
+            top = new_top
+            for a in range(K):
+                idx[a] = N[a] * _kl(mu[a], top) + math.log(N[a])
         else:
-            t, nout = _klucb_decision(run, t, nout, mu, idx, vals, done, env_gen, pol_gen, wrong)
-    run.st[0], run.st[1] = t, nout
+            idx[dirty] = N[dirty] * _kl(mu[dirty], top) + math.log(N[dirty])
+        A, lead = _imed_leader(idx, mu, N, top)
+        if lead:  # leader block: the thresholds' envelope, then A's segments
+            lead, mmax, thr0, slope = _imed_envelope(A, mu, N, anc, ancn)
+        if lead:
+            t, nA, sA, acc = _imed_block(run, A, t, mmax + 1e-12, thr0, slope, env_gen, wrong)
+            N[A], S[A] = nA, sA
+            if acc:
+                nout = _add_stretch(oarm, olen, nout, A, acc)
+                mu[A] = sA / nA
+                dirty = -1
+                continue
+        # one exact step of the rule (random ties), as in the per-step reference
+        b = _pick_tied(idx, idx.min(), pol_gen)
+        S[b] += _pull(tl, ts, tn, b, t, T, means, env_gen)
+        N[b] += 1
+        mu[b] = S[b] / N[b]
+        nout = _add_stretch(oarm, olen, nout, b, 1)
+        t += 1
+        dirty = b
+    st[0], st[1] = t, nout
     return 0
 
 

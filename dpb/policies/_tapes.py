@@ -122,6 +122,7 @@ def _run(kernels, name: str, means, T: int, c: float, env_gen, pol_gen, wrong: i
     is called for at most ``_KERNEL_BUDGET`` decisions at a time, so that an interrupt is handled
     between calls."""
     K = means.size
+    steps = kernels.klucb_steps if name == "KL-UCB" else kernels.imed_steps
     places, out = _KERNEL_SIZES[0], max(_KERNEL_SIZES[1], K + 2)
 
     def zeros(*shape, dtype=np.int64):
@@ -132,7 +133,7 @@ def _run(kernels, name: str, means, T: int, c: float, env_gen, pol_gen, wrong: i
                           zeros(out))
     status = 1
     while status:
-        status = kernels.steps(run, env_gen, pol_gen, _KERNEL_BUDGET, wrong, name == "IMED")
+        status = steps(run, env_gen, pol_gen, _KERNEL_BUDGET, wrong)
         if status == 2:  # the kernel asks for room: double the tapes, or the stretches
             if run.tn.max() + kernels.ROOM > run.tl.shape[1]:
                 run = run._replace(tl=np.concatenate([run.tl, np.zeros_like(run.tl)], axis=1),
