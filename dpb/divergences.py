@@ -99,8 +99,11 @@ def _eps(value) -> np.ndarray:
     return as_positive("eps", value, allow_inf=True, allow_zero=False)
 
 
-def _level(value) -> np.ndarray:
-    return as_positive("c", value, allow_inf=True, allow_zero=True)
+def _bound_args(x, c, *eps):
+    """The arguments of a confidence bound validated (``x``, then ``c``, then ``eps`` if given) and
+    broadcast together."""
+    x, c = as_probability("x", x), as_positive("c", c, allow_inf=True, allow_zero=True)
+    return broadcast(x=x, c=c, eps=_eps(eps[0])) if eps else broadcast(x=x, c=c)
 
 
 def _a_log_a_over_b(a: np.ndarray, b: np.ndarray, b_minus_a: np.ndarray) -> np.ndarray:
@@ -333,6 +336,43 @@ def _kl_lcb(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     todo &= ~one
     if np.any(todo):
         out[todo] = _kl_root(x[todo], c[todo], upper=False)
+    return out
+
+
+def _d_eps_bound(x: np.ndarray, c: np.ndarray, eps: np.ndarray, upper: bool) -> np.ndarray:
+    """Unvalidated :func:`d_eps_ucb` (``upper``) or :func:`d_eps_lcb`: saturated at the far end
+    (1 or 0) when ``c >= d_eps(x, far end)``; else the KL bound while the root lies in the
+    low-privacy regime of ``(x, mu)``, the explicit high-privacy inverse beyond it, polished so
+    that ``d_eps(x, mu) <= c`` holds as computed."""
+    far = 1.0 if upper else 0.0
+    out = np.where(c == 0, x, far).astype(float)
+    finite = np.isfinite(eps)
+    eps_f = np.where(finite, eps, 1.0)
+    # saturation: d_eps(x, far) = eps |far - x| <= c  (x = far or c = inf included; eps = inf only if c = inf)
+    sat = (x == far) | np.isinf(c) | (finite & (c >= eps_f * ((1.0 - x) if upper else x)))
+    todo = ~sat & (c > 0)
+    if not np.any(todo):
+        return out
+    xs, cs, es, fs = x[todo], c[todo], eps_f[todo], finite[todo]
+    # the mean beyond which (x, mu) is in the high-privacy regime
+    edge = _expit(logit(xs) + es) if upper else _expit(logit(xs) - es)
+    high = cs > np.where(fs, _kl(xs, edge), np.inf)
+    res = np.empty_like(xs)
+    if np.any(high):
+        xh, ch, eh = xs[high], cs[high], es[high]
+        with np.errstate(over="ignore"):  # c + eps x <= eps may round past the largest float
+            if upper:
+                res[high] = np.clip(np.expm1(-(ch + eh * xh)) / np.expm1(-eh), xh, 1.0)
+            else:
+                res[high] = np.clip(np.exp(-(ch + eh * (1.0 - xh))) * np.expm1(ch - eh * xh) / np.expm1(-eh),
+                                    0.0, xh)
+    low = ~high
+    if np.any(low):
+        res[low] = (_kl_ucb if upper else _kl_lcb)(xs[low], cs[low])
+    # near the regime edge kl(x, mu) and the d_eps evaluation differ by rounding: make the
+    # returned mean satisfy d_eps(x, mu) <= c as computed by d_eps itself
+    e_all = eps[todo]
+    out[todo] = _polish(lambda m: _d_eps(xs, m, e_all), res, xs, cs)
     return out
 
 
@@ -620,9 +660,7 @@ def kl_ucb(x, c):
     >>> kl_ucb(0.5, 0.0), kl_ucb(0.5, float("inf"))
     (0.5, 1.0)
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    x, c = broadcast(x=x, c=c)
+    x, c = _bound_args(x, c)
     return _finish(_kl_ucb(x, c))
 
 
@@ -663,9 +701,7 @@ def kl_lcb(x, c):
     >>> round(kl_lcb(0.5, 0.1), 6)
     0.287121
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    x, c = broadcast(x=x, c=c)
+    x, c = _bound_args(x, c)
     return _finish(_kl_lcb(x, c))
 
 
@@ -720,34 +756,8 @@ def d_eps_ucb(x, c, eps):
     >>> d_eps_ucb(0.5, 0.1, 0.2)  # c >= eps (1 - x): saturated
     1.0
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    eps = _eps(eps)
-    x, c, eps = broadcast(x=x, c=c, eps=eps)
-    out = np.where(c == 0, x, 1.0).astype(float)
-    finite = np.isfinite(eps)
-    eps_f = np.where(finite, eps, 1.0)
-    # saturation: d_eps(x, 1) = eps (1 - x) <= c  (x = 1 or c = inf included; eps = inf only if c = inf)
-    sat = (x >= 1.0) | np.isinf(c) | (finite & (c >= eps_f * (1.0 - x)))
-    todo = ~sat & (c > 0)
-    if np.any(todo):
-        xs, cs, es, fs = x[todo], c[todo], eps_f[todo], finite[todo]
-        edge = _expit(logit(xs) + es)  # mu beyond which (x, mu) is in the high-privacy regime
-        c_edge = np.where(fs, _kl(xs, edge), np.inf)
-        high = cs > c_edge
-        res = np.empty_like(xs)
-        if np.any(high):
-            xh, ch, eh = xs[high], cs[high], es[high]
-            with np.errstate(over="ignore"):  # c + eps x <= eps may round past the largest float
-                res[high] = np.clip(np.expm1(-(ch + eh * xh)) / np.expm1(-eh), xh, 1.0)
-        low = ~high
-        if np.any(low):
-            res[low] = _kl_ucb(xs[low], cs[low])
-        # near the regime edge kl(x, mu) and the d_eps evaluation differ by rounding: make the
-        # returned mean satisfy d_eps(x, mu) <= c as computed by d_eps itself
-        e_all = eps[todo]
-        out[todo] = _polish(lambda m: _d_eps(xs, m, e_all), res, xs, cs)
-    return _finish(out)
+    x, c, eps = _bound_args(x, c, eps)
+    return _finish(_d_eps_bound(x, c, eps, upper=True))
 
 
 def d_eps_lcb(x, c, eps):
@@ -793,29 +803,5 @@ def d_eps_lcb(x, c, eps):
     >>> round(d_eps_lcb(0.5, 0.1, 10.0), 6) == round(kl_lcb(0.5, 0.1), 6)
     True
     """
-    x = as_probability("x", x)
-    c = _level(c)
-    eps = _eps(eps)
-    x, c, eps = broadcast(x=x, c=c, eps=eps)
-    out = np.where(c == 0, x, 0.0).astype(float)
-    finite = np.isfinite(eps)
-    eps_f = np.where(finite, eps, 1.0)
-    sat = (x <= 0.0) | np.isinf(c) | (finite & (c >= eps_f * x))
-    todo = ~sat & (c > 0)
-    if np.any(todo):
-        xs, cs, es, fs = x[todo], c[todo], eps_f[todo], finite[todo]
-        edge = _expit(logit(xs) - es)  # mu below which (x, mu) is in the high-privacy regime
-        c_edge = np.where(fs, _kl(xs, edge), np.inf)
-        high = cs > c_edge
-        res = np.empty_like(xs)
-        if np.any(high):
-            xh, ch, eh = xs[high], cs[high], es[high]
-            with np.errstate(over="ignore"):  # c + eps (1 - x) <= eps may round past the largest float
-                mu = np.exp(-(ch + eh * (1.0 - xh))) * np.expm1(ch - eh * xh) / np.expm1(-eh)
-            res[high] = np.clip(mu, 0.0, xh)
-        low = ~high
-        if np.any(low):
-            res[low] = _kl_lcb(xs[low], cs[low])
-        e_all = eps[todo]
-        out[todo] = _polish(lambda m: _d_eps(xs, m, e_all), res, xs, cs)
-    return _finish(out)
+    x, c, eps = _bound_args(x, c, eps)
+    return _finish(_d_eps_bound(x, c, eps, upper=False))

@@ -7,7 +7,8 @@ path: batch sizes are recomputed here from :prf:ref:`def-batch-schedule` in exac
 come from :mod:`dpb.divergences` (bisection), ties are broken with ``rng.choice``.  It is slow
 (microseconds per round) and meant for small horizons.  Its scalar kl and KL-UCB inversion
 are its own copies on purpose, not ``dpb.policies._scalar``: an oracle that shared the fast
-engines' maths could not catch an error in it.
+engines' maths could not catch an error in it (its kl has the float form of IMED's kernel, so
+that the two break the same exact ties).
 
 :func:`reference_simulate` returns a :class:`dpb.simulate.Result` (same checkpoints and fields as
 :func:`dpb.simulate.simulate`) so that tests can compare the two in distribution.
@@ -287,8 +288,8 @@ def _lazy_dpts(env: ReferenceBandit, rng, params: dict) -> None:
             buf[J] = []
 
 
-def _imed(env: ReferenceBandit, rng, params: dict) -> None:
-    """IMED (Honda & Takemura 2015), Bernoulli form."""
+def _per_step(env: ReferenceBandit, rng, index, maximise: bool) -> None:
+    """Pull every arm once, then at every round the arm of best ``index(mu_a, N_a, t)`` (random ties)."""
     K = env.K
     S, N = [0.0] * K, [0] * K
     for a in range(K):
@@ -297,28 +298,25 @@ def _imed(env: ReferenceBandit, rng, params: dict) -> None:
     while not env.done():
         mu = [S[a] / N[a] for a in range(K)]
         top = max(mu)
-        idx = [N[a] * _kl_scalar(mu[a], top) + math.log(N[a]) for a in range(K)]
-        a = _argbest(idx, rng, maximise=False)
+        a = _argbest([index(mu[a], N[a], env.t, top) for a in range(K)], rng, maximise)
         S[a] += env.pull(a)
         N[a] += 1
+
+
+def _imed(env: ReferenceBandit, rng, params: dict) -> None:
+    """IMED (Honda & Takemura 2015), Bernoulli form: argmin N_a kl(mu_a, max_b mu_b) + log N_a."""
+    _per_step(env, rng, lambda mu, n, t, top: n * _kl_scalar(mu, top) + math.log(n), maximise=False)
 
 
 def _klucb(env: ReferenceBandit, rng, params: dict) -> None:
     """KL-UCB (Garivier & Cappe 2011) with budget log t + c log log t (floored at 0)."""
     c = float(params.get("c", 0.0))
-    K = env.K
-    S, N = [0.0] * K, [0] * K
-    for a in range(K):
-        S[a] += env.pull(a)
-        N[a] += 1
-    while not env.done():
-        t = env.t
-        budget = math.log(t) + (c * math.log(math.log(t)) if c else 0.0)
-        budget = max(budget, 0.0)
-        idx = [_kl_ucb_scalar(S[a] / N[a], budget / N[a]) for a in range(K)]
-        a = _argbest(idx, rng, maximise=True)
-        S[a] += env.pull(a)
-        N[a] += 1
+
+    def index(mu, n, t, top):
+        budget = max(math.log(t) + (c * math.log(math.log(t)) if c else 0.0), 0.0)
+        return _kl_ucb_scalar(mu, budget / n)
+
+    _per_step(env, rng, index, maximise=True)
 
 
 def _dp_klucb(env: ReferenceBandit, rng, params: dict) -> None:

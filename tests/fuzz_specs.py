@@ -1493,7 +1493,6 @@ NOT_FUZZED = {
     "dpb.policies.base.pick_max": _STEP,
     "dpb.policies.base.pick_min": _STEP,
     "dpb.policies.base.RunRandom": _STEP,
-    "dpb.policies.base.UniformStream": _STEP,
     "dpb.simulate.Cost": _RECORD + " (estimate_cost)",
     "dpb.policies.nonprivate.simulate_imed_fast": _FAST,
     "dpb.policies.nonprivate.simulate_klucb_fast": _FAST,

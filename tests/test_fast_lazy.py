@@ -33,7 +33,7 @@ from scipy.special import betainc
 from scipy.stats import beta as beta_law
 from scipy.stats import chisquare, ks_2samp, kstest
 
-import dpb.policies.lazy_dpts as lazy
+import dpb.policies._lazy_windows as lazy
 from dpb.reference import reference_simulate
 from dpb.simulate import Result, simulate
 

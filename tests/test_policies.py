@@ -33,7 +33,7 @@ from dpb.policies import (
 from dpb.policies.dp_ucb import DPUCB
 from dpb.policies import _scalar
 from dpb.policies._numerics import d_eps_below_fast, d_eps_ucb_fast, kl_fast, kl_ucb_fast
-from dpb.policies.base import RunRandom, UniformStream, pick_max, pick_min
+from dpb.policies.base import RunRandom, pick_max, pick_min
 from dpb.simulate import simulate, simulate_trace
 
 # Significance of each statistical test below: 1e-3 (fixed seeds, so a failure is reproducible;
@@ -105,10 +105,18 @@ def test_scalar_maths_of_the_engines(p, q, x, c, eps):
 
 @pytest.mark.parametrize("c", [0.0, 1.0, 3.0])
 def test_scalar_budget_is_the_vectorised_one(c):
-    from dpb.policies.nonprivate import _budget
+    from dpb.policies._numerics import budget_fast
 
     t = np.array([1, 2, 3, 10, 1000, 10**9])
-    assert [_scalar.budget(int(v), c) for v in t] == _budget(t, c).tolist()
+    assert [_scalar.budget(int(v), c) for v in t] == budget_fast(t, c).tolist()
+
+
+def test_scalar_ties_are_broken_by_the_uniform_rank():
+    # the kernels' tie-break: the entry of rank floor(u n) among the n tied ones, in arm order
+    idx = np.array([0.5, 0.2, 0.5, 0.1, 0.5])
+    assert _scalar.count_tied(idx, 0.5) == (3, 0) and _scalar.count_tied(idx, 0.3) == (0, -1)
+    ranks = [_scalar.nth_tied(idx, 0.5, u, 3) for u in (0.0, 0.33, 0.34, 0.66, 0.67, 1.0)]
+    assert ranks == [0, 0, 2, 2, 4, 4]
 
 
 def test_fast_numerics_vectorised():
@@ -154,28 +162,6 @@ def test_run_random_streams_do_not_depend_on_grouping():
         got = getattr(together, kind)(rows)
         for r, v in zip(rows, got, strict=True):
             assert v == getattr(alone[r], kind)(np.array([0]))[0]
-
-
-def test_uniform_stream_reads_each_generator_in_order():
-    # windows of random lengths (larger than the buffer: growth), partial consumption; every run
-    # must read exactly its generator's stream, whatever the other runs do
-    R = 4
-    stream = UniformStream([np.random.default_rng(100 + r) for r in range(R)], cap=8)
-    expected = [np.random.default_rng(100 + r).random(10_000) for r in range(R)]
-    pos = np.zeros(R, dtype=int)
-    rng = np.random.default_rng(5)
-    for _ in range(200):
-        rows = np.flatnonzero(rng.random(R) < 0.7)
-        if rows.size == 0:
-            continue
-        need = rng.integers(1, 40, rows.size)
-        stream.ensure(rows, need)
-        for r, n in zip(rows, need, strict=True):
-            window = stream.peek(np.full(n, r), np.arange(n))
-            assert np.array_equal(window, expected[r][pos[r] : pos[r] + n])
-        used = rng.integers(0, need + 1)
-        stream.advance(rows, used)
-        pos[rows] += used
 
 
 # ----------------------------------------------------------------------------------------------

@@ -24,9 +24,11 @@ from numba.extending import register_jitable
 from . import _scalar
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where the kernel calls it
-register_jitable(_scalar.xlogy)
+register_jitable(_scalar.kl)
 _d_eps_below = register_jitable(_scalar.d_eps_below)
 _d_eps_terms = register_jitable(_scalar.d_eps_terms)
+_count_tied, _nth_tied = (register_jitable(inline="always")(f)
+                          for f in (_scalar.count_tied, _scalar.nth_tied))
 
 _BLOCK = 64  # RunRandom's default block
 
@@ -56,6 +58,13 @@ def _dp_imed_indexes(S, n, idx, eps):
 
 
 @numba.njit(cache=True)
+def _refill(buf, gen, laplace):
+    """A new block of standard Laplace (``laplace``) or uniform variates, as ``RunRandom`` draws it."""
+    for j in range(buf.size):
+        buf[j] = gen.laplace(0.0, 1.0) if laplace else gen.random()
+
+
+@numba.njit(cache=True)
 def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
     """One run of DP-IMED to horizon ``T``; fills ``arms_out``/``counts_out`` with its phases and
     returns their number (-1 if an index was NaN)."""
@@ -78,33 +87,18 @@ def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
             best = _dp_imed_indexes(S, n, idx, eps)
             if math.isnan(best):
                 return -1
-            n_tied = 0
-            arm = -1
-            for k in range(K):
-                if idx[k] == best:
-                    n_tied += 1
-                    if arm < 0:
-                        arm = k
+            n_tied, arm = _count_tied(idx, best)
             if n_tied > 1:
                 if uni_ptr >= _BLOCK:
-                    for j in range(_BLOCK):
-                        uni[j] = pol_gen.random()
+                    _refill(uni, pol_gen, False)
                     uni_ptr = 0
-                u = uni[uni_ptr]
+                arm = _nth_tied(idx, best, uni[uni_ptr], n_tied)
                 uni_ptr += 1
-                rank = min(int(u * n_tied), n_tied - 1)
-                for k in range(K):
-                    if idx[k] == best:
-                        if rank == 0:
-                            arm = k
-                            break
-                        rank -= 1
         c = sizes[min(ph[arm], last)]
         c = min(c, T - t + 1)
         s = float(env_gen.binomial(c, means[arm]))
         if lap_ptr >= _BLOCK:
-            for j in range(_BLOCK):
-                lap[j] = pol_gen.laplace(0.0, 1.0)
+            _refill(lap, pol_gen, True)
             lap_ptr = 0
         y = lap[lap_ptr] / eps
         lap_ptr += 1
@@ -118,4 +112,4 @@ def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
     return step
 
 
-_scalar.stamp_kernels([_dp_imed_indexes, dp_imed_run])
+_scalar.stamp_kernels([_dp_imed_indexes, _refill, dp_imed_run])

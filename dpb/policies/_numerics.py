@@ -1,10 +1,12 @@
-"""Fast, unvalidated index computations for the simulators' hot loops.
+"""Fast, unvalidated index computations for the numpy engines' hot loops, written once.
 
 :mod:`dpb.divergences` is the reference implementation (validated inputs, bisection to the last
 ulp).  The simulators evaluate indexes millions of times on small arrays, where validation and 64
 bisection steps dominate, so this module re-implements the few inversions they need with a
-monotone Newton iteration.  ``tests/test_policies.py`` checks every function here against
-:mod:`dpb.divergences` to 1e-10.
+monotone Newton iteration, vectorised for the engines that advance many runs in numpy (the
+lock-step of the batched policies, the generic phase engine).  The compiled kernels' scalar twins
+are :mod:`dpb.policies._scalar` (why they are not one function is said there).
+``tests/test_policies.py`` checks every function here against :mod:`dpb.divergences` to 1e-10.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, logit, xlogy
 
-__all__ = ["kl_fast", "kl_ucb_fast", "d_eps_ucb_fast", "d_eps_below_fast"]
+__all__ = ["kl_fast", "kl_ucb_fast", "budget_fast", "d_eps_ucb_fast", "d_eps_below_fast"]
 
 _NEWTON_MAX_ITER = 60
 _ONE_MINUS = np.nextafter(1.0, 0.0)
@@ -80,6 +82,16 @@ def kl_ucb_fast(x: np.ndarray, c: np.ndarray) -> np.ndarray:
                 break
     out[todo] = q
     return out
+
+
+def budget_fast(t: np.ndarray, c: float) -> np.ndarray:
+    """KL-UCB's exploration budget f(t) = log t + c log log t (floored at 0) for an array of
+    rounds."""
+    lt = np.log(np.asarray(t, dtype=float))
+    if c == 0.0:
+        return lt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.maximum(lt + c * np.log(lt), 0.0)
 
 
 def d_eps_ucb_fast(x: np.ndarray, c: np.ndarray, eps: float) -> np.ndarray:

@@ -1,12 +1,18 @@
-"""The scalar maths of the fast engines, written once, as plain Python that numba compiles.
+"""The scalar maths of the fast engines (and their tie-breaking), written once, as plain Python that
+numba compiles.
 
 The compiled kernels (:mod:`dpb.policies._tape_kernel`, :mod:`dpb.policies._batched_kernel`) make
 these functions compilable where they call them (``numba.extending.register_jitable``), and the
 same kernels run uncompiled (``engine="python"``) call them as they stand, so both engines evaluate
-the same formulas with the same float operations.
-No numba here: ``import dpb`` does not import it.  The vectorised numpy versions of the index
-computations are :mod:`dpb.policies._numerics`; the validated references are
-:mod:`dpb.divergences`.
+the same formulas with the same float operations.  No numba here: ``import dpb`` does not import
+it.
+
+Their vectorised twins, for the numpy engines (the lock-step of the batched policies, the
+generic phase engine), are :mod:`dpb.policies._numerics`; the two cannot be one function without
+changing the numbers (numpy's array functions may round differently from ``math``'s, and the
+vectorised Newton iteration stops for a whole array at once).  :func:`kl` has the float form of
+the per-step reference's, so that IMED's kernel breaks exactly the ties the reference breaks.
+The validated references are :mod:`dpb.divergences`.
 """
 
 from __future__ import annotations
@@ -75,13 +81,6 @@ def budget(t, c):
     return 0.0
 
 
-def xlogy(x, y):
-    """x log y with 0 log y = 0 (y not NaN), as ``scipy.special.xlogy``."""
-    if x == 0.0 and not math.isnan(y):
-        return 0.0
-    return x * math.log(y)
-
-
 def d_eps_terms(y, eps):
     """(z, log_term) of :func:`d_eps_below` for the upper argument y: z = expit(logit(y) - eps)
     and log(1 - y (1 - e^-eps)), each form accurate on its side of y = 1/2 (as
@@ -102,15 +101,34 @@ def d_eps_terms(y, eps):
 
 def d_eps_below(x, y, z, log_term, eps):
     """d_eps(x, y) for x <= y, given z = expit(logit(y) - eps) and
-    log_term = log(1 - y (1 - e^-eps)): kl(x, y) if x >= z, else -eps x - log_term (floored at
-    0).  The kl is written with :func:`xlogy` as in :func:`dpb.policies._numerics.kl_fast`, so
-    that DP-IMED's compiled runs agree with its numpy lock-step runs."""
+    log_term = log(1 - y (1 - e^-eps)): :func:`kl` (x, y) if x >= z, else -eps x - log_term
+    (floored at 0)."""
     if x >= z:
-        if x == y:
-            return 0.0
-        out = xlogy(x, x) - xlogy(x, y) + xlogy(1.0 - x, 1.0 - x) - xlogy(1.0 - x, 1.0 - y)
-        return max(out, 0.0)
+        return kl(x, y)
     return max(-eps * x - log_term, 0.0)
+
+
+def count_tied(idx, best):
+    """(how many entries of ``idx`` equal ``best``, the first of them or -1)."""
+    n, first = 0, -1
+    for a in range(idx.shape[0]):
+        if idx[a] == best:
+            n += 1
+            if first < 0:
+                first = a
+    return n, first
+
+
+def nth_tied(idx, best, u, n):
+    """The entry of ``idx`` equal to ``best`` of rank min(int(u n), n - 1) among the ``n`` such
+    entries: a tie broken uniformly at random by one uniform ``u``."""
+    rank = min(int(u * n), n - 1)
+    for a in range(idx.shape[0]):
+        if idx[a] == best:
+            if rank == 0:
+                return a
+            rank -= 1
+    return -1
 
 
 def stamp_kernels(dispatchers) -> None:

@@ -46,6 +46,8 @@ from . import _scalar
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where a kernel calls it
 _kl, _kl_ucb, _budget = (register_jitable(f) for f in (_scalar.kl, _scalar.kl_ucb, _scalar.budget))
+_count_tied, _nth_tied = (register_jitable(inline="always")(f)
+                          for f in (_scalar.count_tied, _scalar.nth_tied))
 
 BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
 ROOM = 16  # a kernel returns to its caller for larger arrays when a tape has fewer free places
@@ -165,25 +167,35 @@ def hypergeometric(gen, good, bad, n):
     if not 0.0 < pm <= 1.0 + 1e-9:  # (cannot happen for valid counts; never loop on a NaN)
         raise ValueError("hypergeometric: invalid counts")
     while True:
-        u = gen.random() - pm
-        if u <= 0.0:
-            return mode
-        lo, hi, plo, phi = mode, mode, pm, pm
-        while lo > lo_k or hi < hi_k:
-            if hi < hi_k:
-                phi *= (good - hi) * (n - hi) / ((hi + 1.0) * (bad - n + hi + 1.0))
-                hi += 1
-                u -= phi
-                if u <= 0.0:
-                    return hi
-            if lo > lo_k:
-                plo *= lo * (bad - n + lo) / ((good - lo + 1.0) * (n - lo + 1.0))
-                lo -= 1
-                u -= plo
-                if u <= 0.0:
-                    return lo
-            if phi == 0.0 and plo == 0.0:
-                break  # both tails underflowed: the rest of the support has no float mass
+        k = _hypergeom_walk(gen.random() - pm, good, bad, n, mode, pm, lo_k, hi_k)
+        if k >= 0:
+            return k
+
+
+@numba.njit(cache=True, inline="always")
+def _hypergeom_walk(u, good, bad, n, mode, pm, lo_k, hi_k):
+    """The variate where the uniform's excess ``u`` over P(mode) is used up, walking the support
+    from the mode alternately one step up and one step down; -1 when the enumerated mass falls
+    short of it (rounding: the caller draws again)."""
+    if u <= 0.0:
+        return mode
+    lo, hi, plo, phi = mode, mode, pm, pm
+    while lo > lo_k or hi < hi_k:
+        if hi < hi_k:
+            phi *= (good - hi) * (n - hi) / ((hi + 1.0) * (bad - n + hi + 1.0))
+            hi += 1
+            u -= phi
+            if u <= 0.0:
+                return hi
+        if lo > lo_k:
+            plo *= lo * (bad - n + lo) / ((good - lo + 1.0) * (n - lo + 1.0))
+            lo -= 1
+            u -= plo
+            if u <= 0.0:
+                return lo
+        if phi == 0.0 and plo == 0.0:
+            break  # both tails underflowed: the rest of the support has no float mass
+    return -1
 
 
 # ----------------------------------------------------------------------------------------------
@@ -332,27 +344,11 @@ def _klucb_bound(a, f, N, anc, ancn):
     return anc[a, 1] + anc[a, 2] * (f - anc[a, 0])
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _pick_tied(idx, best, pol_gen):
     """The arm whose index equals ``best``, ties broken uniformly at random (one uniform)."""
-    K = idx.shape[0]
-    ntied, b = 0, -1
-    for a in range(K):
-        if idx[a] == best:
-            ntied += 1
-            if b < 0:
-                b = a
-    if ntied == 1:
-        return b
-    pick = int(pol_gen.random() * ntied)
-    if pick > ntied - 1:
-        pick = ntied - 1
-    for a in range(K):
-        if idx[a] == best:
-            if pick == 0:
-                return a
-            pick -= 1
-    return b
+    n, first = _count_tied(idx, best)
+    return first if n == 1 else _nth_tied(idx, best, pol_gen.random(), n)
 
 
 @numba.njit(cache=True)
@@ -396,7 +392,6 @@ def _klucb_block(run, A, t0, U0, ku, fmarg, env_gen, wrong):
     segments of A's tape certified one after the other, split where a check fails, until a step
     is uncertain or the block ends.  Returns (t, N_A, S_A, pulls of A in the block)."""
     means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
-    check_at_end, worst_path = wrong != FIRST_STEP, wrong != END_MEAN
     t, nA, sA, acc = t0, run.N[A], run.S[A], 0
     t_stop = t0 + (t0 >> 6)
     if t_stop > T:
@@ -405,32 +400,48 @@ def _klucb_block(run, A, t0, U0, ku, fmarg, env_gen, wrong):
         if tn[A] + 2 > tl.shape[1]:
             break  # (no room to split: leave the rest to the next decision)
         L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
-        if worst_path:
-            w = sA / (nA + (L - s if s else L - 1))
-        else:
-            w = (sA + s) / (nA + L)
-        u = U0 + ku * ((t + L - 1 if check_at_end else t) - t0)
-        if u < 1.0 and (w > u or (nA + L - 1) * _kl(w, u) < fmarg - 1e-13 * (nA + L)):
+        L1 = _klucb_check(L, s, t, nA, sA, (U0, ku, float(t0), fmarg, 0.0), wrong)
+        if L1 == L:  # the whole segment is the leader's
             tn[A] -= 1
             nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
             continue
-        if L == 1:
-            break
-        w0 = sA / nA
-        u0 = U0 + ku * (t - t0)
-        if u0 >= 1.0:
-            break
-        if w0 > u0 or w0 <= 0.0:
-            L1 = L >> 1
-        else:
-            g0 = fmarg - 1e-13 * nA - nA * _kl(w0, u0)
-            if g0 <= 0.0:
-                break  # the next step is uncertain: the exact rule decides it
-            dz = math.log((1.0 - w0) / (1.0 - u0))
-            du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
-            L1 = _split_length(SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du), L)
+        if L1 == 0:
+            break  # the next step is uncertain: the exact rule decides it
         _split_top(tl, ts, tn, A, L1, env_gen)
     return t, nA, sA, acc
+
+
+@numba.njit(cache=True, inline="always")
+def _lowest_mean(L, s, nA, sA):
+    """The lowest mean of the leader along a segment (L, s) read from (N_A, S_A): its zeros first."""
+    return sA / (nA + (L - s if s else L - 1))
+
+
+@numba.njit(cache=True, inline="always")
+def _klucb_check(L, s, t, nA, sA, p, wrong):
+    """The verdict on the leader's segment (L, s) at round t of a KL-UCB leader block, with
+    ``p = (U0, ku, t0, fmarg, 0)`` (the others' indexes below U0 + ku (t - t0), the budget margin
+    fmarg): L when every step of it is surely the leader's, 0 when even the next step is
+    uncertain, else the length of a first part to examine (a split)."""
+    U0, ku, t0, fmarg = p[0], p[1], p[2], p[3]
+    w = _lowest_mean(L, s, nA, sA) if wrong != END_MEAN else (sA + s) / (nA + L)
+    u = U0 + ku * ((t + L - 1 if wrong != FIRST_STEP else t) - t0)
+    if u < 1.0 and (w > u or (nA + L - 1) * _kl(w, u) < fmarg - 1e-13 * (nA + L)):
+        return L
+    if L == 1:
+        return 0
+    w0 = sA / nA
+    u0 = U0 + ku * (t - t0)
+    if u0 >= 1.0:
+        return 0
+    if w0 > u0 or w0 <= 0.0:
+        return L >> 1
+    g0 = fmarg - 1e-13 * nA - nA * _kl(w0, u0)
+    if g0 <= 0.0:
+        return 0
+    dz = math.log((1.0 - w0) / (1.0 - u0))
+    du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
+    return _split_length(SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du), L)
 
 
 @numba.njit(cache=True)
@@ -440,18 +451,8 @@ def _klucb_exact_step(f, mu, N, anc, ancn, ubs, vals, done, pol_gen):
     remaining bound (an arm below the best cannot tie with it); none when one arm's lower bound
     is above every other arm's upper bound."""
     K = N.shape[0]
-    b, lbb = 0, -2.0
-    for a in range(K):
-        ubs[a] = _klucb_bound(a, f, N, anc, ancn)
-        lb = -1.0 if ubs[a] > 1.0 else anc[a, 3]
-        if lb > lbb:
-            b, lbb = a, lb
-    need = False
-    for a in range(K):
-        if a != b and ubs[a] >= lbb:
-            need = True
-            break
-    if not need:
+    b = _klucb_sure_arm(f, N, anc, ancn, ubs)
+    if b >= 0:
         return b
     best = -1.0
     for a in range(K):
@@ -472,6 +473,22 @@ def _klucb_exact_step(f, mu, N, anc, ancn, ubs, vals, done, pol_gen):
         if not done[a]:
             vals[a] = -math.inf  # (not computed: below the best)
     return _pick_tied(vals, best, pol_gen)
+
+
+@numba.njit(cache=True, inline="always")
+def _klucb_sure_arm(f, N, anc, ancn, ubs):
+    """Fill ``ubs`` with the upper bounds of the indexes at budget f and return the arm whose
+    lower bound is above every other arm's upper bound, or -1 when there is none."""
+    b, lbb = 0, -2.0
+    for a in range(N.shape[0]):
+        ubs[a] = _klucb_bound(a, f, N, anc, ancn)
+        lb = -1.0 if ubs[a] > 1.0 else anc[a, 3]
+        if lb > lbb:
+            b, lbb = a, lb
+    for a in range(N.shape[0]):
+        if a != b and ubs[a] >= lbb:
+            return -1
+    return b
 
 
 @numba.njit(cache=True)
@@ -584,34 +601,44 @@ def _imed_block(run, A, t, mmax, thr0, slope, env_gen, wrong):
     thr0 + slope (n - n0) / n0): the segments of A's tape certified one after the other, split
     where a check fails, until a step is uncertain.  Returns (t, N_A, S_A, pulls of A in the block)."""
     means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
-    check_at_end = wrong != FIRST_STEP
     nA, sA, acc = run.N[A], run.S[A], 0
     n0, k = nA, slope / nA
     while t <= T:
         if tn[A] + 2 > tl.shape[1]:
             break  # (no room to split: leave the rest to the next decision)
         L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
-        # the lowest mean along the segment comes when its zeros come first
-        w = sA / (nA + (L - s if s else L - 1))
-        thr = thr0 + k * ((nA + L - 1 if check_at_end else nA) - n0)
-        if w > thr and w > mmax:
+        L1 = _imed_check(L, s, nA, sA, (thr0, k, float(n0), mmax, slope), wrong)
+        if L1 == L:  # the whole segment is the leader's
             tn[A] -= 1
             nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
             continue
-        if L == 1:
-            break
-        w0 = sA / nA
-        thr = thr0 + k * (nA - n0)
-        if thr < mmax:
-            thr = mmax
-        if w0 <= thr:
+        if L1 == 0:
             break  # the next step is uncertain: the exact rule decides it
-        if w0 >= 1.0:
-            L1 = L >> 1
-        else:
-            L1 = _split_length(SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0)), L)
         _split_top(tl, ts, tn, A, L1, env_gen)
     return t, nA, sA, acc
+
+
+@numba.njit(cache=True, inline="always")
+def _imed_check(L, s, nA, sA, p, wrong):
+    """The verdict on the leader's segment (L, s) of an IMED leader block, as
+    :func:`_klucb_check`, with ``p = (thr0, k, n0, mmax, slope)``: the leader's mean must stay
+    above mmax and the threshold envelope thr0 + k (n - n0) at every count n of the segment."""
+    thr0, k, n0, mmax, slope = p[0], p[1], p[2], p[3], p[4]
+    w = _lowest_mean(L, s, nA, sA)
+    thr = thr0 + k * ((nA + L - 1 if wrong != FIRST_STEP else nA) - n0)
+    if w > thr and w > mmax:
+        return L
+    if L == 1:
+        return 0
+    w0 = sA / nA
+    thr = thr0 + k * (nA - n0)
+    if thr < mmax:
+        thr = mmax
+    if w0 <= thr:
+        return 0
+    if w0 >= 1.0:
+        return L >> 1
+    return _split_length(SPLIT_SAFETY * (w0 - thr) * nA / ((w0 + slope) * (1.0 - w0)), L)
 
 
 @numba.njit(cache=True)

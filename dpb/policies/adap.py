@@ -75,8 +75,9 @@ class _AdaP(InitialRoundRobin, Policy):
         self.n_last[rows, arms] = got
         self.N[rows, arms] += got
 
-    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
+        level = self.alpha * np.log(t)[:, None] / self.n_last[rows]  # alpha log(t_l) / n_last
+        return self._episode_index(self.mu_tilde[rows], level)
 
 
 class AdaPKLUCB(_AdaP):
@@ -94,29 +95,19 @@ class AdaPKLUCB(_AdaP):
     style = {"color": "#ff7f0e", "ls": "-"}
     reference = "dpb.reference:_adap_klucb"
 
-    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-        n = self.n_last[rows]
-        level = self.alpha * np.log(t)[:, None] / n
-        mu_breve = np.minimum(np.maximum(self.mu_tilde[rows] + level / self.eps, 0.0), 1.0)
-        return kl_ucb_fast(mu_breve, level)
+    def _episode_index(self, mu_tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
+        return kl_ucb_fast(np.minimum(np.maximum(mu_tilde + level / self.eps, 0.0), 1.0), level)
 
 
 class AdaPUCB(_AdaP):
     """AdaP-UCB: I_a = mu~_a + sqrt(alpha log t / (2 n_last)) + alpha log t / (eps n_last).
 
-    Parameters
-    ----------
-    eps : float
-        Privacy budget, > 0.
-    alpha : float
-        Exploration constant, > 0 (analysis: > 3; experiments: 3.1).
+    Parameters (``eps``, ``alpha``) as :class:`~dpb.policies.AdaPKLUCB`.
     """
 
     name = "AdaP-UCB"
     style = {"color": "#e377c2", "ls": "-"}
     reference = "dpb.reference:_adap_ucb"
 
-    def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-        n = self.n_last[rows]
-        level = self.alpha * np.log(t)[:, None] / n
-        return self.mu_tilde[rows] + np.sqrt(0.5 * level) + level / self.eps
+    def _episode_index(self, mu_tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
+        return mu_tilde + np.sqrt(0.5 * level) + level / self.eps

@@ -43,7 +43,6 @@ __all__ = [
     "PerStepPolicy",
     "Recorder",
     "RunRandom",
-    "UniformStream",
     "pick_max",
     "pick_min",
     "check_eps",
@@ -102,63 +101,6 @@ class RunRandom:
         return self._draw("uniform", rows)
 
 
-class UniformStream:
-    """Per-run streams of Uniform[0, 1) variates, read through a window (peek, then advance).
-
-    The fast per-step simulators look ahead at the next ``L`` rewards of a run, keep the first
-    ``acc`` of them (a stopping time) and leave the rest unread: :meth:`advance` consumes exactly
-    ``acc`` values, and the next read starts with the first unused one.  Run ``r`` therefore reads
-    exactly its generator's uniform stream, in order, whatever the window sizes and the other runs
-    -- an unread value has influenced nothing, so reusing it is exact.
-
-    Parameters
-    ----------
-    generators : sequence of numpy.random.Generator
-        One generator per run (used for nothing else).
-    cap : int
-        Initial buffer length per run; it grows when a window needs more.
-    """
-
-    def __init__(self, generators: Sequence[np.random.Generator], cap: int = 4096) -> None:
-        self.generators = list(generators)
-        self.R = len(self.generators)
-        self.cap = as_int("cap", cap, minimum=1)
-        check_elements("cap (runs x cap variates)", self.R * self.cap)
-        self.buf = np.empty((self.R, self.cap))
-        self.ptr = np.zeros(self.R, dtype=np.int64)  # next unread position of each run
-        self.end = np.zeros(self.R, dtype=np.int64)  # end of each run's valid values
-
-    def ensure(self, rows: np.ndarray, need: np.ndarray) -> None:
-        """Make at least ``need[i]`` unread values available for run ``rows[i]``."""
-        rows = np.asarray(rows, dtype=np.int64)
-        need = np.broadcast_to(np.asarray(need, dtype=np.int64), rows.shape)
-        short = np.flatnonzero(self.ptr[rows] + need > self.end[rows])
-        if short.size == 0:
-            return
-        biggest = int(need[short].max())
-        if biggest > self.cap:  # grow every buffer; each run's valid window stays where it is
-            new_cap = max(2 * self.cap, biggest)
-            buf = np.empty((self.R, new_cap))
-            buf[:, : self.cap] = self.buf
-            self.buf, self.cap = buf, new_cap
-        for i in short:
-            r = rows[i]
-            p, e = self.ptr[r], self.end[r]
-            rest = e - p
-            if rest:
-                self.buf[r, :rest] = self.buf[r, p:e]
-            self.buf[r, rest:] = self.generators[r].random(self.cap - rest)
-            self.ptr[r], self.end[r] = 0, self.cap
-
-    def peek(self, rows: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        """Unread values number ``offsets`` (0-based) of runs ``rows`` (call :meth:`ensure` first)."""
-        return self.buf[rows, self.ptr[rows] + offsets]
-
-    def advance(self, rows: np.ndarray, used: np.ndarray) -> None:
-        """Mark ``used[i]`` values of run ``rows[i]`` as consumed."""
-        self.ptr[rows] += used
-
-
 def _pick_tied(tied: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
     """Index of a uniformly random True entry in each row of the boolean matrix ``tied``."""
     n_tied = tied.sum(axis=1)
@@ -182,10 +124,7 @@ def pick_max(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
 
 def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
     """Row-wise argmin with ties broken uniformly at random (one uniform per tied row)."""
-    values = np.asarray(values, dtype=float)
-    if np.isnan(values).any():
-        raise FloatingPointError("a policy index is NaN")
-    return _pick_tied(values == values.min(axis=1, keepdims=True), rows, rand)
+    return pick_max(-np.asarray(values, dtype=float), rows, rand)
 
 
 @runtime_checkable

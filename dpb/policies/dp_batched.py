@@ -29,12 +29,12 @@ from abc import abstractmethod
 import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
-from ..plans import check_arms, check_index, check_pulls
+from ..plans import check_index
+from . import _lockstep
 from ._numerics import d_eps_below_fast, d_eps_ucb_fast
-from .._jit import announce_compile
 from ._tapes import check_engine
 from .._validate import check_eps
-from .base import InitialRoundRobin, Policy, pick_max, pick_min
+from .base import InitialRoundRobin, Policy
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
@@ -45,7 +45,7 @@ _PHASE_LOGIC = ("_start", "decide", "update", "_index", "_clipped_means", "_choo
 
 def _use_kernel(policy, engine: str | None) -> bool:
     """Whether :meth:`BatchedPrivatePolicy.simulate_phases` runs the compiled DP-IMED run
-    (:mod:`dpb.policies._batched_kernel`): for DP-IMED's own index under the ``"numba"`` engine
+    (``dpb.policies._batched_kernel``): for DP-IMED's own index under the ``"numba"`` engine
     (None: the default of ``DPB_JIT``), else the numpy lock-step version (the same numbers)."""
     return type(policy).private_index is DPIMED.private_index and check_engine(engine) == "numba"
 
@@ -160,76 +160,8 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
             DP-IMED's runs compiled (``"numba"``) or the numpy lock-step (``"python"``): the same
             numbers; None reads the default (``DPB_JIT``).
         """
-        means = np.asarray(means, dtype=float)
-        if _use_kernel(self, engine):
-            return self._simulate_compiled(means, T, env_generators, policy_generators, recorder)
-        self.start(means.size, T, policy_generators)
-        R, K = self.R, self.K
-        sizes = self.sizes
-        last = sizes.size - 1
-        eps = self.eps
-        pick = pick_max if self.index_kind == "max" else pick_min
-        binomials = [g.binomial for g in env_generators]
-        mean_list = means.tolist()
-        ids = np.arange(R)  # run of each active row
-        t = np.ones(R, dtype=np.int64)
-        S = np.zeros((R, K))
-        n = np.zeros((R, K), dtype=np.int64)
-        ph = np.zeros((R, K), dtype=np.int64)  # phases made by each arm (= Laplace draws in S~)
-        hist_rows, hist_arms, hist_counts = [], [], []
-        step = 0
-        while ids.size:
-            A = ids.size
-            rr = np.arange(A)
-            if step < K:  # the initial round-robin: B_0 pulls of arm `step` (T >= K B_0)
-                arms = np.full(A, step, dtype=np.int64)
-                counts = np.minimum(sizes[0], T - t + 1)
-            else:
-                x = np.minimum(np.maximum(S / n, 0.0), 1.0)
-                index = check_index(self, self.private_index(x, n, t[:, None], ph), A, K)
-                arms = check_arms(self, pick(index, ids, self.rand), K)
-                counts = np.minimum(check_pulls(self, sizes[np.minimum(ph[rr, arms], last)]), T - t + 1)
-            step += 1
-            draws = zip(binomials, counts.tolist(), arms.tolist(), strict=True)
-            sums = np.array([b(c, mean_list[a]) for b, c, a in draws], dtype=float)
-            # one fresh Laplace(1/eps) per phase, added to the running sum: no forgetting
-            S[rr, arms] += sums + self.rand.laplace(ids) / eps
-            n[rr, arms] += counts
-            ph[rr, arms] += 1
-            t += counts
-            hist_rows.append(ids)
-            hist_arms.append(arms)
-            hist_counts.append(counts)
-            going = t <= T
-            if not going.all():
-                ids, t, S, n, ph = ids[going], t[going], S[going], n[going], ph[going]
-                binomials = [b for b, g in zip(binomials, going.tolist(), strict=True) if g]
-        rows = np.concatenate(hist_rows)
-        recorder.record_phases(rows, np.concatenate(hist_arms), np.concatenate(hist_counts))
-        recorder.laplace[:] += np.bincount(rows, minlength=R)
-
-    def _simulate_compiled(self, means, T, env_generators, policy_generators, recorder) -> None:
-        """:meth:`simulate_phases` run by run in compiled code (DP-IMED, ``engine="numba"``)."""
-        from ._batched_kernel import __file__ as kernel_file, dp_imed_run
-
-        announce_compile(kernel_file)  # once, when numba's disk cache is cold
-        T = int(T)
-        self.start(means.size, T, policy_generators)  # validates K and T; the kernel keeps its own state
-        sizes = np.ascontiguousarray(self.sizes, dtype=np.int64)
-        cap = means.size * sizes.size  # each arm makes at most len(sizes) phases
-        rows, arms, counts = [], [], []
-        for r, (env, pol) in enumerate(zip(env_generators, policy_generators, strict=True)):
-            a = np.empty(cap, dtype=np.int64)
-            c = np.empty(cap, dtype=np.int64)
-            m = dp_imed_run(env, pol, means, sizes, T, float(self.eps), a, c)
-            if m < 0:
-                raise FloatingPointError("a policy index is NaN")
-            rows.append(np.full(m, r, dtype=np.int64))
-            arms.append(a[:m])
-            counts.append(c[:m])
-        rows = np.concatenate(rows)
-        recorder.record_phases(rows, np.concatenate(arms), np.concatenate(counts))
-        recorder.laplace[:] += np.bincount(rows, minlength=len(env_generators))
+        _lockstep.simulate_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators,
+                                  recorder, compiled=_use_kernel(self, engine))
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         index = self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
@@ -263,18 +195,8 @@ class DPKLUCB(BatchedPrivatePolicy):
     """DP-KLUCB (:prf:ref:`alg-dp-klucb-imed`, the DP-KLUCB index).
 
     Index of arm i at round t: max{mu in [0, 1] : d_eps(clip(S~_i/n_i), mu) <= log(t)/n_i}; the
-    policy pulls the arm of largest index for its next geometric phase.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy budget, > 0; the policy is eps-global DP for rewards in [0, 1].
-    n0 : int
-        First batch size (paper's experiments: 1).
-    alpha : float
-        Geometric ratio > 1 of the batches (experiments: 2).
-    schedule : BatchSchedule, optional
-        Any other schedule (overrides n0 and alpha), e.g. a polynomial one.
+    policy pulls the arm of largest index for its next geometric phase.  Parameters (``eps``,
+    ``n0``, ``alpha``, ``schedule``) as :class:`~dpb.policies.BatchedPrivatePolicy`.
     """
 
     name = "DP-KLUCB"
@@ -291,17 +213,8 @@ class DPIMED(BatchedPrivatePolicy):
 
     Index of arm i: n_i d_eps(x_i, x*) + log n_i with x_i = clip(S~_i/n_i) and
     x* = clip(max_j S~_j/n_j); the policy pulls the arm of smallest index for its next phase.
-
-    Parameters
-    ----------
-    eps : float
-        Privacy budget, > 0.
-    n0 : int
-        First batch size (experiments: 1).
-    alpha : float
-        Geometric ratio > 1 (experiments: 2; the epsilon-sweep figure: 1.1).
-    schedule : BatchSchedule, optional
-        Any other schedule (overrides n0 and alpha).
+    Parameters (``eps``, ``n0``, ``alpha``, ``schedule``) as
+    :class:`~dpb.policies.BatchedPrivatePolicy` (the epsilon-sweep figure uses ``alpha=1.1``).
     """
 
     name = "DP-IMED"

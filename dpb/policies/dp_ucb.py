@@ -101,18 +101,8 @@ class DPUCB(BatchedPrivatePolicy):
     generating function 1/(1 - lambda^2/eps^2) <= exp(2 lambda^2/eps^2) for
     abs(lambda) <= eps/sqrt(2)).  eps-DP like DP-KLUCB, since the index only post-processes the
     private sums; the whole policy is this one method on
-    :class:`~dpb.policies.BatchedPrivatePolicy` (the worked example of the Algorithms chapter).
-
-    Parameters
-    ----------
-    eps : float
-        Privacy budget, > 0.
-    n0 : int
-        First batch size (default 1).
-    alpha : float
-        Geometric ratio > 1 of the batches (default 2).
-    schedule : BatchSchedule, optional
-        Any other schedule (overrides n0 and alpha).
+    :class:`~dpb.policies.BatchedPrivatePolicy` (the worked example of the Algorithms chapter),
+    whose parameters (``eps``, ``n0``, ``alpha``, ``schedule``) it takes.
     """
 
     name = "DP-UCB"

@@ -19,21 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numerics import kl_fast, kl_ucb_fast
+from ._numerics import budget_fast, kl_fast, kl_ucb_fast
 from ._tapes import simulate_imed_fast, simulate_klucb_fast
 from .base import PerStepPolicy, check_real
 
 __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
-
-
-def _budget(t: np.ndarray, c: float) -> np.ndarray:
-    """KL-UCB exploration budget log t + c log log t (floored at 0), for an array of rounds (the
-    scalar twin of the fast paths is :func:`dpb.policies._scalar.budget`)."""
-    lt = np.log(np.asarray(t, dtype=float))
-    if c == 0.0:
-        return lt
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.maximum(lt + c * np.log(lt), 0.0)
 
 
 class IMED(PerStepPolicy):
@@ -88,7 +78,7 @@ class KLUCB(PerStepPolicy):
         return {"c": self.c}
 
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
-        return kl_ucb_fast(mu, _budget(t, self.c) / n)
+        return kl_ucb_fast(mu, budget_fast(t, self.c) / n)
 
     def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""

@@ -75,18 +75,8 @@ def register(cls: type[Policy]) -> type[Policy]:
         For an invalid ``name``, ``index_kind`` or ``style``, or a name (or class name) already
         taken by a different class (the same module and qualified name replace the old class).
     """
-    if not (isinstance(cls, type) and issubclass(cls, Policy)):
-        raise TypeError(f"cls must be a Policy subclass (only those can be registered), got {cls!r}")
+    _check_attributes(cls)
     name = cls.name
-    if not isinstance(name, str) or not policy_key(name):
-        raise ValueError(f"{cls.__qualname__}.name must be a non-empty string with a letter or digit, "
-                         f"got {name!r}")
-    if cls.index_kind not in ("max", "min"):
-        raise ValueError(f"{cls.__qualname__}.index_kind must be 'max' or 'min', got {cls.index_kind!r}")
-    if cls.style is not None and not (isinstance(cls.style, Mapping) and "color" in cls.style):
-        raise ValueError(f"{cls.__qualname__}.style must be None or a dict with a 'color', got {cls.style!r}")
-    if not isinstance(cls.paper_defaults, Mapping):
-        raise ValueError(f"{cls.__qualname__}.paper_defaults must be a dict, got {cls.paper_defaults!r}")
     keys = {policy_key(name), policy_key(cls.__name__)}
     for key in keys:
         old = _BY_KEY.get(key)
@@ -104,6 +94,22 @@ def register(cls: type[Policy]) -> type[Policy]:
     for key in keys:
         _BY_KEY[key] = cls
     return cls
+
+
+def _check_attributes(cls) -> None:
+    """Refuse a class that is no Policy subclass, or whose registry metadata is malformed."""
+    if not (isinstance(cls, type) and issubclass(cls, Policy)):
+        raise TypeError(f"cls must be a Policy subclass (only those can be registered), got {cls!r}")
+    name = cls.name
+    if not isinstance(name, str) or not policy_key(name):
+        raise ValueError(f"{cls.__qualname__}.name must be a non-empty string with a letter or digit, "
+                         f"got {name!r}")
+    if cls.index_kind not in ("max", "min"):
+        raise ValueError(f"{cls.__qualname__}.index_kind must be 'max' or 'min', got {cls.index_kind!r}")
+    if cls.style is not None and not (isinstance(cls.style, Mapping) and "color" in cls.style):
+        raise ValueError(f"{cls.__qualname__}.style must be None or a dict with a 'color', got {cls.style!r}")
+    if not isinstance(cls.paper_defaults, Mapping):
+        raise ValueError(f"{cls.__qualname__}.paper_defaults must be a dict, got {cls.paper_defaults!r}")
 
 
 def _same_definition(a: type, b: type) -> bool:
@@ -183,26 +189,17 @@ def as_policy(policy, params: Mapping | None = None) -> Policy:
     ValueError
         For an unknown name, or parameter values out of range.
     """
-    if params is not None and not isinstance(params, Mapping):
-        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    policy, params = _split_params(policy, params)
     if isinstance(policy, Policy):
-        if params:
-            raise TypeError("params cannot be given together with a Policy instance")
         return policy
-    if isinstance(policy, tuple):
-        if len(policy) != 2 or not isinstance(policy[0], str) or not isinstance(policy[1], Mapping):
-            raise TypeError(f"a policy tuple must be (name, params), got {policy!r}")
-        if params:
-            raise TypeError("params cannot be given together with a (name, params) tuple")
-        policy, params = policy
     if isinstance(policy, str) or (isinstance(policy, type) and issubclass(policy, Policy)):
         cls = policy_class(policy)
         try:
-            return cls(**dict(params or {}))
+            return cls(**params)
         except TypeError as exc:
             raise TypeError(f"bad parameters for {cls.name}: {exc}") from exc
     if callable(policy):
-        made = policy(**dict(params or {}))
+        made = policy(**params)
         if not isinstance(made, Policy):
             raise TypeError(f"the policy factory must return a Policy, got {type(made).__name__}")
         return made
@@ -210,6 +207,24 @@ def as_policy(policy, params: Mapping | None = None) -> Policy:
         "policy must be a Policy, a name, a (name, params) tuple, a Policy class or a factory, "
         f"got {policy!r}"
     )
+
+
+def _split_params(policy, params):
+    """(policy, parameters as a dict) of :func:`as_policy`'s arguments: a ``(name, params)`` pair
+    unpacked; parameters given twice, or with a policy object, refused."""
+    if params is not None and not isinstance(params, Mapping):
+        raise TypeError(f"params must be a dict, got {type(params).__name__}")
+    if isinstance(policy, Policy):
+        if params:
+            raise TypeError("params cannot be given together with a Policy instance")
+        return policy, {}
+    if isinstance(policy, tuple):
+        if len(policy) != 2 or not isinstance(policy[0], str) or not isinstance(policy[1], Mapping):
+            raise TypeError(f"a policy tuple must be (name, params), got {policy!r}")
+        if params:
+            raise TypeError("params cannot be given together with a (name, params) tuple")
+        policy, params = policy
+    return policy, dict(params or {})
 
 
 def policy_style(policy) -> dict:
