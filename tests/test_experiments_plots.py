@@ -152,3 +152,25 @@ def test_explorer_default_redraw_is_real():
     assert box.redraws == 2 and box.output.outputs != before
     assert box.output.outputs[-1]["output_type"] == "display_data"
     plt.close("all")
+
+
+def test_ci_band_is_kept_on_disk_and_read_back(tmp_path, monkeypatch):
+    """band="ci" bootstraps every checkpoint (seconds a panel at chapter 7's scale): the band is
+    saved under the regret array's checksum and the next drawing of the same data reads it."""
+    from dpb.estimates import bca_columns
+
+    monkeypatch.setenv("DPB_RESULTS", str(tmp_path))
+    regret = np.random.default_rng(3).exponential(50.0, size=(40, 6)).cumsum(axis=1)
+    lo, hi = pe._ci_band(regret)
+    _, want_lo, want_hi = bca_columns(regret, n_boot=pe.BAND_BOOT)
+    assert np.array_equal(lo, want_lo) and np.array_equal(hi, want_hi)
+    assert len(list((tmp_path / "bands").glob("*.npz"))) == 1
+
+    def no_bootstrap(*args, **kwargs):
+        raise AssertionError("the band was bootstrapped again instead of read from disk")
+
+    monkeypatch.setattr(pe, "bca_columns", no_bootstrap)
+    lo2, hi2 = pe._ci_band(regret.copy())
+    assert np.array_equal(lo2, lo) and np.array_equal(hi2, hi)
+    with pytest.raises(AssertionError, match="bootstrapped again"):  # other data: computed anew
+        pe._ci_band(regret + 1.0)

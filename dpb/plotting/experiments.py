@@ -17,7 +17,10 @@ from .._validate import (as_choice, as_float_array, as_instance, as_int, as_name
                          as_text, as_flag)
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
-from ..estimates import MeanEstimate, bca_columns
+from .._io import array_checksum, save_npz_atomic
+from ..cache import cache_key, default_results_dir, read_checked, source_hash
+from .. import estimates
+from ..estimates import BOOT_SEED, MeanEstimate, bca_columns
 from ..policies.registry import policy_style, registered
 from ..experiments import (
     ALGORITHMS,
@@ -158,7 +161,7 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
             lo, hi = np.quantile(reg, [0.1, 0.9], axis=0)
             ax.fill_between(t, lo, hi, color=line.get_color(), alpha=0.15, lw=0)
         elif band == "ci" and res.runs > 1:
-            _, lo, hi = bca_columns(res.regret, n_boot=BAND_BOOT)
+            lo, hi = _ci_band(res.regret)
             ax.fill_between(res.checkpoints, lo, hi, color=line.get_color(), alpha=0.25, lw=0)
     ax.set_xscale(xscale)
     ax.set_yscale(yscale)
@@ -174,6 +177,31 @@ def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = N
     if legend:
         ax.legend(frameon=False, fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     return fig
+
+
+def _ci_band(regret) -> tuple[np.ndarray, np.ndarray]:
+    """The ``band="ci"`` of :func:`plot_regret`: the 95 % BCa interval of the mean regret at every
+    checkpoint (:func:`dpb.estimates.bca_columns` with ``BAND_BOOT`` resamples), kept on disk.
+
+    The bootstrap of thousands of runs at every checkpoint costs seconds a panel (about 7 CPU-s for
+    one of chapter 7's appendix figures), so the band is saved beside the results
+    (``<results>/bands/``, :func:`dpb.cache.default_results_dir`), under the SHA-256 of the regret
+    array, with the code of :mod:`dpb.estimates` it came from: the next drawing of the same data (a
+    chapter run again, its Live page, a redraw) reads it.  A band that cannot be saved (a read-only
+    folder) is still drawn."""
+    regret = np.asarray(regret, dtype=float)
+    expected = {"values": array_checksum(regret), "n_boot": BAND_BOOT, "seed": BOOT_SEED,
+                "code": source_hash(estimates)}
+    path = default_results_dir() / "bands" / f"{cache_key('bca', expected)}.npz"
+    state, _, arrays = read_checked(path, expected)
+    if state == "done":
+        return arrays["lo"], arrays["hi"]
+    _, lo, hi = bca_columns(regret, n_boot=BAND_BOOT)
+    try:
+        save_npz_atomic(path, {"extra": expected}, {"lo": lo, "hi": hi})
+    except OSError:
+        pass
+    return lo, hi
 
 
 def _panel_title(env: str, eps: float, res: Result) -> str:
