@@ -61,7 +61,7 @@ from scipy.stats import binom
 from dpb import experiments as E
 from dpb.estimates import DEFAULT_CAP, mean_interval
 from dpb.experiments import scale as S
-from dpb.experiments.store import _out, chunk_provenance
+from dpb.experiments.store import chunk_provenance, out_dir
 from dpb.simulate import simulate
 
 pytestmark = pytest.mark.slow
@@ -102,7 +102,7 @@ def _runs(pol, env, T, params, seed, a, b):
 
 def _ref_path(pol, env, T, params):
     name = f"{pol}_{env}_T{T:.0e}_eps{params['eps']:g}_seed{REF_SEED}_R{REF_RUNS[T]}"
-    return _out(None) / "coverage" / f"{name.lower().replace('+', '')}.json"
+    return out_dir(None) / "coverage" / f"{name.lower().replace('+', '')}.json"
 
 
 def _ref_key(pol, env, T, params):
