@@ -19,7 +19,7 @@ NBVAL_OPTS := --nbval-sanitize-with tests/nbval_sanitize.cfg
 # no cache folder; each run appends its test durations to SLOWEST (tests/conftest.py)
 JOBS ?= 2
 SLOWEST := _build/test-durations.tsv
-PYTEST := DPB_DURATIONS=$(SLOWEST) $(PY) -m pytest -n $(JOBS) -p no:cacheprovider
+PYTEST := env DPB_DURATIONS=$(SLOWEST) $(PY) -m pytest -n $(JOBS) -p no:cacheprovider
 
 .PHONY: book test tests-without-build lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz lab live clean
 
