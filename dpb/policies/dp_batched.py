@@ -153,7 +153,7 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
             The horizon (>= K n0).
         env_generators, policy_generators : sequence of numpy.random.Generator
             One of each per run.
-        recorder : Recorder
+        recorder : dpb.policies.base.Recorder
             Receives every phase (:meth:`~dpb.policies.base.Recorder.record_phases`) and the
             Laplace draws of each run.
         engine : {"numba", "python"} or None
