@@ -96,3 +96,14 @@ def test_literalinclude_shows_the_included_function():
 def test_unknown_directives_keep_their_content():
     out = M.myst_to_markdown("```{figure-ish} caption\nInside.\n```")
     assert "**Figure-ish (caption).** Inside." in out
+
+
+def test_literalinclude_of_a_method_shows_that_method_only():
+    # ``:pyobject: Class.method`` (Sphinx's form) used to fall back to the whole file
+    out = M.myst_to_markdown("```{literalinclude} ../dpb/policies/dp_batched.py\n"
+                             ":pyobject: DPIMED.private_index\n:language: python\n```\n")
+    code = out.split("```python", 1)[1].split("```", 1)[0].strip()
+    assert code.startswith("def private_index(") and "class " not in code, code[:200]
+    missing = M.myst_to_markdown("```{literalinclude} ../dpb/policies/dp_batched.py\n"
+                                 ":pyobject: DPIMED.no_such_method\n```\n")
+    assert "no_such_method" in missing and "class DPIMED" not in missing

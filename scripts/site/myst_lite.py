@@ -109,13 +109,14 @@ def _literalinclude(path: str, options: dict[str, str]) -> list[str]:
     except OSError:
         return [f"*(the listing `{path}` is in the book)*"]
     obj = options.get("pyobject")
-    if obj:
-        tree = ast.parse(text)
-        for node in ast.walk(tree):
-            if getattr(node, "name", None) == obj and hasattr(node, "lineno"):
-                first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-                text = "\n".join(text.split("\n")[first - 1:node.end_lineno])
-                break
+    if obj:  # "name" or "Class.method", as Sphinx's literalinclude reads it
+        node = ast.parse(text)
+        for part in obj.split("."):
+            node = next((n for n in getattr(node, "body", []) if getattr(n, "name", None) == part), None)
+            if node is None:
+                return [f"*(the listing `{obj}` of `{path}` is in the book)*"]
+        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        text = "\n".join(text.split("\n")[first - 1:node.end_lineno])
     language = options.get("language", "python" if file.suffix == ".py" else "")
     return ["", f"```{language}", text.rstrip("\n"), "```", ""]
 
