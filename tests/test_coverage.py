@@ -14,8 +14,9 @@ applied to the previous rule (first look at 320 runs, plain BCa interval).
    sweep, at least four times the rule's run count whatever it decides (asserted).  A reference of
    ``4 n`` runs would be as blind to tails rarer than ``1/(4 n)`` as the estimate is to tails rarer
    than ``1/n``; a fixed large one meets a one-in-a-thousand tail 40 to 80 times.  The references
-   are computed once and cached under ``<results>/coverage/`` (keyed by cell, seed, ``R`` and the
-   provenance of the simulating code, so a change of the simulator recomputes them);
+   are computed once and cached in ``tests/data/coverage/`` (committed, so CI reads them; keyed by
+   cell, seed, ``R`` and the provenance of the simulating code, so a change of the simulator
+   recomputes them there, and the new files should be committed with the change);
    regenerating all 20 costs 211 CPU-seconds (12 s a cell at T = 10^6, 8 to 10 s in the sweep,
    measured on the 2-core development machine under load); with them cached this check costs
    about 40 CPU-seconds.
@@ -53,6 +54,7 @@ import math
 import os
 import time
 import uuid
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,7 +63,7 @@ from scipy.stats import binom
 from dpb import experiments as E
 from dpb.estimates import DEFAULT_CAP, mean_interval
 from dpb.experiments import scale as S
-from dpb.experiments.store import chunk_provenance, out_dir
+from dpb.experiments.store import chunk_provenance
 from dpb.simulate import simulate
 
 pytestmark = pytest.mark.slow
@@ -71,6 +73,8 @@ SEED, REF_SEED = 2025, 7
 #: Reference run counts: four times the cap at T <= 10^6; 40 960 in the sweep at T = 10^7 (where
 #: the rule's run count stays at or below 10 240, asserted).
 REF_RUNS = {10**6: 4 * DEFAULT_CAP, 10**7: 40_960}
+#: where the references are kept (see the module docstring)
+REF_DIR = Path(__file__).resolve().parent / "data" / "coverage"
 #: Runs simulated per call when building a reference (bounds the memory of one call).
 REF_CHUNK = 10_240
 #: Fail at this many misses among the 20 cells: P(Bin(20, 0.05) >= 5) = 0.0026.
@@ -102,7 +106,7 @@ def _runs(pol, env, T, params, seed, a, b):
 
 def _ref_path(pol, env, T, params):
     name = f"{pol}_{env}_T{T:.0e}_eps{params['eps']:g}_seed{REF_SEED}_R{REF_RUNS[T]}"
-    return out_dir(None) / "coverage" / f"{name.lower().replace('+', '')}.json"
+    return REF_DIR / f"{name.lower().replace('+', '')}.json"
 
 
 def _ref_key(pol, env, T, params):
