@@ -36,7 +36,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from test_site import PAGES, ROOT, browser, server  # noqa: F401 (fixtures shared with the site test)
+from test_site import PAGES, ROOT, browser, is_chapter, server  # noqa: F401 (fixtures shared with the site test)
 
 
 pytestmark = pytest.mark.browser
@@ -240,7 +240,7 @@ def test_one_search_field_on_a_laptop(server, browser):  # noqa: F811
         context.close()
 
 
-@pytest.mark.parametrize("page_path", [p for p in PAGES if Path(p).name.startswith("ch")])
+@pytest.mark.parametrize("page_path", [p for p in PAGES if is_chapter(p)])
 def test_chapter_titles_short_on_a_phone(server, browser, page_path):  # noqa: F811
     lines = visit(browser, server, page_path, "phone")["title_lines"]
     assert lines >= 1, f"{page_path}: no visible chapter title"

@@ -21,6 +21,7 @@ Playwright with ``executable_path`` (Playwright's own browser download is not re
 from __future__ import annotations
 
 import functools
+import re
 import http.server
 import os
 import shutil
@@ -60,6 +61,12 @@ def toc_pages() -> list[str]:
 
 
 PAGES = toc_pages()
+
+
+def is_chapter(page_path: str) -> bool:
+    """A chapter of the book (``book/chNN_<topic>.html``), not an API page such as
+    ``book/api/chapters_regret.html``."""
+    return re.fullmatch(r"book/ch\d\d_\w+\.html", page_path) is not None
 
 
 @pytest.fixture(scope="module")
@@ -162,7 +169,7 @@ def check_page_renders_offline(page, server, page_path):
         "Array.from(document.images).filter(i => !(i.naturalWidth > 0)).map(i => i.src)")
     assert not broken, f"{page_path}: images did not load: {broken}"
 
-    if Path(page_path).name.startswith("ch"):
+    if is_chapter(page_path):
         widgets = page.evaluate("document.querySelectorAll('.cell.tag_widget').length")
         statics = page.evaluate(
             "Array.from(document.querySelectorAll('.cell.tag_static-figure'))"
