@@ -19,7 +19,9 @@ Every page of ``_toc.yml`` is opened in headless Chromium (offline, the fixtures
 - **one search field** at 1366 px, **chapter titles of at most three lines** at 390 px;
 - **axe-core** (from npm, ``vendor/package.json``; installed by :func:`axe_script` with ``npm ci``
   when missing, never served by the site): 0 serious or critical violations on every page, in the
-  light colour mode (every rule) and in the dark one (the colour rules: contrast >= 4.5:1);
+  light colour mode (every rule) and in the dark one (the colour rules: contrast >= 4.5:1); the
+  colours of highlighted code tokens are checked once, every class of the code style in both modes
+  (:func:`test_code_colours_readable_in_both_modes`), not on each of a page's thousands of tokens;
 - **page weight**: no page loads more than :data:`MAX_SHARED_BYTES` besides its own HTML and
   figures (the icons used to weigh 1.5 MB of script on every page), and every icon is still drawn.
 
@@ -280,10 +282,15 @@ def test_page_weight_and_icons(server, browser, page_path):  # noqa: F811
 
 
 # MathJax's own elements are left out (thousands of nodes a page, the slowest part of axe): a formula
-# is drawn in the colour of the text around it, which is checked.  ``rules``: null for every rule of
-# axe, or the list to run (the dark mode changes colours only, so there the colour rules run).
-_AXE_RUN = """([ms, rules]) => Promise.race([
-  axe.run({exclude: [['mjx-container']]}, Object.assign({resultTypes: ['violations']},
+# is drawn in the colour of the text around it, which is checked.  So are the token spans of
+# highlighted code (thousands more): a token's colour depends only on its class and the colour mode,
+# and every class of the site's code style is checked in both modes on one page instead
+# (:func:`test_code_colours_readable_in_both_modes`); the code blocks themselves (scrolling,
+# focus, their plain text) stay in.  ``rules``: null for every rule of axe, or the list to run (the
+# dark mode changes colours only, so there the colour rules run).
+AXE_EXCLUDE = [["mjx-container"], ["div.highlight span"]]
+_AXE_RUN = """([ms, rules, scope]) => Promise.race([
+  axe.run(scope, Object.assign({resultTypes: ['violations']},
           rules ? {runOnly: {type: 'rule', values: rules}} : {})).then(r => r.violations.map(v => ({
       id: v.id, impact: v.impact, n: v.nodes.length,
       where: v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + (n.failureSummary || '')
@@ -301,22 +308,116 @@ def test_axe_no_serious_violations(server, browser, page_path):  # noqa: F811
     assert not any(found.values()), f"{page_path}: {counts} serious/critical: {found}"
 
 
+# Every token class of the site's code style (read from its style sheets) drawn in a code block put
+# beside the page's first one, so that it sits on the same background: for each class its text
+# colour and the first opaque background colour under it, as computed by the browser.
+_CODE_PALETTE = """() => {
+  const classes = new Set();
+  for (const sheet of document.styleSheets) {
+    let rules;
+    try { rules = sheet.cssRules; } catch (e) { continue; }
+    for (const r of rules) {
+      for (const m of (r.selectorText || '').matchAll(/\\.highlight \\.([A-Za-z0-9_-]+)(?![\\w.-])/g)) {
+        if (!['hll', 'linenos', 'special', 'normal'].includes(m[1])) classes.add(m[1]);
+      }
+    }
+  }
+  let probe = document.getElementById('dpb-code-palette');
+  if (!probe) {
+    const host = document.querySelector('div.highlight');
+    probe = document.createElement('div');
+    probe.className = 'highlight';
+    probe.id = 'dpb-code-palette';
+    const pre = document.createElement('pre');
+    for (const c of classes) {
+      const span = document.createElement('span');
+      span.className = c;
+      span.textContent = `token ${c} = 1`;
+      pre.append(span, '\\n');
+    }
+    probe.append(pre);
+    host.parentElement.insertBefore(probe, host);
+  }
+  return Array.from(probe.querySelectorAll('span')).map(span => {
+    let e = span, bg = 'rgba(0, 0, 0, 0)';
+    while (e && (bg = getComputedStyle(e).backgroundColor).match(/rgba\\(.*, 0\\)$/)) e = e.parentElement;
+    return [span.className, getComputedStyle(span).color, e ? bg : 'rgb(255, 255, 255)'];
+  });
+}"""
+CODE_PAGE = "book/ch02_lower_bound.html"
+
+
+def contrast_ratio(fg: str, bg: str) -> float:
+    """WCAG 2 contrast ratio of two CSS colours ``rgb(r, g, b)`` / ``rgba(r, g, b, a)`` (``fg``
+    blended over the opaque ``bg``): (L1 + 0.05) / (L2 + 0.05) of their relative luminances."""
+    def parse(c):
+        v = [float(x) for x in c[c.index("(") + 1:c.index(")")].split(",")]
+        return v[:3], (v[3] if len(v) == 4 else 1.0)
+
+    (f, a), (b, _) = parse(fg), parse(bg)
+    f = [a * x + (1 - a) * y for x, y in zip(f, b, strict=True)]
+
+    def luminance(rgb):
+        lin = [x / 255 / 12.92 if x / 255 <= 0.04045 else ((x / 255 + 0.055) / 1.055) ** 2.4
+               for x in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((luminance(f), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_contrast_ratio_matches_wcag_examples():
+    assert contrast_ratio("rgb(0, 0, 0)", "rgb(255, 255, 255)") == pytest.approx(21.0)
+    assert contrast_ratio("rgb(119, 119, 119)", "rgb(255, 255, 255)") == pytest.approx(4.48, abs=0.01)
+    assert contrast_ratio("rgba(0, 0, 0, 0)", "rgb(250, 250, 250)") == pytest.approx(1.0)
+
+
+def test_code_colours_readable_in_both_modes(server, browser):  # noqa: F811
+    """Every token colour of the site's code style against the code background, light and dark, at
+    least 4.5:1: the per-page axe runs leave the token spans out (:data:`AXE_EXCLUDE`), this checks
+    every class the style defines, used on the page or not."""
+    context, page = _open(browser, server, CODE_PAGE, LAPTOP)
+    try:
+        low = {}
+        for mode in ("light", "dark"):
+            if mode == "dark":
+                _dark_mode(page)
+            tokens = page.evaluate(_CODE_PALETTE)
+            assert len(tokens) >= 30, f"only {len(tokens)} token classes found in the style sheets"
+            low[mode] = [(c, fg, bg, round(contrast_ratio(fg, bg), 2)) for c, fg, bg in tokens
+                         if contrast_ratio(fg, bg) < 4.5]
+        assert not any(low.values()), f"token colours below 4.5:1 on {CODE_PAGE}: {low}"
+    finally:
+        context.close()
+
+
 # --- one visit of each page per viewport, shared by the tests above (and test_layout.py) --------------
+
+def _dark_mode(page) -> None:
+    """Switch the page to the dark colour mode the way the theme's button does (``data-theme`` on
+    ``<html>``), with colours at rest, not halfway through the theme's colour transitions."""
+    page.add_style_tag(content="*, *::before, *::after { transition: none !important;"
+                               " animation: none !important; }")
+    page.evaluate("document.documentElement.dataset.theme = 'dark';"
+                  "document.documentElement.dataset.mode = 'dark'")
+    page.wait_for_timeout(300)
+
 
 def _axe(page, page_path) -> dict[str, list]:
     page.add_script_tag(path=str(axe_script()))
+    # MathJax's drawing of each formula (``mjx-math``, most of a chapter's nodes) is excluded from the
+    # runs below, yet axe still walks it: taking it out halves the contrast rule's time.  The formula's
+    # MathML for assistive technology (``mjx-assistive-mml``) stays, so names and headings keep their
+    # text; the measures that read the drawn formulas ran before.
+    page.evaluate("document.querySelectorAll('mjx-container > mjx-math').forEach(e => e.remove())")
     found = {}
     for mode in ("light", "dark"):
         if mode == "dark":
-            # colours at rest, not halfway through the theme's colour transitions
-            page.add_style_tag(content="*, *::before, *::after { transition: none !important;"
-                                       " animation: none !important; }")
-            page.evaluate("document.documentElement.dataset.theme = 'dark';"
-                          "document.documentElement.dataset.mode = 'dark'")
-            page.wait_for_timeout(300)
+            _dark_mode(page)
         theme = page.evaluate("document.documentElement.dataset.theme")
         assert theme == mode, f"{page_path}: the page shows the {theme} mode, not {mode}"
-        violations = page.evaluate(_AXE_RUN, [AXE_TIMEOUT, None if mode == "light" else COLOUR_RULES])
+        violations = page.evaluate(_AXE_RUN, [AXE_TIMEOUT, None if mode == "light" else COLOUR_RULES,
+                                              {"exclude": AXE_EXCLUDE}])
         found[mode] = [v for v in violations if v["impact"] in ("serious", "critical")]
     return found
 
