@@ -615,7 +615,11 @@ def drawn_calls(profile: str = "ci", only: list[str] | None = None) -> list[str]
 
 def draws_digest(profile: str = "ci", only: list[str] | None = None) -> str:
     """``"<number of calls> <sha256>"`` of :func:`drawn_calls`."""
-    lines = drawn_calls(profile, only)
+    return digest_lines(drawn_calls(profile, only))
+
+
+def digest_lines(lines: list[str]) -> str:
+    """``"<number of lines> <sha256 of the lines>"``: what ``--digest`` prints of a profile's calls."""
     return f"{len(lines)} {hashlib.sha256(chr(10).join(lines).encode()).hexdigest()}"
 
 
