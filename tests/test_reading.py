@@ -35,10 +35,17 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
-from test_site import PAGES, ROOT, browser, is_chapter, server  # noqa: F401 (fixtures shared with the site test)
+from test_site import (  # noqa: F401 (fixtures shared with the site test)
+    PAGES,
+    ROOT,
+    browser,
+    check_rendered,
+    is_chapter,
+    server,
+    watch,
+)
 
 
 pytestmark = pytest.mark.browser
@@ -79,9 +86,7 @@ def _open(browser, server, page_path, viewport, color_scheme="light"):  # noqa: 
     context.set_default_timeout(TIMEOUT)
     page = context.new_page()
     sizes: list[int] = []
-    page.route("**/*", lambda route: route.continue_()
-               if urlparse(route.request.url).hostname in ("127.0.0.1", "localhost")
-               else route.abort())
+    page.seen = watch(page)  # offline: what it asks outside is refused and recorded, with its errors
 
     def on_finished(req):
         try:
@@ -192,6 +197,14 @@ _BAD_ALT = """() => Array.from(document.querySelectorAll('main img, article img'
     i.getAttribute('src'), i.getAttribute('alt')]).filter(([src, alt]) => !alt
     || /\\.(png|jpe?g|svg|gif)$/i.test(alt.trim()) || alt.includes('_images/')
     || alt.trim().split(/\\s+/).length < 3)"""
+
+
+@pytest.mark.parametrize("page_path", PAGES)
+def test_page_renders_offline(server, browser, page_path):  # noqa: F811
+    """``test_site.check_rendered`` on the page's visit at 390 px: local MathJax, images, widget
+    notices with static figures, no request outside localhost, no console error."""
+    problem = visit(browser, server, page_path, "phone")["site"]
+    assert problem is None, problem
 
 
 @pytest.mark.parametrize("page_path", PAGES)
@@ -452,6 +465,11 @@ def _measure(browser, server, page_path, where) -> dict:  # noqa: F811
             from test_layout import layout_measures  # (test_layout imports this module)
 
             seen["layout"] = layout_measures(page)
+            try:  # last: it presses the Live button
+                check_rendered(page, page_path, page.seen)
+                seen["site"] = None
+            except AssertionError as exc:
+                seen["site"] = str(exc)
         return seen
     finally:
         context.close()

@@ -1,7 +1,8 @@
 """The built site, opened in a real headless Chromium, offline.
 
 Reads ``_toc.yml`` so every page of the book is covered, including chapters added later. For each
-page it asserts that:
+page :func:`check_rendered` asserts (run by ``test_reading.test_page_renders_offline`` on the one
+visit of the page at 390 px that the reading and layout checks share) that:
 
 - math is typeset by the *local* MathJax (``mjx-container`` elements appear and MathJax was loaded
   from the site itself);
@@ -138,19 +139,11 @@ def test_toc_lists_the_chapters():
     assert any("ch01_background" in p for p in PAGES), PAGES
 
 
-@pytest.mark.parametrize("page_path", PAGES)
-def test_page_renders_offline(server, browser, page_path):
-    page = browser.new_page()
-    try:
-        check_page_renders_offline(page, server, page_path)
-    finally:
-        page.close()
-
-
-def check_page_renders_offline(page, server, page_path):
-    seen = watch(page)
-    page.goto(f"{server}/{page_path}", wait_until="load")
-
+def check_rendered(page, page_path: str, seen: dict[str, list[str]]) -> None:
+    """The page (loaded with :func:`watch` attached, which filled ``seen``) rendered offline: local
+    MathJax typeset every formula, every image loaded, chapters' widgets are notices beside their
+    static figures, and nothing was asked of the outside world or logged as an error.  Presses the
+    Live button last (it changes the page)."""
     has_math = page.evaluate("document.querySelectorAll('.math').length") > 0
     if has_math:
         loads = page.evaluate("Array.from(document.scripts).some(s => s.src.includes('tex-chtml'))")
