@@ -21,7 +21,7 @@ JOBS ?= 2
 SLOWEST := _build/test-durations.tsv
 PYTEST := env DPB_DURATIONS=$(SLOWEST) $(PY) -m pytest -n $(JOBS) -p no:cacheprovider
 
-.PHONY: book test tests-without-build lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz lab live clean
+.PHONY: book test tests-without-build lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz oracle lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -99,6 +99,11 @@ notebooks: venv
 # (the CI profile of the same harness runs in `make test` through tests/test_fuzz.py).
 fuzz: venv
 	$(PY) tests/fuzz_harness.py --profile long -v
+
+# the per-step reference's samples the agreement tests read (tests/data/reference/): recomputes the
+# ones whose code changed; commit them afterwards (tests/oracle_cache.py)
+oracle: venv
+	$(PYTEST) tests/test_reference_agreement.py -q
 
 bench: venv
 	$(PY) benchmarks/bench_simulate.py
