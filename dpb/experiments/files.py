@@ -37,11 +37,11 @@ and seeds): their result files are shared, nothing is recomputed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
-from os import PathLike
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +119,16 @@ def _err(where: str, message: str) -> ValueError:
     return ValueError(f"{where}: {message}")
 
 
+@contextlib.contextmanager
+def _named(where: str, what: str = ""):
+    """A ``TypeError`` or ``ValueError`` of the block as one ``ValueError`` naming the file (or
+    specification) and, with ``what``, the key."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        raise _err(where, f"{what}{exc}") from None
+
+
 def paper_file(name: str) -> Path:
     """The experiment file of the paper's experiment ``name`` (``fig1``, ``appendix``, ``eps-sweep``)."""
     if not isinstance(name, str) or name not in EXPERIMENT_NAMES:
@@ -193,10 +203,8 @@ def _check(raw: dict, where: str) -> dict:
     for key, lo, hi in (("horizon", 10, MAX_T), ("runs", 1, MAX_RUNS)):
         if key not in raw:
             raise _err(where, f"'{key}' is missing")
-        try:
+        with _named(where):
             spec[key] = as_int(key, raw[key], minimum=lo, maximum=hi)
-        except (TypeError, ValueError) as exc:
-            raise _err(where, str(exc)) from None
     spec["instances"] = _check_instances(raw, where)
     spec["eps"], spec["eps_grid"] = _check_eps(raw, where)
     spec["policies"] = _check_policies(raw.get("policies"), where)
@@ -232,10 +240,8 @@ def _check_instances(raw: dict, where: str) -> list:
 def _check_instance(item, where: str) -> dict:
     """One entry of ``instances``: a paper's instance name, or a table ``{name, means}``."""
     if isinstance(item, str):
-        try:
+        with _named(where, "'instances': "):
             instance(item)
-        except ValueError as exc:
-            raise _err(where, f"'instances': {exc}") from None
         return {"name": item.strip().lower(), "means": None}
     if not (isinstance(item, Mapping) and set(item) <= {"name", "means"} and "means" in item):
         raise _err(where, f"each instance must be a name ({', '.join(instance_names())}) or a table "
@@ -253,10 +259,8 @@ def _check_means(name: str, means, where: str) -> list:
     """The means of the instance ``name`` as a list of floats (those of a valid Bernoulli bandit)."""
     if isinstance(means, str):
         raise _err(where, f"the means of {name!r} must be a list of numbers, got {means!r}")
-    try:
+    with _named(where, f"instance {name!r}: "):
         bandit = BernoulliBandit(means)
-    except (TypeError, ValueError) as exc:
-        raise _err(where, f"instance {name!r}: {exc}") from None
     return [float(m) for m in bandit.means]
 
 
@@ -264,10 +268,8 @@ def _check_eps(raw: dict, where: str) -> tuple:
     if "eps" in raw and "eps_grid" in raw:
         raise _err(where, "give the budgets once: 'eps' (a list) or 'eps_grid' (a count)")
     if "eps_grid" in raw:
-        try:
+        with _named(where):
             n = as_int("eps_grid", raw["eps_grid"], minimum=1, maximum=MAX_N_EPS)
-        except (TypeError, ValueError) as exc:
-            raise _err(where, str(exc)) from None
         return list(sweep_eps_values(n)), n
     values = raw.get("eps")
     if values is None:
@@ -276,12 +278,8 @@ def _check_eps(raw: dict, where: str) -> tuple:
         values = [values]
     if not values:
         raise _err(where, "'eps' must hold at least one budget")
-    out = []
-    for v in values:
-        try:
-            out.append(float(as_positive("eps", v, allow_inf=False)))
-        except (TypeError, ValueError) as exc:
-            raise _err(where, f"'eps': {exc}") from None
+    with _named(where, "'eps': "):
+        out = [float(as_positive("eps", v, allow_inf=False)) for v in values]
     if len(set(out)) != len(out):
         raise _err(where, f"'eps' must hold distinct budgets, got {out}")
     return out, None
@@ -293,16 +291,12 @@ def _check_policies(policies, where: str) -> list:
     if not isinstance(policies, list) or not policies or not all(isinstance(p, str) for p in policies):
         raise _err(where, f"'policies' must be a non-empty list of policy names (or 'file.py:Class'), got "
                           f"{policies!r}")
-    out = []
-    for p in policies:
-        try:
-            name = policy_name(p)
-        except (TypeError, ValueError) as exc:
-            raise _err(where, f"'policies': {exc}") from None
-        if name in [policy_name(q) for q in out]:
-            raise _err(where, f"'policies': {name} is listed twice")
-        out.append(p)
-    return out
+    with _named(where, "'policies': "):
+        names = [policy_name(p) for p in policies]
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:
+        raise _err(where, f"'policies': {twice[0]} is listed twice")
+    return list(policies)
 
 
 def _check_params(params, policies: list, where: str) -> dict:
@@ -546,42 +540,18 @@ def _toml_value(v) -> str:
 def spec_to_toml(spec: Mapping) -> str:
     """An experiment file (TOML text) for a checked specification: what ``dpb run`` writes beside
     an experiment's tables, so that ``dpb run tables/<stem>.toml`` reruns exactly it."""
-    spec = _check(_raw(spec), "experiment spec")
-    lines = [f"name = {_toml_value(spec['name'])}", f"title = {_toml_value(spec['title'])}",
-             f"horizon = {spec['horizon']}", f"runs = {spec['runs']}"]
-    inst = [i["name"] if i["means"] is None else {"name": i["name"], "means": i["means"]}
-            for i in spec["instances"]]
-    lines.append(f"instances = {_toml_value(inst)}")
-    if spec["eps_grid"] is not None:
-        lines.append(f"eps_grid = {spec['eps_grid']}")
-    else:
-        lines.append(f"eps = {_toml_value(spec['eps'])}")
-    lines.append(f"policies = {_toml_value([str(p) for p in spec['policies']])}")
-    if spec["figures"] is not None:
-        lines.append(f"figures = {_toml_value(spec['figures'])}")
-    for pol, table in spec["params"].items():
-        lines.append("")
-        lines.append(f"[params.{json.dumps(pol)}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in table.items()]
+    raw = _raw(_check(_raw(spec), "experiment spec"))
+    params = raw.pop("params")
+    lines = [f"{key} = {_toml_value(value)}" for key, value in raw.items()]
+    for pol, table in params.items():
+        lines += ["", f"[params.{json.dumps(pol)}]", *(f"{k} = {_toml_value(v)}" for k, v in table.items())]
     return "\n".join(lines) + "\n"
 
 
 def as_cells(target) -> tuple:
-    """The distinct cells of an experiment, a cell, an experiment name or a list of them, in order."""
-    if isinstance(target, Experiment):
-        return target.cells
+    """The distinct cells of anything :func:`as_experiment` accepts (or of an empty list), in order."""
     if isinstance(target, Cell):
         return (target,)
-    if isinstance(target, str) and target not in EXPERIMENT_NAMES or isinstance(target, PathLike):
-        return read_experiment(target).cells  # an experiment file
-    if isinstance(target, str):
-        return experiment(target).cells
-    if isinstance(target, Iterable):
-        seen: dict[Cell, None] = {}
-        for t in target:
-            for c in as_cells(t):
-                seen.setdefault(c, None)
-        return tuple(seen)
-    raise TypeError(f"target must be an Experiment, a Cell, an experiment name, a path to an experiment file "
-                    f"or a list of them, "
-                    f"got {target!r}")
+    if isinstance(target, (list, tuple)) and all(isinstance(t, Cell) for t in target):
+        return tuple(dict.fromkeys(target))
+    return as_experiment(target).cells
