@@ -6,11 +6,22 @@ import hashlib
 import json
 import os
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["write_atomic", "save_npz_atomic", "array_checksum"]
+__all__ = ["json_default", "write_atomic", "save_npz_atomic", "array_checksum"]
+
+
+def json_default(value):
+    """What JSON cannot write by itself, as what it can (the ``default`` of ``json.dumps``): numpy
+    scalars and arrays as Python numbers and lists, mappings other than dicts as dicts."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    if isinstance(value, Mapping):
+        return {str(k): v for k, v in value.items()}
+    raise TypeError(f"parameter values must be numbers, strings or None, got {type(value).__name__}")
 
 
 def array_checksum(array) -> str:

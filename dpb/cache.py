@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._io import array_checksum
+from ._io import array_checksum, json_default
 from ._jit import engine_name
 from ._validate import as_file, as_instance, as_path
 from ._version import __version__
@@ -312,7 +312,7 @@ def cache_key(kind: str, params: dict) -> str:
         raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
     as_instance("params", params, dict, "dict")
     try:
-        text = json.dumps(params, sort_keys=True, default=_json_default)
+        text = json.dumps(params, sort_keys=True, default=json_default)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"params must hold JSON-serialisable values (numbers, strings, arrays): "
                         f"{exc}") from None
@@ -323,17 +323,7 @@ def cache_key(kind: str, params: dict) -> str:
 def as_recorded(obj):
     """``obj`` as a result file records it (JSON: tuples become lists, numpy scalars and arrays plain
     numbers and lists), to compare with what a file holds (:func:`file_state`)."""
-    return json.loads(json.dumps(obj, default=_json_default))
-
-
-def _json_default(obj):
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    raise TypeError(f"cannot hash parameter of type {type(obj).__name__}")
+    return json.loads(json.dumps(obj, default=json_default))
 
 
 # ----------------------------------------------------------------------------------------------
