@@ -13,6 +13,7 @@ Parquet) and ``dpb compile`` compiles the numba kernels ahead of the first run.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -74,24 +75,27 @@ def _fmt(n: int) -> str:
     return f"1e{k}" if k >= 4 and n == 10**k else str(n)
 
 
-def _integer(lo: int, hi: int, what: str = "an integer"):
-    """An argparse type: a decimal integer, possibly written like ``1e5``, in ``[lo, hi]``.
+def _decimal(text: str) -> Decimal | None:
+    """``text`` as an exact finite decimal number (``1e5`` too), or None when it is not one: so
+    that ``1e400`` or ``1e19`` are out of range, not an overflow."""
+    try:
+        value = Decimal(text.strip())
+    except (InvalidOperation, ValueError):
+        return None
+    return value if value.is_finite() else None
 
-    Parsed exactly (``decimal``), so ``1e400`` or ``1e19`` are out of range, not an overflow."""
+
+def _integer(lo: int, hi: int):
+    """An argparse type: a decimal integer, possibly written like ``1e5``, in ``[lo, hi]``."""
 
     def parse(text: str) -> int:
-        bad = argparse.ArgumentTypeError(f"must be {what} from {_fmt(lo)} to {_fmt(hi)}, got {text!r}")
-        try:
-            value = Decimal(text.strip())
-        except (InvalidOperation, ValueError):
-            raise bad from None
-        if not value.is_finite() or value != value.to_integral_value():
-            raise bad
-        if not lo <= value <= hi:
-            raise bad
+        value = _decimal(text)
+        if value is None or value != value.to_integral_value() or not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be an integer from {_fmt(lo)} to {_fmt(hi)}, got "
+                                             f"{text!r}")
         return int(value)
 
-    parse.__name__ = what  # argparse names the type in some messages
+    parse.__name__ = "an integer"  # argparse names the type in some messages
     return parse
 
 
@@ -103,15 +107,11 @@ def _seconds(*words: str):
         word = text.strip().lower()
         if word == "none" or word in words:
             return None if word == "none" else word
-        bad = argparse.ArgumentTypeError(f"must be a number of seconds from 1e-3 to 1e12, or 'none', "
-                                         f"got {text!r}")
-        try:
-            value = float(Decimal(text.strip()))
-        except (InvalidOperation, ValueError, OverflowError):
-            raise bad from None
-        if not 1e-3 <= value <= 1e12:
-            raise bad
-        return value
+        value = _decimal(text)
+        if value is None or not Decimal("1e-3") <= value <= Decimal("1e12"):
+            raise argparse.ArgumentTypeError(f"must be a number of seconds from 1e-3 to 1e12, or 'none', "
+                                             f"got {text!r}")
+        return float(value)
 
     parse.__name__ = "seconds"
     return parse
@@ -480,10 +480,8 @@ def _summary(res: E.ExperimentResults) -> str:
                      f"median {sorted(ratios)[len(ratios) // 2]:.2f}, max {max(ratios):.2f}")
     else:
         rows = E.mean_regret_summary(res)
-        present = {c.policy for s in res.settings for c in s.cells}
         # an experiment of one's own may hold no private baseline (or none of ours): no ratio then
-        both = present.intersection(E.BASELINES) and present.intersection(E.OURS)
-        ratios = E.ratio_summary(res) if both else []
+        ratios = [r["ratio"] for r in rows if not math.isnan(r["ratio"])]
         if ratios:
             lines.append("mean regret at T; ratio = best private baseline / best of DP-KLUCB, DP-IMED")
         else:
@@ -491,18 +489,16 @@ def _summary(res: E.ExperimentResults) -> str:
             rows = [{k: v for k, v in r.items() if k != "ratio"} for r in rows]
         lines.append(E.format_table(rows, digits=0))
         if ratios:
-            wins = [r for r in ratios if r["ratio"] > 1]
-            lines.append(f"DP-KLUCB or DP-IMED has the lowest private regret in {len(wins)} of "
-                         f"{len(ratios)} settings")
+            lines.append(f"DP-KLUCB or DP-IMED has the lowest private regret in {sum(r > 1 for r in ratios)} "
+                         f"of {len(ratios)} settings")
     lines.append(f"CPU-seconds recorded in the result files: {res.cpu_seconds():.1f}")
     return "\n".join(lines)
 
 
 def _full_tables(res: E.ExperimentResults) -> str:
-    blocks = []
-    for s in res.settings:
-        title = f"# {s.label}, T = {res.experiment.T}"
-        blocks.append(E.format_table(E.final_regret_table(res.setting(s)), title=title))
+    T = res.experiment.T
+    blocks = [E.format_table(E.final_regret_table(res.setting(s)), title=f"# {s.label}, T = {T}")
+              for s in res.settings]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -529,7 +525,6 @@ def _figures(res, folder: Path, stem: str, converged: bool = False) -> list:
     plt = _pyplot()
     from .plotting import experiments as pe
 
-    folder.mkdir(parents=True, exist_ok=True)
     figs = {}
     if converged:
         figs[f"{stem}_converged"] = pe.plot_figure1(res, band="ci", yscale="log")
