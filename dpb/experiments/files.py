@@ -46,7 +46,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._validate import as_int, as_positive, plain
+from .._validate import as_instance, as_int, as_positive, plain
 from ..environments import BernoulliBandit, instance, instance_names
 from .specs import (
     DEFAULT_SEED,
@@ -139,12 +139,8 @@ def paper_file(name: str) -> Path:
 def _load_toml(path: Path) -> dict:
     try:
         import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError:
-            raise ImportError("reading an experiment file on Python 3.10 needs tomli (pip install tomli; "
-                              "Python >= 3.11 has tomllib)") from None
+    except ImportError:  # Python 3.10: tomli, a dependency of dpb there
+        import tomli as tomllib
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -356,12 +352,10 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
                 k += 1
                 items.append({"name": "custom" if k == 1 else f"custom{k}", "means": list(m)})
         raw["instances"] = items
-    if eps is not None:
-        raw.pop("eps_grid", None)
-        raw["eps"] = list(eps)
-    if eps_grid is not None:
-        raw.pop("eps", None)
-        raw["eps_grid"] = eps_grid
+    for key, value, other in (("eps", eps, "eps_grid"), ("eps_grid", eps_grid, "eps")):
+        if value is not None:
+            raw.pop(other, None)
+            raw[key] = list(value) if key == "eps" else value
     if policies is not None:
         raw["policies"] = list(policies)
         kept = {policy_name(p) for p in raw["policies"]}
@@ -374,12 +368,8 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
         for pol, table in params.items():
             merged.setdefault(policy_name(pol), {}).update(table)
         raw["params"] = merged
-    if horizon is not None:
-        raw["horizon"] = horizon
-    if runs is not None:
-        raw["runs"] = runs
-    if "name" not in raw:
-        raw["name"] = "experiment"
+    raw.update({k: v for k, v in (("horizon", horizon), ("runs", runs)) if v is not None})
+    raw.setdefault("name", "experiment")
     return _check(raw, "the command line's experiment" if spec is None else "experiment (with the options)")
 
 
@@ -397,12 +387,6 @@ def _describe(spec: dict) -> str:
     return what if spec["title"] == spec["name"] else f"{spec['title']}: {what}"
 
 
-def _default_figures(spec: dict) -> str:
-    if len(spec["policies"]) == 1 and len(spec["eps"]) > 1 and len(spec["instances"]) == 1:
-        return "eps-sweep"
-    return "panels" if len(spec["instances"]) * len(spec["eps"]) <= 4 else "instances"
-
-
 def build(spec: Mapping) -> FileExperiment:
     """The :class:`FileExperiment` of a checked specification (:func:`read_spec`, :func:`override`):
     one setting per instance and budget (instances outer), one cell per policy in each."""
@@ -418,15 +402,8 @@ def build(spec: Mapping) -> FileExperiment:
                 params = {**paper_params(pol, eps), **spec["params"].get(policy_name(pol), {})}
                 cells.append(Cell.make(pol, env, T, runs, params))
             settings.append(Setting(label, eps, tuple(cells)))
-    figures = spec["figures"] or _default_figures(spec)
     return FileExperiment(spec["name"], _describe(spec), tuple(settings), T, runs,
-                          spec_json=canonical_json(_jsonable(spec)), figures=figures)
-
-
-def _jsonable(spec: dict) -> dict:
-    out = dict(spec)
-    out["policies"] = [str(p) for p in spec["policies"]]
-    return out
+                          spec_json=canonical_json(spec), figures=spec["figures"] or _shape_kind(settings))
 
 
 def read_experiment(source, **options) -> FileExperiment:
@@ -491,8 +468,7 @@ def _cells_experiment(cells: list) -> Experiment:
 def spec_digest(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
     """SHA-256 (hex) of what the outputs of ``exp`` show: its name, its settings (instance, budget
     and each cell's key and runs) and the experiment seed."""
-    if not isinstance(exp, Experiment):
-        raise TypeError(f"exp must be an Experiment, got {type(exp).__name__}")
+    as_instance("exp", exp, Experiment, "dpb.experiments.Experiment")
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     body = {"name": exp.name, "seed": seed,
             "settings": [[s.env, None if math.isnan(s.eps) else s.eps, [[c.key, c.runs] for c in s.cells]]
@@ -513,12 +489,13 @@ def figure_kind(exp: Experiment) -> str:
     more: a grid per instance)."""
     if isinstance(exp, FileExperiment):
         return exp.figures
-    if not isinstance(exp, Experiment):
-        raise TypeError(f"exp must be an Experiment, got {type(exp).__name__}")
-    envs = {s.env for s in exp.settings}
-    if all(len(s.cells) == 1 for s in exp.settings) and len(exp.settings) > 1 and len(envs) == 1:
+    return _shape_kind(as_instance("exp", exp, Experiment, "dpb.experiments.Experiment").settings)
+
+
+def _shape_kind(settings: tuple) -> str:
+    if all(len(s.cells) == 1 for s in settings) and len(settings) > 1 and len({s.env for s in settings}) == 1:
         return "eps-sweep"
-    return "panels" if len(exp.settings) <= 4 else "instances"
+    return "panels" if len(settings) <= 4 else "instances"
 
 
 def _toml_value(v) -> str:
