@@ -377,12 +377,10 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
 # the experiment
 # ----------------------------------------------------------------------------------------------
 def _describe(spec: dict) -> str:
-    inst = spec["instances"]
+    inst, eps, pols = spec["instances"], spec["eps"], spec["policies"]
     where = inst[0]["name"] if len(inst) == 1 else f"{len(inst)} instances"
-    eps = spec["eps"]
     budgets = f"eps = {eps[0]:g}" if len(eps) == 1 else f"{len(eps)} budgets"
-    pols = [policy_name(p) for p in spec["policies"]]
-    who = pols[0] if len(pols) == 1 else f"{len(pols)} policies"
+    who = policy_name(pols[0]) if len(pols) == 1 else f"{len(pols)} policies"
     what = f"{who} on {where}, {budgets}, T = {format_T(spec['horizon'])}, {spec['runs']} runs"
     return what if spec["title"] == spec["name"] else f"{spec['title']}: {what}"
 

@@ -23,7 +23,7 @@ from .._validate import MAX_RUNS as SIMULATE_MAX_RUNS
 from .._validate import as_int, as_names, as_positive
 from ..batching import make_schedule
 from ..cost import estimate_cost
-from ..environments import INSTANCES, BernoulliBandit, instance, instance_names
+from ..environments import INSTANCES, BernoulliBandit, as_bandit, instance, instance_names
 from ..estimates import BLOCK_EDGES
 from ..policies import Policy
 from ..policies.registry import is_builtin, policy_class
@@ -236,12 +236,7 @@ class Cell:
         """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
         class, ``env`` an instance name, a vector of means or a bandit."""
         name = policy_name(policy)
-        if isinstance(env, str):
-            bandit = instance(env)
-        elif isinstance(env, BernoulliBandit):
-            bandit = env
-        else:
-            bandit = BernoulliBandit(env)
+        bandit = as_bandit(env)
         label = bandit.name if bandit.name in INSTANCES else "custom"
         T = as_int("T", T, minimum=1, maximum=MAX_T)
         runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
