@@ -13,9 +13,13 @@ Parquet) and ``dpb compile`` compiles the numba kernels ahead of the first run.
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import signal
 import sys
+import threading
 import time
+import traceback
 import uuid
 from dataclasses import replace
 from decimal import Decimal, InvalidOperation
@@ -23,6 +27,7 @@ from pathlib import Path
 
 from . import experiments as E
 from .experiments import files as F
+from ._io import write_atomic
 from ._jit import jit_enabled
 from .experiments.execution import check_chunk_costs
 from .experiments.scale import min_runs
@@ -70,52 +75,52 @@ def _fmt(n: int) -> str:
     return f"1e{k}" if k >= 4 and n == 10**k else str(n)
 
 
-def _integer(lo: int, hi: int, what: str = "an integer"):
-    """An argparse type: a decimal integer, possibly written like ``1e5``, in ``[lo, hi]``.
+def _decimal(text: str) -> Decimal | None:
+    """``text`` as an exact finite decimal number (``1e5`` too), or None when it is not one: so
+    that ``1e400`` or ``1e19`` are out of range, not an overflow."""
+    try:
+        value = Decimal(text.strip())
+    except (InvalidOperation, ValueError):
+        return None
+    return value if value.is_finite() else None
 
-    Parsed exactly (``decimal``), so ``1e400`` or ``1e19`` are out of range, not an overflow."""
+
+def _integer(lo: int, hi: int):
+    """An argparse type: a decimal integer, possibly written like ``1e5``, in ``[lo, hi]``."""
 
     def parse(text: str) -> int:
-        bad = argparse.ArgumentTypeError(f"must be {what} from {_fmt(lo)} to {_fmt(hi)}, got {text!r}")
-        try:
-            value = Decimal(text.strip())
-        except (InvalidOperation, ValueError):
-            raise bad from None
-        if not value.is_finite() or value != value.to_integral_value():
-            raise bad
-        if not lo <= value <= hi:
-            raise bad
+        value = _decimal(text)
+        if value is None or value != value.to_integral_value() or not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be an integer from {_fmt(lo)} to {_fmt(hi)}, got "
+                                             f"{text!r}")
         return int(value)
 
-    parse.__name__ = what  # argparse names the type in some messages
+    parse.__name__ = "an integer"  # argparse names the type in some messages
     return parse
 
 
-def _limit(text: str) -> float | None:
-    """An argparse type: a number of seconds > 0 (at most 1e12), or ``none`` (no limit)."""
-    if text.strip().lower() == "none":
-        return None
-    bad = argparse.ArgumentTypeError(f"must be a number of seconds from 1e-3 to 1e12, or 'none', "
-                                     f"got {text!r}")
-    try:
-        value = float(Decimal(text.strip()))
-    except (InvalidOperation, ValueError, OverflowError):
-        raise bad from None
-    if not 1e-3 <= value <= 1e12:
-        raise bad
-    return value
+def _seconds(*words: str):
+    """An argparse type: a number of seconds > 0 (at most 1e12), ``none`` (no limit: None), or one
+    of ``words`` (e.g. ``auto``), kept as it is."""
 
+    def parse(text: str) -> float | str | None:
+        word = text.strip().lower()
+        if word == "none" or word in words:
+            return None if word == "none" else word
+        value = _decimal(text)
+        if value is None or not Decimal("1e-3") <= value <= Decimal("1e12"):
+            raise argparse.ArgumentTypeError(f"must be a number of seconds from 1e-3 to 1e12, or 'none', "
+                                             f"got {text!r}")
+        return float(value)
 
-def _chunk_limit(text: str):
-    """An argparse type: ``auto``, ``none`` or a number of seconds (see :func:`_limit`)."""
-    return "auto" if text.strip().lower() == "auto" else _limit(text)
+    parse.__name__ = "seconds"
+    return parse
 
 
 def _check_work(args, exps: list) -> None:
     """Refuse, before any work, a run whose largest chunk is estimated above ``--max-seconds``
     (``ValueError`` naming ``--horizon``/``--runs``); at the converged scale the first blocks."""
-    limit = getattr(args, "max_seconds", None)
-    if limit is None:
+    if args.max_seconds is None:
         return
     cells = dict.fromkeys(c for exp in exps for c in exp.cells)
     if args.scale == "converged":
@@ -124,7 +129,7 @@ def _check_work(args, exps: list) -> None:
     advice = ("use a smaller --horizon or --runs, or pass --max-seconds none (or a larger limit) to run "
               "it anyway")
     try:
-        check_chunk_costs(chunks, limit, advice)
+        check_chunk_costs(chunks, args.max_seconds, advice)
     except ValueError as exc:
         raise ValueError(f"argument --horizon/--runs: {exc}") from None
 
@@ -141,8 +146,7 @@ def _floats(what: str):
         try:
             values = [float(Decimal(t.strip())) for t in text.split(",") if t.strip()]
         except (InvalidOperation, ValueError, OverflowError):
-            raise argparse.ArgumentTypeError(f"must be {what}, comma-separated numbers, got "
-                                             f"{text!r}") from None
+            values = []
         if not values:
             raise argparse.ArgumentTypeError(f"must be {what}, comma-separated numbers, got {text!r}")
         return values
@@ -194,72 +198,75 @@ def _param(text: str) -> tuple:
     return policy, table
 
 
-def _add_spec_options(p, *, paper_only: bool) -> None:
-    """The options describing an experiment (``reproduce``: the paper's; the others: any)."""
-    p.add_argument("--runs", type=_integer(1, E.MAX_RUNS), default=None, metavar="N",
-                   help=f"runs per cell, 1 to {_fmt(E.MAX_RUNS)} (default: the file's; the paper's "
-                        f"{E.PAPER_RUNS})")
-    p.add_argument("--horizon", type=_integer(100, E.MAX_T), default=None, metavar="T",
-                   help=f"horizon T of every experiment, 100 to {_fmt(E.MAX_T)}, for quick runs "
-                        f"(default: the file's; the paper's 1e6 for fig1/appendix, 1e7 for eps-sweep); "
-                        f"accepts 1e5")
-    p.add_argument("--n-eps", type=_integer(1, E.MAX_N_EPS), default=None, metavar="N",
-                   help=f"number of budgets eps = 1/N, 2/N, ..., 1 of the eps-sweep (of any experiment: its "
-                        f"budgets become this grid), 1 to {E.MAX_N_EPS} (default 100)")
-    p.add_argument("--seed", type=_integer(0, E.MAX_SEED), default=E.DEFAULT_SEED, metavar="S",
-                   help=f"experiment seed, 0 to 2**63-1; each cell derives its own from it "
-                        f"(default {E.DEFAULT_SEED})")
-    p.add_argument("--policy", action="append", default=[], metavar="FILE.py:CLASS",
-                   help="add a policy to every table and figure (of fig1 and appendix, not eps-sweep): a "
-                        "class in your own file (e.g. my_policy.py:MyUCB, a subclass of "
-                        "dpb.policies.Policy that sets 'name') or a registered name such as "
-                        "KL-UCB; run with its paper_params, cached like the others and keyed by "
-                        "its source; repeatable")
-    if not paper_only:
-        p.add_argument("--name", default=None, metavar="NAME",
-                       help="the experiment's name (names its figures and tables; default: the file's, "
-                            "or 'experiment')")
-        p.add_argument("--means", type=_means, action="append", default=None, metavar="MU",
-                       help="an instance: arm means such as 0.9,0.8,0.8 (K >= 2) or a name (mu1...); "
-                            "repeatable; replaces the file's instances")
-        p.add_argument("--eps", type=_floats("privacy budgets"), default=None, metavar="EPS",
-                       help="budgets of the settings, e.g. 0.1,0.5,1 (replaces the file's)")
-        p.add_argument("--policies", type=_names, default=None, metavar="NAMES",
-                       help="policies, e.g. DP-KLUCB,DP-IMED,IMED or my_policy.py:MyUCB (replaces the "
-                            "file's); each runs with its paper_params at every budget")
-        p.add_argument("--params", type=_param, action="append", default=[], metavar="POLICY:K=V",
-                       help="policy parameters on top of paper_params, e.g. DP-KLUCB:alpha=3,n0=2, or "
-                            "alpha=3 for every policy that takes alpha; repeatable")
-    p.add_argument("--scale", choices=E.SCALES, default="paper",
-                   help="paper: the paper's 20 runs per cell (default); converged: runs added in "
-                        "blocks (20, 40, 80, ...; at least 10240 for the batched policies at "
-                        "T <= 1e6, 2560 beyond, 320 for IMED) until the "
-                        "95%% interval of the expected regret at T is within +-10%% of it, cap 20480")
-    p.add_argument("--out", default=None, metavar="DIR",
-                   help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "
-                        f"reproduce and run create it")
-
-
-def _add_run_options(p) -> None:
-    p.add_argument("--jobs", type=_integer(1, E.MAX_JOBS), default=None, metavar="N",
-                   help=f"worker processes of the local pool, 1 to {E.MAX_JOBS} (default: the usable "
-                        f"cores; 1 runs in this process)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help=f"run on the Dask cluster at ADDRESS (e.g. tcp://host:8786) instead of the "
-                        f"local pool; files are written by this process; the scheduler must answer "
-                        f"within {SCHEDULER_TIMEOUT:g} s")
-    p.add_argument("--max-seconds", type=_limit, default=MAX_SECONDS, metavar="S",
-                   help=f"refuse, before any work, a run with a result file (one simulate call) "
-                        f"estimated above S CPU-seconds by a pessimistic cost model (default "
-                        f"{MAX_SECONDS:g}); 'none' lifts the limit")
-    p.add_argument("--chunk-seconds", type=_chunk_limit, default="auto", metavar="S",
-                   help="stop a result file's computation (a chunk) that runs longer than S "
-                        "seconds and end the run with one line naming the cell (a policy that "
-                        "never returns); default 'auto': ten times the chunk's estimated cost, "
-                        "at least 300 s; 'none' lifts the limit")
-    p.add_argument("--force", action="store_true", help="recompute every cell even if cached")
-    p.add_argument("--no-figures", action="store_true", help="do not draw the figures")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+def _parents() -> dict:
+    """The option groups of the subcommands, each defined once (argparse parent parsers):
+    ``verbose`` (every command), ``spec`` (the experiment's scale, seed and results directory),
+    ``own`` (an experiment of one's own: not ``reproduce``) and ``work`` (how to compute it:
+    ``reproduce`` and ``run``)."""
+    verbose, spec, own, work = (argparse.ArgumentParser(add_help=False) for _ in range(4))
+    verbose.add_argument("--verbose", action="store_true",
+                         help="on an error, print the full traceback (by default: one line naming the cause)")
+    spec.add_argument("--runs", type=_integer(1, E.MAX_RUNS), default=None, metavar="N",
+                      help=f"runs per cell, 1 to {_fmt(E.MAX_RUNS)} (default: the file's; the paper's "
+                           f"{E.PAPER_RUNS})")
+    spec.add_argument("--horizon", type=_integer(100, E.MAX_T), default=None, metavar="T",
+                      help=f"horizon T of every experiment, 100 to {_fmt(E.MAX_T)}, for quick runs "
+                           f"(default: the file's; the paper's 1e6 for fig1/appendix, 1e7 for eps-sweep); "
+                           f"accepts 1e5")
+    spec.add_argument("--n-eps", type=_integer(1, E.MAX_N_EPS), default=None, metavar="N",
+                      help=f"number of budgets eps = 1/N, 2/N, ..., 1 of the eps-sweep (of any experiment: "
+                           f"its budgets become this grid), 1 to {E.MAX_N_EPS} (default 100)")
+    spec.add_argument("--seed", type=_integer(0, E.MAX_SEED), default=E.DEFAULT_SEED, metavar="S",
+                      help=f"experiment seed, 0 to 2**63-1; each cell derives its own from it "
+                           f"(default {E.DEFAULT_SEED})")
+    spec.add_argument("--policy", action="append", default=[], metavar="FILE.py:CLASS",
+                      help="add a policy to every table and figure (of fig1 and appendix, not eps-sweep): "
+                           "a class in your own file (e.g. my_policy.py:MyUCB, a subclass of "
+                           "dpb.policies.Policy that sets 'name') or a registered name such as "
+                           "KL-UCB; run with its paper_params, cached like the others and keyed by "
+                           "its source; repeatable")
+    spec.add_argument("--scale", choices=E.SCALES, default="paper",
+                      help="paper: the paper's 20 runs per cell (default); converged: runs added in "
+                           "blocks (20, 40, 80, ...; at least 10240 for the batched policies at "
+                           "T <= 1e6, 2560 beyond, 320 for IMED) until the "
+                           "95%% interval of the expected regret at T is within +-10%% of it, cap 20480")
+    spec.add_argument("--out", default=None, metavar="DIR",
+                      help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "
+                           f"reproduce and run create it")
+    own.add_argument("--name", default=None, metavar="NAME",
+                     help="the experiment's name (names its figures and tables; default: the file's, "
+                          "or 'experiment')")
+    own.add_argument("--means", type=_means, action="append", default=None, metavar="MU",
+                     help="an instance: arm means such as 0.9,0.8,0.8 (K >= 2) or a name (mu1...); "
+                          "repeatable; replaces the file's instances")
+    own.add_argument("--eps", type=_floats("privacy budgets"), default=None, metavar="EPS",
+                     help="budgets of the settings, e.g. 0.1,0.5,1 (replaces the file's)")
+    own.add_argument("--policies", type=_names, default=None, metavar="NAMES",
+                     help="policies, e.g. DP-KLUCB,DP-IMED,IMED or my_policy.py:MyUCB (replaces the "
+                          "file's); each runs with its paper_params at every budget")
+    own.add_argument("--params", type=_param, action="append", default=[], metavar="POLICY:K=V",
+                     help="policy parameters on top of paper_params, e.g. DP-KLUCB:alpha=3,n0=2, or "
+                          "alpha=3 for every policy that takes alpha; repeatable")
+    work.add_argument("--jobs", type=_integer(1, E.MAX_JOBS), default=None, metavar="N",
+                      help=f"worker processes of the local pool, 1 to {E.MAX_JOBS} (default: the usable "
+                           f"cores; 1 runs in this process)")
+    work.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                      help=f"run on the Dask cluster at ADDRESS (e.g. tcp://host:8786) instead of the "
+                           f"local pool; files are written by this process; the scheduler must answer "
+                           f"within {SCHEDULER_TIMEOUT:g} s")
+    work.add_argument("--max-seconds", type=_seconds(), default=MAX_SECONDS, metavar="S",
+                      help=f"refuse, before any work, a run with a result file (one simulate call) "
+                           f"estimated above S CPU-seconds by a pessimistic cost model (default "
+                           f"{MAX_SECONDS:g}); 'none' lifts the limit")
+    work.add_argument("--chunk-seconds", type=_seconds("auto"), default="auto", metavar="S",
+                      help="stop a result file's computation (a chunk) that runs longer than S "
+                           "seconds and end the run with one line naming the cell (a policy that "
+                           "never returns); default 'auto': ten times the chunk's estimated cost, "
+                           "at least 300 s; 'none' lifts the limit")
+    work.add_argument("--force", action="store_true", help="recompute every cell even if cached")
+    work.add_argument("--no-figures", action="store_true", help="do not draw the figures")
+    work.add_argument("--no-progress", action="store_true", help="no progress bars")
+    return {"verbose": verbose, "spec": spec, "own": own, "work": work}
 
 
 _TARGET_HELP = ("an experiment file (my.toml; see 'dpb run --help'), one of the paper's experiments (fig1, "
@@ -268,59 +275,52 @@ _TARGET_HELP = ("an experiment file (my.toml; see 'dpb run --help'), one of the 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``dpb`` (commands ``reproduce``, ``run``, ``status``, ``export``,
-    ``compile``).
+    ``compile``), each command's function in ``args.func``.
 
     Every numeric option is checked for type and range while parsing (exit status 2, one line
     naming the option); ``--out``, ``--scheduler`` and the experiment are checked by :func:`main`
     before any work.
     """
-    prog = _prog()
-    parser = _Parser(
-        prog=prog,
-        description="Reproduce the experiments of 'Optimal Regret of Bernoulli Bandits under Global "
-                    "Differential Privacy' (Azize et al.), and run your own.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=EPILOG,
-    )
+    raw = argparse.RawDescriptionHelpFormatter
+    parser = _Parser(prog=_prog(), formatter_class=raw, epilog=EPILOG,
+                     description="Reproduce the experiments of 'Optimal Regret of Bernoulli Bandits under "
+                                 "Global Differential Privacy' (Azize et al.), and run your own.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    choices = [*E.EXPERIMENT_NAMES, "all"]
-
-    def add(command, help_text):
-        return sub.add_parser(command, help=help_text, description=help_text,
-                              formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
-
-    p = add("reproduce", "run the paper's experiments (missing cells only), write figures and tables")
-    p.add_argument("experiment", choices=choices,
-                   help="fig1: Figure 1 (eps = 0.25, mu1 and mu2); appendix: mu1..mu4 x eps in "
-                        "{0.01, 0.1, 0.5, 1}; eps-sweep: DP-IMED (alpha = 1.1) against 100 budgets at "
-                        "T = 1e7; all: the three (read from the experiment files shipped with dpb)")
-    _add_spec_options(p, paper_only=True)
-    _add_run_options(p)
-    p = add("run", "run an experiment of your own (a TOML file, or the options alone): compute what is "
-                   "missing, write figures and tables")
-    p.epilog = EPILOG + _FILE_HELP
-    p.add_argument("experiment", nargs="?", default=None, metavar="FILE.toml", help=_TARGET_HELP)
-    _add_spec_options(p, paper_only=False)
-    _add_run_options(p)
-    p = add("status", "count the cached, missing, stale and damaged result files, and say why a file is "
-                      "stale")
-    p.add_argument("experiment", nargs="?", default=None, metavar="EXPERIMENT", help=_TARGET_HELP)
-    _add_spec_options(p, paper_only=False)
-    p = add("export", "write the regret curves of computed results in long format (CSV or Parquet)")
-    p.add_argument("experiment", nargs="?", default=None, metavar="EXPERIMENT", help=_TARGET_HELP)
-    _add_spec_options(p, paper_only=False)
-    p.add_argument("--format", choices=("csv", "parquet"), default=None,
-                   help="file format (default: from --output's suffix, else csv; parquet needs pandas "
-                        "and pyarrow: pip install 'dpb[pandas]')")
-    p.add_argument("--output", default=None, metavar="FILE",
-                   help="the file to write (default: OUT/exports/<name>-<digest>.csv)")
-    p.add_argument("--grid", choices=("all", "log", "linear"), default="all",
-                   help="checkpoints: all (default), or the log or linear grid only")
-    add("compile", "compile the numba kernels of the fast simulators once (cached on disk; the first "
-                   "simulation otherwise compiles them, 15-40 CPU-s)")
-    for p in sub.choices.values():
-        p.add_argument("--verbose", action="store_true",
-                       help="on an error, print the full traceback (by default: one line naming the cause)")
+    groups = _parents()
+    commands = [  # name, what it does, its option groups, its function
+        ("reproduce", "run the paper's experiments (missing cells only), write figures and tables",
+         ("spec", "work"), _reproduce),
+        ("run", "run an experiment of your own (a TOML file, or the options alone): compute what is "
+                "missing, write figures and tables", ("spec", "own", "work"), _reproduce),
+        ("status", "count the cached, missing, stale and damaged result files, and say why a file is "
+                   "stale", ("spec", "own"), _status),
+        ("export", "write the regret curves of computed results in long format (CSV or Parquet)",
+         ("spec", "own"), _export),
+        ("compile", "compile the numba kernels of the fast simulators once (cached on disk; the first "
+                    "simulation otherwise compiles them, 15-40 CPU-s)", (), _compile),
+    ]
+    for name, text, parents, func in commands:
+        p = sub.add_parser(name, help=text, description=text, formatter_class=raw,
+                           epilog=EPILOG + (_FILE_HELP if name == "run" else ""),
+                           parents=[groups[g] for g in parents] + [groups["verbose"]])
+        p.set_defaults(func=func)
+        if name == "reproduce":
+            p.add_argument("experiment", choices=[*E.EXPERIMENT_NAMES, "all"],
+                           help="fig1: Figure 1 (eps = 0.25, mu1 and mu2); appendix: mu1..mu4 x eps in "
+                                "{0.01, 0.1, 0.5, 1}; eps-sweep: DP-IMED (alpha = 1.1) against 100 budgets "
+                                "at T = 1e7; all: the three (read from the experiment files shipped with "
+                                "dpb)")
+        elif name != "compile":
+            p.add_argument("experiment", nargs="?", default=None, help=_TARGET_HELP,
+                           metavar="FILE.toml" if name == "run" else "EXPERIMENT")
+    export = sub.choices["export"]
+    export.add_argument("--format", choices=("csv", "parquet"), default=None,
+                        help="file format (default: from --output's suffix, else csv; parquet needs pandas "
+                             "and pyarrow: pip install 'dpb[pandas]')")
+    export.add_argument("--output", default=None, metavar="FILE",
+                        help="the file to write (default: OUT/exports/<name>-<digest>.csv)")
+    export.add_argument("--grid", choices=("all", "log", "linear"), default="all",
+                        help="checkpoints: all (default), or the log or linear grid only")
     return parser
 
 
@@ -364,28 +364,26 @@ def _check_out(args) -> Path:
     return out
 
 
-def _check_scheduler(address: str):
-    """A Dask client of ``address`` (it must answer within :data:`SCHEDULER_TIMEOUT` seconds);
-    raises ``ValueError`` naming ``--scheduler``."""
-    if not address.strip():
-        raise ValueError("argument --scheduler: must be an address such as tcp://host:8786, got ''")
+def _check_scheduler(args):
+    """A Dask client of ``args.scheduler`` (it must answer within :data:`SCHEDULER_TIMEOUT`
+    seconds); raises ``ValueError`` naming ``--scheduler``."""
     try:
-        from distributed.comm import parse_address
-        from distributed.comm.registry import backends
+        import distributed  # noqa: F401
     except ImportError:
         raise ValueError("argument --scheduler: needs the Python package 'distributed' "
                          "(pip install 'dask[distributed]')") from None
-    scheme, location = parse_address(address.strip(), strict=False)
-    if scheme not in backends or not location or any(ch.isspace() for ch in location):
-        raise ValueError(f"argument --scheduler: must be an address such as tcp://host:8786 (schemes: "
-                         f"{', '.join(sorted(backends))}), got {address!r}")
+    if not args.verbose:  # a lost scheduler is one line; --verbose shows the Dask log
+        from .experiments.execution import quiet_dask_logs
+
+        quiet_dask_logs()
+    address = args.scheduler.strip()
     try:
         return E.connect(address, timeout=SCHEDULER_TIMEOUT)
-    except ConnectionError as exc:
-        raise ValueError(f"argument --scheduler: {exc}") from None
+    except (TypeError, ValueError, ConnectionError) as exc:  # a malformed address, or no answer
+        raise ValueError(f"argument --scheduler: {str(exc).removeprefix('scheduler ')}") from None
     except Exception as exc:  # noqa: BLE001 - a malformed address fails in many ways inside distributed
-        why = f"{type(exc).__name__}: {exc}"
-        raise ValueError(f"argument --scheduler: cannot use {address!r} ({why})") from None
+        raise ValueError(f"argument --scheduler: cannot use {address!r} ({type(exc).__name__}: "
+                         f"{exc})") from None
 
 
 def _policy_hint(policies) -> None:
@@ -427,11 +425,10 @@ def _experiments(args) -> list:
     exps = []
     for name in names:
         spec = None if name is None else F.read_spec(name)
-        if spec is None and (args.horizon is None or full["means"] is None or full["eps"] is None
-                             or full["policies"] is None):
-            given = (("--means", full["means"]), ("--eps", full["eps"]), ("--policies", full["policies"]),
-                     ("--horizon", args.horizon))
-            missing = [o for o, v in given if v is None]
+        given = {"--means": full["means"], "--eps": full["eps"], "--policies": full["policies"],
+                 "--horizon": args.horizon}
+        missing = [o for o, v in given.items() if v is None and spec is None]
+        if missing:
             raise ValueError(f"argument {missing[0]}: without an experiment file, give --means, --eps, "
                              f"--policies and --horizon (missing: {', '.join(missing)})")
         sweep = name == "eps-sweep"
@@ -483,10 +480,8 @@ def _summary(res: E.ExperimentResults) -> str:
                      f"median {sorted(ratios)[len(ratios) // 2]:.2f}, max {max(ratios):.2f}")
     else:
         rows = E.mean_regret_summary(res)
-        present = {c.policy for s in res.settings for c in s.cells}
         # an experiment of one's own may hold no private baseline (or none of ours): no ratio then
-        both = present.intersection(E.BASELINES) and present.intersection(E.OURS)
-        ratios = E.ratio_summary(res) if both else []
+        ratios = [r["ratio"] for r in rows if not math.isnan(r["ratio"])]
         if ratios:
             lines.append("mean regret at T; ratio = best private baseline / best of DP-KLUCB, DP-IMED")
         else:
@@ -494,18 +489,16 @@ def _summary(res: E.ExperimentResults) -> str:
             rows = [{k: v for k, v in r.items() if k != "ratio"} for r in rows]
         lines.append(E.format_table(rows, digits=0))
         if ratios:
-            wins = [r for r in ratios if r["ratio"] > 1]
-            lines.append(f"DP-KLUCB or DP-IMED has the lowest private regret in {len(wins)} of "
-                         f"{len(ratios)} settings")
+            lines.append(f"DP-KLUCB or DP-IMED has the lowest private regret in {sum(r > 1 for r in ratios)} "
+                         f"of {len(ratios)} settings")
     lines.append(f"CPU-seconds recorded in the result files: {res.cpu_seconds():.1f}")
     return "\n".join(lines)
 
 
 def _full_tables(res: E.ExperimentResults) -> str:
-    blocks = []
-    for s in res.settings:
-        title = f"# {s.label}, T = {res.experiment.T}"
-        blocks.append(E.format_table(E.final_regret_table(res.setting(s)), title=title))
+    T = res.experiment.T
+    blocks = [E.format_table(E.final_regret_table(res.setting(s)), title=f"# {s.label}, T = {T}")
+              for s in res.settings]
     return "\n\n".join(blocks) + "\n"
 
 
@@ -521,19 +514,21 @@ def _pyplot():
     return plt
 
 
-def _figures(res: E.ExperimentResults, folder: Path, stem: str) -> list:
+def _figures(res, folder: Path, stem: str, converged: bool = False) -> list:
     """The experiment's figures as ``folder/<stem>[_<part>].png`` and ``.pdf``, laid out by
     :func:`~dpb.experiments.figure_kind`: one row of panels (Figure 1), one grid per instance
-    and a ratio heat map (the appendix), or the regret-against-eps plot."""
+    and a ratio heat map (the appendix), or the regret-against-eps plot; at the converged scale
+    the panels only, with the expected regret's intervals (``<stem>_converged``)."""
     kind = F.figure_kind(res.experiment)
-    if kind == "none":
+    if kind == "none" or (converged and kind != "panels"):
         return []
     plt = _pyplot()
     from .plotting import experiments as pe
 
-    folder.mkdir(parents=True, exist_ok=True)
     figs = {}
-    if kind == "panels":
+    if converged:
+        figs[f"{stem}_converged"] = pe.plot_figure1(res, band="ci", yscale="log")
+    elif kind == "panels":
         figs[stem] = pe.plot_figure1(res)
     elif kind == "instances":
         for env in dict.fromkeys(s.env for s in res.settings):
@@ -555,27 +550,14 @@ def _save_figure(fig, stem: Path) -> list:
     written = []
     for ext in ("png", "pdf"):
         path = stem.with_name(f"{stem.name}.{ext}")
-        _write_atomic(path, lambda tmp, ext=ext: fig.savefig(tmp, dpi=150, format=ext))
+        write_atomic(path, lambda tmp, ext=ext: fig.savefig(tmp, dpi=150, format=ext))
         written.append(path)
         fig.set_layout_engine("none")  # positions stay where the first drawing put them
     return written
 
 
-def _write_atomic(path: Path, write) -> None:
-    """``write(tmp)`` to a unique temporary file next to ``path``, then rename it onto ``path``:
-    two runs writing the same table or figure never leave a mixed or truncated file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-
-
 def _converged_summary(res) -> str:
-    exp = res.experiment
-    lines = [f"== {exp.name} at the converged scale: expected regret at T, "
+    lines = [f"== {res.experiment.name} at the converged scale: expected regret at T, "
              "95% interval (BCa, widened for rare runs), runs =="]
     rows = []
     for s in res.settings:
@@ -589,33 +571,59 @@ def _converged_summary(res) -> str:
     return "\n".join(lines)
 
 
-def _reproduce_converged(args, out: Path, exps: list, client) -> int:
-    t0 = time.perf_counter()
-    cpu0 = time.process_time()
-    report = E.run_converged(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
-                             progress=not args.no_progress, max_seconds=args.max_seconds)
-    wall, parent_cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    for exp in exps:
-        res = E.load_converged(exp, out, seed=args.seed)
-        print(_converged_summary(res), flush=True)
-        if not args.no_figures and F.figure_kind(exp) == "panels":
-            plt = _pyplot()
-            from .plotting import experiments as pe
+def _write_outputs(args, out: Path, exp, converged: bool) -> None:
+    """Print the summary of ``exp``'s computed results; write its figures and (at the paper's
+    scale) its tables and experiment file."""
+    res = (E.load_converged if converged else E.load)(exp, out, seed=args.seed)
+    print(_converged_summary(res) if converged else _summary(res), flush=True)
+    stem = F.output_stem(exp, args.seed)
+    tables = Path(out) / "tables"
+    if not converged:
+        text = _full_tables(res)
+        write_atomic(tables / f"{stem}.txt", lambda tmp: tmp.write_text(text))
+        if isinstance(exp, F.FileExperiment):  # the specification, as a file `dpb run` reads
+            spec = f"# {exp.description}; seed {args.seed} (dpb run --seed)\n" + F.spec_to_toml(exp.spec)
+            write_atomic(tables / f"{stem}.toml", lambda tmp: tmp.write_text(spec))
+    if not args.no_figures:
+        try:
+            written = _figures(res, Path(out) / "figures", stem, converged)
+        except ImportError as exc:  # the light install: no matplotlib, the rest still works
+            written = []
+            print(f"figures skipped: {exc}", file=sys.stderr)
+        for path in written:
+            if path.suffix == ".png":
+                print(f"figure: {path} (+ .pdf)")
+    if not converged:
+        print(f"table: {tables / (stem + '.txt')} (its experiment file: {stem}.toml)\n", flush=True)
 
-            folder = Path(out) / "figures"
-            folder.mkdir(parents=True, exist_ok=True)
-            fig = pe.plot_figure1(res, band="ci", yscale="log")
-            stem = f"{F.output_stem(exp, args.seed)}_converged"
-            _save_figure(fig, folder / stem)
-            plt.close(fig)
-            print(f"figure: {folder / (stem + '.png')} (+ .pdf)")
-    print(f"done: {report.computed} result files computed, in {wall:.1f} s wall; {report.cpu_seconds:.1f} "
-          f"CPU-s of simulation in the workers + {parent_cpu:.1f} CPU-s in this process (intervals, "
-          f"loading); results in {out}")
+
+def _reproduce(args, out: Path, exps: list, client) -> int:
+    """``reproduce`` and ``run``: compute what is missing (one pool for every experiment: the
+    longest chunks of all of them start first), then write the outputs of each experiment."""
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    options = dict(seed=args.seed, jobs=args.jobs, scheduler=client, progress=not args.no_progress,
+                   max_seconds=args.max_seconds)
+    converged = args.scale == "converged"
+    if converged:
+        report = E.run_converged(exps, out, **options)
+    else:
+        report = E.run(exps, out, force=args.force, desc="+".join(e.name for e in exps),
+                       chunk_seconds=args.chunk_seconds, **options)
+    for exp in exps:
+        _write_outputs(args, out, exp, converged)
+    wall, parent_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    if converged:
+        print(f"done: {report.computed} result files computed, in {wall:.1f} s wall; "
+              f"{report.cpu_seconds:.1f} CPU-s of simulation in the workers + {parent_cpu:.1f} CPU-s in "
+              f"this process (intervals, loading); results in {out}")
+        return 0
+    shared = f" ({report.shared} of them computed by another run meanwhile)" if report.shared else ""
+    print(f"done: {report.computed} result files computed, {report.reused} reused{shared}, in {wall:.1f} s "
+          f"wall ({report.cpu_seconds:.1f} CPU-s of simulation computed now); results in {out}")
     return 0
 
 
-def _status(args, out: Path, exps: list) -> int:
+def _status(args, out: Path, exps: list, client=None) -> int:
     if args.scale == "converged":
         for exp in exps:
             counts = E.converged_status(exp, out, seed=args.seed)
@@ -637,7 +645,7 @@ def _status(args, out: Path, exps: list) -> int:
     return 0
 
 
-def _export(args, out: Path, exps: list) -> int:
+def _export(args, out: Path, exps: list, client=None) -> int:
     """Write the long format of the computed results (:mod:`dpb.frames`)."""
     from . import frames
 
@@ -681,48 +689,84 @@ def _compile(args) -> int:
     return 0
 
 
-def _reproduce(args, out: Path, exps: list, client) -> int:
-    if args.scale == "converged":
-        return _reproduce_converged(args, out, exps, client)
-    t0 = time.perf_counter()
-    # one pool for every experiment: the longest chunks of all of them start first
-    report = E.run(exps, out, seed=args.seed, jobs=args.jobs, scheduler=client,
-                   progress=not args.no_progress, force=args.force, desc="+".join(e.name for e in exps),
-                   max_seconds=args.max_seconds, chunk_seconds=args.chunk_seconds)
-    for exp in exps:
-        res = E.load(exp, out, seed=args.seed)
-        print(_summary(res), flush=True)
-        stem = F.output_stem(exp, args.seed)
-        tables = Path(out) / "tables"
-        tables.mkdir(parents=True, exist_ok=True)
-        text = _full_tables(res)
-        _write_atomic(tables / f"{stem}.txt", lambda tmp, text=text: tmp.write_text(text))
-        if isinstance(exp, F.FileExperiment):  # the specification, as a file `dpb run` reads
-            spec = f"# {exp.description}; seed {args.seed} (dpb run --seed)\n" + F.spec_to_toml(exp.spec)
-            _write_atomic(tables / f"{stem}.toml", lambda tmp, spec=spec: tmp.write_text(spec))
-        if not args.no_figures:
-            try:
-                written = _figures(res, Path(out) / "figures", stem)
-            except ImportError as exc:  # the light install: no matplotlib, the rest still works
-                written = []
-                print(f"figures skipped: {exc}", file=sys.stderr)
-            for path in written:
-                if path.suffix == ".png":
-                    print(f"figure: {path} (+ .pdf)")
-        print(f"table: {tables / (stem + '.txt')} (its experiment file: {stem}.toml)\n", flush=True)
-    wall = time.perf_counter() - t0
-    shared = f" ({report.shared} of them computed by another run meanwhile)" if report.shared else ""
-    print(f"done: {report.computed} result files computed, {report.reused} reused{shared}, in {wall:.1f} s "
-          f"wall ({report.cpu_seconds:.1f} CPU-s of simulation computed now); results in {out}")
-    return 0
-
-
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C."""
 
 
 def _on_sigterm(signum, frame):
     raise _Terminated()
+
+
+def _conflict(args) -> str | None:
+    """What is wrong with a combination of options, or None."""
+    if getattr(args, "scheduler", None) is not None and args.jobs is not None:
+        return "--jobs applies to the local pool; with --scheduler the cluster decides"
+    if args.policy and args.experiment == "eps-sweep" and args.command == "reproduce":
+        return "--policy applies to fig1 and appendix (and to them within 'all'), not to eps-sweep"
+    if args.scale == "converged" and args.runs is not None:
+        return "--runs sets the paper scale; the converged scale chooses the runs of each cell"
+    if args.scale == "converged" and getattr(args, "force", False):
+        return "--force applies to the paper scale"
+    return None
+
+
+def _load_experiments(args) -> list:
+    """:func:`_experiments`, with a reader's policy file that fails to load (in any way: its code
+    may raise anything, ``sys.exit`` and ``KeyboardInterrupt`` too) told in one line naming it."""
+    given = [*args.policy, *(getattr(args, "policies", None) or [])]
+    try:
+        return _experiments(args)
+    except PolicyFileError as exc:
+        cause, why = exc.__cause__, exc.cause
+    except (ValueError, TypeError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - a reader's policy file may fail in any way on import
+        if not given:
+            raise
+        cause = exc
+        where = f" ({exc.filename}, line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
+        why = f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}{where}"
+    if args.verbose and cause is not None:
+        traceback.print_exception(cause)
+    raise ValueError(f"argument --policy: loading {', '.join(given)} failed: {why}") from None
+
+
+def _prepare(args) -> tuple:
+    """Check every option before any work: the results directory, the experiments, their cost
+    and the scheduler (``ValueError`` or ``TypeError`` naming the option)."""
+    out = _check_out(args)
+    exps = _load_experiments(args)
+    if args.command in ("reproduce", "run"):
+        _check_work(args, exps)
+    client = _check_scheduler(args) if getattr(args, "scheduler", None) is not None else None
+    return out, exps, client
+
+
+def _stopped(exc: BaseException, args, prog: str, out: Path) -> int:
+    """One line on stderr saying why a command stopped (the traceback first with ``--verbose``),
+    and its exit status."""
+    if isinstance(exc, KeyboardInterrupt):  # finished files are on disk; rerun to resume
+        term = isinstance(exc, _Terminated)
+        print(f"\n{'terminated (SIGTERM)' if term else 'interrupted'}: the finished result files are kept "
+              f"in {out}; rerun the same command to resume (only the missing files are computed)",
+              file=sys.stderr)
+        return 143 if term else 130
+    if isinstance(exc, E.ChunkError):
+        if args.verbose and exc.details:
+            print(exc.details.rstrip(), file=sys.stderr)
+        print(f"{prog}: error: {exc} (the other chunks were stopped; finished files are kept in "
+              f"{out}, rerun to compute the rest)", file=sys.stderr)
+        return 1
+    if isinstance(exc, ImportError):  # an optional extra (matplotlib for the figures, pandas for parquet)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    if args.verbose:
+        traceback.print_exception(exc)
+    if isinstance(exc, (RuntimeError, OSError)):
+        print(f"{prog}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(f"{prog}: error: {exc}", file=sys.stderr)
+    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -742,52 +786,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if args.command == "compile":
         return _compile(args)
-    if getattr(args, "scheduler", None) is not None and args.jobs is not None:
-        parser.error("--jobs applies to the local pool; with --scheduler the cluster decides")
-    if args.policy and args.experiment == "eps-sweep" and args.command == "reproduce":
-        parser.error("--policy applies to fig1 and appendix (and to them within 'all'), not to eps-sweep")
-    if args.scale == "converged" and args.runs is not None:
-        parser.error("--runs sets the paper scale; the converged scale chooses the runs of each cell")
-    if args.scale == "converged" and getattr(args, "force", False):
-        parser.error("--force applies to the paper scale")
-    # every option is checked before any work: one line naming it, exit status 2
-    client = None
-    try:
-        out = _check_out(args)
-        try:
-            exps = _experiments(args)
-        except PolicyFileError as exc:  # its code raised (sys.exit, KeyboardInterrupt too): one line
-            if args.verbose and exc.__cause__ is not None:
-                import traceback
-
-                traceback.print_exception(exc.__cause__)
-            specs = ", ".join(args.policy)
-            raise ValueError(f"argument --policy: loading {specs} failed: {exc.cause}") from None
-        except (ValueError, TypeError):
-            raise
-        except Exception as exc:  # noqa: BLE001 - a reader's policy file may fail in any way on import
-            if not (args.policy or getattr(args, "policies", None)):
-                raise
-            if args.verbose:
-                import traceback
-
-                traceback.print_exc()
-            where = f" ({exc.filename}, line {exc.lineno})" if isinstance(exc, SyntaxError) else ""
-            raise ValueError(f"argument --policy: loading "
-                             f"{', '.join([*args.policy, *(getattr(args, 'policies', None) or [])])} failed: "
-                             f"{type(exc).__name__}: {exc.msg if isinstance(exc, SyntaxError) else exc}"
-                             f"{where}") from None
-        if args.command in ("reproduce", "run"):
-            _check_work(args, exps)
-        if getattr(args, "scheduler", None) is not None:
-            if not args.verbose:  # a lost scheduler is one line; --verbose shows the Dask log
-                try:
-                    from .experiments.execution import quiet_dask_logs
-
-                    quiet_dask_logs()
-                except ImportError:  # _check_scheduler names the missing package
-                    pass
-            client = _check_scheduler(args.scheduler)
+    if (conflict := _conflict(args)) is not None:
+        parser.error(conflict)
+    try:  # every option is checked before any work: one line naming it, exit status 2
+        out, exps, client = _prepare(args)
     except (ValueError, TypeError) as exc:
         print(f"{prog} {args.command}: error: {exc}", file=sys.stderr)
         return 2
@@ -795,40 +797,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{prog} {args.command}: interrupted before any work (nothing was computed)",
               file=sys.stderr)
         return 130
-    import signal
-    import threading
-
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        if args.command == "status":
-            return _status(args, out, exps)
-        if args.command == "export":
-            return _export(args, out, exps)
-        return _reproduce(args, out, exps, client)
-    except E.ChunkError as exc:
-        if args.verbose and exc.details:
-            print(exc.details.rstrip(), file=sys.stderr)
-        print(f"{prog}: error: {exc} (the other chunks were stopped; finished files are kept in "
-              f"{out}, rerun to compute the rest)", file=sys.stderr)
-        return 1
-    except (ValueError, TypeError, ConnectionError, RuntimeError, OSError) as exc:
-        if args.verbose:
-            import traceback
-
-            traceback.print_exc()
-        print(f"{prog}: error: {type(exc).__name__}: {exc}" if isinstance(exc, (RuntimeError, OSError))
-              else f"{prog}: error: {exc}", file=sys.stderr)
-        return 1 if isinstance(exc, (RuntimeError, OSError)) else 2
-    except ImportError as exc:  # an optional extra (matplotlib for the figures, pandas for parquet)
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt as exc:  # finished files are on disk; rerun to resume
-        what = "terminated (SIGTERM)" if isinstance(exc, _Terminated) else "interrupted"
-        print(f"\n{what}: the finished result files are kept in {out}; rerun the same command to "
-              f"resume (only the missing files are computed)", file=sys.stderr)
-        return 143 if isinstance(exc, _Terminated) else 130
+        return args.func(args, out, exps, client)
+    except (ValueError, TypeError, RuntimeError, OSError, ImportError, KeyboardInterrupt) as exc:
+        return _stopped(exc, args, prog, out)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

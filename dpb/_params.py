@@ -30,13 +30,10 @@ def policy_parameter_names(policy) -> tuple | None:
         sig = inspect.signature(cls.__init__)
     except (TypeError, ValueError):  # pragma: no cover - builtin constructors
         return None
-    names = []
-    for p in list(sig.parameters.values())[1:]:
-        if p.kind is p.VAR_KEYWORD:
-            return None
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
-            names.append(p.name)
-    return tuple(names)
+    params = list(sig.parameters.values())[1:]
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return tuple(p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
 
 
 def merge_params(function: str, policy, params, keywords: Mapping) -> dict | None:

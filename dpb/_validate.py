@@ -106,14 +106,19 @@ def _short(value) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
+def _refuse(name: str, arr: np.ndarray, bad: np.ndarray, what: str) -> np.ndarray:
+    """``arr``, unless an entry is ``bad``: then ``ValueError`` "``name`` must ``what``, got" the
+    first such entry."""
+    if np.any(bad):
+        offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
+        raise ValueError(f"{name} must {what}, got {plain(offending)!r}")
+    return arr
+
+
 def as_finite(name: str, value) -> np.ndarray:
     """Return ``value`` as a float array of finite entries (``ValueError`` naming ``name`` otherwise)."""
     arr = as_float_array(name, value)
-    bad = ~np.isfinite(arr)
-    if np.any(bad):
-        offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"{name} must be finite (a real number in (-inf, +inf)), got {plain(offending)!r}")
-    return arr
+    return _refuse(name, arr, ~np.isfinite(arr), "be finite (a real number in (-inf, +inf))")
 
 
 def as_real(name: str, value, *, low: float = -np.inf, high: float = np.inf, low_open: bool = False,
@@ -190,12 +195,7 @@ def as_rng(name: str, rng) -> np.random.Generator:
     Generator (passed through); a seed ``s`` gives ``default_rng(SeedSequence(s))``."""
     if isinstance(rng, np.random.Generator):
         return rng
-    try:
-        seq = as_seed_sequence(name, rng)
-    except TypeError:
-        raise TypeError(f"{name} must be None, a non-negative int seed, a SeedSequence or a numpy "
-                        f"Generator, got {type(rng).__name__} {_short(rng)}") from None
-    return np.random.default_rng(seq)
+    return np.random.default_rng(as_seed_sequence(name, rng))
 
 
 def as_seed_sequence(name: str, seed) -> np.random.SeedSequence:
@@ -240,10 +240,7 @@ def as_probability(name: str, value, *, open_left: bool = False, open_right: boo
     lo = "(0" if open_left else "[0"
     hi = "1)" if open_right else "1]"
     bad = np.isnan(arr) | (arr <= 0 if open_left else arr < 0) | (arr >= 1 if open_right else arr > 1)
-    if np.any(bad):
-        offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        raise ValueError(f"{name} must lie in {lo}, {hi}, got {plain(offending)!r}")
-    return arr
+    return _refuse(name, arr, bad, f"lie in {lo}, {hi}")
 
 
 def as_positive(name: str, value, *, allow_inf: bool = True, allow_zero: bool = False) -> np.ndarray:
@@ -259,12 +256,8 @@ def as_positive(name: str, value, *, allow_inf: bool = True, allow_zero: bool = 
     bad = np.isnan(arr) | ((arr < 0) if allow_zero else (arr <= 0))
     if not allow_inf:
         bad |= np.isinf(arr)
-    if np.any(bad):
-        offending = arr[bad].ravel()[0] if arr.ndim else float(arr)
-        rng = "[0, " if allow_zero else "(0, "
-        rng += "+inf]" if allow_inf else "+inf)"
-        raise ValueError(f"{name} must lie in {rng}, got {plain(offending)!r}")
-    return arr
+    rng = ("[0, " if allow_zero else "(0, ") + ("+inf]" if allow_inf else "+inf)")
+    return _refuse(name, arr, bad, f"lie in {rng}")
 
 
 def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:

@@ -119,34 +119,40 @@ def clopper_pearson(successes, n, level: float, side: str):
         raise ValueError(f"successes must be integers in [0, n = {n}]")
     from scipy import stats  # deferred: scipy.stats costs ~0.5 s to import
 
-    if side == "lower":
-        with np.errstate(invalid="ignore"):
-            out = np.where(k > 0, stats.beta.ppf(1.0 - level, np.maximum(k, 1), n - k + 1), 0.0)
-    elif side == "upper":
-        with np.errstate(invalid="ignore"):
-            out = np.where(k < n, stats.beta.ppf(level, k + 1, np.maximum(n - k, 1)), 1.0)
-    else:
+    if side not in ("lower", "upper"):
         raise ValueError(f"side must be 'lower' or 'upper', got {side!r}")
+    with np.errstate(invalid="ignore"):
+        if side == "lower":
+            out = np.where(k > 0, stats.beta.ppf(1.0 - level, np.maximum(k, 1), n - k + 1), 0.0)
+        else:
+            out = np.where(k < n, stats.beta.ppf(level, k + 1, np.maximum(n - k, 1)), 1.0)
     return float(out) if out.ndim == 0 else out
 
 
 # ----------------------------------------------------------------------------------------------
 # events
 # ----------------------------------------------------------------------------------------------
-def _check_horizons(horizons, T: int) -> list[int]:
+def _horizons(horizons, T: int, t_star: int) -> list[int]:
+    """The prefix lengths of the count events: ``horizons`` checked, or by default six steps from
+    ``t_star + 1`` to ``T``."""
+    if horizons is None:
+        return sorted({int(h) for h in np.rint(np.linspace(min(t_star + 1, T), T, 6))})
     if isinstance(horizons, (str, bytes)) or not hasattr(horizons, "__iter__"):
         raise TypeError(f"horizons must be a sequence of steps in [1, T = {T}], got {horizons!r}")
     return [as_int("horizons", h, minimum=1, maximum=T) for h in horizons]
 
 
+def _check_pair(tr1, tr2) -> None:
+    """Two samples of one policy's runs: transcripts with the same K and T."""
+    check_transcript("tr1", tr1)
+    check_transcript("tr2", tr2)
+    if (tr1.K, tr1.T) != (tr2.K, tr2.T):
+        raise ValueError("tr1 and tr2 must have the same K and T")
+
+
 def _confidence(confidence) -> float:
     # below 1 - 1e-9: the one-sided levels 1 - (1 - confidence) / (2 m) must stay below 1 in floats
     return as_real("confidence", confidence, low=0.0, high=1.0 - 1e-9, low_open=True)
-
-
-def _horizons(T: int, t_star: int, n: int = 6) -> list[int]:
-    lo = min(t_star + 1, T)
-    return sorted({int(h) for h in np.rint(np.linspace(lo, T, n))})
 
 
 def event_family(tr: Transcript, t_star: int, horizons=None) -> tuple[np.ndarray, list[str]]:
@@ -183,7 +189,7 @@ def event_family(tr: Transcript, t_star: int, horizons=None) -> tuple[np.ndarray
     check_transcript("tr", tr)
     T, K = tr.T, tr.K
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    hs = _horizons(T, t_star) if horizons is None else _check_horizons(horizons, T)
+    hs = _horizons(horizons, T, t_star)
     cols, names = [], []
     for which in (1, 2):
         d = tr.decision_after(t_star, which)
@@ -274,12 +280,8 @@ class AuditResult:
         ``eps_lower``); the upper end is ``+inf`` when ``p2_lower = 0``.
         """
         lvl = self.info.get("level", 1.0 - (1.0 - self.confidence) / 2)
-        k1, k2 = self.info["k1"], self.info["k2"]
-        hi1 = clopper_pearson(k1, self.n1, lvl, "upper")
-        lo2 = clopper_pearson(k2, self.n2, lvl, "lower")
-        with np.errstate(divide="ignore"):
-            upper = float(np.log(hi1) - np.log(lo2)) if lo2 > 0 else float("inf")
-        return self.eps_lower, upper
+        # log(p1_upper / p2_lower) = -(log p2_lower - log p1_upper): +inf when p2_lower = 0
+        return self.eps_lower, -float(_scores(self.info["k2"], self.n2, self.info["k1"], self.n1, lvl))
 
     @property
     def caught(self) -> bool:
@@ -367,21 +369,17 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float |
     -------
     AuditResult
     """
-    check_transcript("tr1", tr1)
-    check_transcript("tr2", tr2)
-    if (tr1.K, tr1.T) != (tr2.K, tr2.T):
-        raise ValueError("tr1 and tr2 must have the same K and T")
+    _check_pair(tr1, tr2)
     if eps is not None and claimed_eps is not None:
         raise TypeError("audit(): give the claimed budget once, as claimed_eps (eps is its older name)")
-    name = "eps" if eps is not None else "claimed_eps"
-    eps = eps if eps is not None else claimed_eps
-    if eps is not None:
-        eps = as_real(name, eps, low=0.0, low_open=True)
+    if eps is not None or claimed_eps is not None:
+        name = "eps" if eps is not None else "claimed_eps"
+        eps = as_real(name, eps if eps is not None else claimed_eps, low=0.0, low_open=True)
     conf = _confidence(confidence)
     as_choice("method", method, ("split", "bonferroni"))
     max_atoms = as_int("max_atoms", max_atoms, minimum=1)
     t_star = as_int("t_star", t_star, minimum=1, maximum=tr1.T)
-    hs = _horizons(tr1.T, t_star) if horizons is None else _check_horizons(horizons, tr1.T)
+    hs = _horizons(horizons, tr1.T, t_star)
     alpha = 1.0 - conf
     prefixes = None
     if method == "bonferroni":
@@ -451,12 +449,10 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float |
         top = "P[E | input 1] / P[E | input 2]"
     event = _ORIENT[o][0].format(e=desc) + f"; ratio {top}"
     k1, k2 = int(x1.sum()), int(x2.sum())
-    p1_lo = clopper_pearson(k1, n1, level, "lower")
-    p2_hi = clopper_pearson(k2, n2, level, "upper")
-    with np.errstate(divide="ignore"):
-        eps_lower = float(np.log(p1_lo) - np.log(p2_hi)) if p1_lo > 0 else float("-inf")
-        p1, p2 = k1 / n1, k2 / n2
-        eps_hat = float(np.log(p1) - np.log(p2)) if p1 > 0 else float("-inf")
+    p1_lo, p2_hi = clopper_pearson(k1, n1, level, "lower"), clopper_pearson(k2, n2, level, "upper")
+    p1, p2 = k1 / n1, k2 / n2
+    eps_lower = float(_log(p1_lo) - _log(p2_hi))  # -inf when p1_lo = 0 (p2_hi > 0 always)
+    eps_hat = float(_log(p1) - _log(p2)) if p1 > 0 else float("-inf")
     return AuditResult(eps_lower, eps_hat, event, p1, p2, p1_lo, p2_hi, n1, n2, conf, method,
                        int(n_events), eps, {"t_star": t_star, "policy": tr1.policy, "level": level,
                                           "k1": k1, "k2": k2, "prefixes": prefixes},
@@ -514,15 +510,14 @@ def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: 
         raise TypeError(f"audit_lists(): eps is a parameter of the policy, and {policy.name} is already "
                         f"built (eps = {getattr(policy, 'eps', None)}); the budget the audit checks is "
                         f"claimed_eps=")
-    eps = claimed_eps
-    if eps is not None:
-        eps = as_real("claimed_eps", eps, low=0.0, low_open=True)
+    if claimed_eps is not None:
+        claimed_eps = as_real("claimed_eps", claimed_eps, low=0.0, low_open=True)
     _confidence(confidence)
     pol = as_policy(policy, merge_params("audit_lists", policy, params, policy_params))
     check_work("audit_lists (both lists)", r.size, 2 * runs, max_seconds)
     tr1 = run_on_list(pol, r, runs, seed=seed, K=K, max_seconds=None)
     tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs, max_seconds=None)
-    claimed = eps if eps is not None else getattr(pol, "eps", None)
+    claimed = claimed_eps if claimed_eps is not None else getattr(pol, "eps", None)
     res = audit(tr1, tr2, t_star, claimed_eps=claimed, confidence=confidence, method=method,
                 horizons=horizons, max_atoms=max_atoms)
     res.info.update({"rewards": r.tolist(), "rewards_prime": rp.tolist(), "runs": runs, "seed": seed})
@@ -642,12 +637,10 @@ class _FreshMeanNoise(_Broken):
         return out
 
 
-_MIXINS = {"no-noise": _NoNoise, "small-noise": _SmallNoise, "reused-noise": _ReusedNoise,
-           "fresh-mean-noise": _FreshMeanNoise}
-
 #: The broken classes, by (flaw, base name).
 BROKEN_CLASSES: dict[tuple[str, str], type[Policy]] = {}
-for _flaw, _mix in _MIXINS.items():
+for _mix in (_NoNoise, _SmallNoise, _ReusedNoise, _FreshMeanNoise):
+    _flaw = _mix.flaw
     for _base in (DPIMED, DPKLUCB):
         _cls = type(
             f"{_mix.__name__.strip('_')}{_base.__name__}",
@@ -746,10 +739,7 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
         ``statistic``, ``dof`` (number of categories - 1) and ``pvalue`` (1 when a single
         category remains).
     """
-    check_transcript("tr1", tr1)
-    check_transcript("tr2", tr2)
-    if (tr1.K, tr1.T) != (tr2.K, tr2.T):
-        raise ValueError("tr1 and tr2 must have the same K and T")
+    _check_pair(tr1, tr2)
     upto = as_int("upto", upto, minimum=1, maximum=tr1.T)
     min_expected = check_real("min_expected", min_expected, low=0.0)
     id1, id2 = _prefix_ids([tr1, tr2], upto)

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._io import array_checksum
+from ._io import array_checksum, json_default
 from ._jit import engine_name
 from ._validate import as_file, as_instance, as_path
 from ._version import __version__
@@ -105,16 +105,16 @@ def _parse(name: str, path: Path) -> ast.Module:
                          f"{exc})") from None
 
 
-def _stat_key(path: Path) -> tuple:
-    st = path.stat()
-    return path, st.st_mtime_ns, st.st_size
+def _per_version(function):
+    """``function(path, *rest)`` cached per process on the file's modification time and size (the
+    closures of :func:`source_files` read the same files again and again)."""
+    cached = functools.lru_cache(maxsize=1024)(lambda path, mtime_ns, size, *rest: function(path, *rest))
 
-
-def _dpb_imports(path: Path) -> frozenset:
-    """The files whose code the Python file at ``path`` uses through its imports (see
-    :func:`source_files`).  Cached per process on the file's modification time and size (each
-    closure of :func:`source_files` walks them)."""
-    return _imports_cached(*_stat_key(path))
+    @functools.wraps(function)
+    def wrapper(path, *rest):
+        st = os.stat(path)
+        return cached(path, st.st_mtime_ns, st.st_size, *rest)
+    return wrapper
 
 
 def _where(path: Path, node) -> tuple[Path, list[str]] | None:
@@ -139,45 +139,39 @@ def _where(path: Path, node) -> tuple[Path, list[str]] | None:
     return None
 
 
-@functools.lru_cache(maxsize=1024)
-def _imports_cached(path: Path, mtime_ns: int, size: int) -> frozenset:
-    found: set[Path] = set()
+@_per_version
+def _dpb_imports(path: Path) -> frozenset:
+    """The files whose code the Python file at ``path`` uses through its imports (see
+    :func:`source_files`)."""
+    found: set = set()
     for node in ast.walk(_parse("roots", path)):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                where = _where(path, alias.name)
-                if where is not None:  # ``import a.b.c`` uses a.b.c (and runs the packages' __init__)
-                    f = _module_file(where[1], where[0])
-                    if f is not None:
-                        found.add(f)
-        elif isinstance(node, ast.ImportFrom):
-            where = _where(path, node)
-            if where is None:
-                continue
-            root, parts = where
-            f = _module_file(parts, root)
-            if f is None:
-                continue
-            if f.name != "__init__.py":
-                found.add(f)
-                continue
-            for alias in node.names:  # ``from package import name``: a submodule or a re-export
-                sub = _module_file(parts + [alias.name], root) if alias.name != "*" else None
-                found |= {sub} if sub is not None else _defining_files(f, alias.name)
-    return frozenset(found)
+        if isinstance(node, ast.Import):  # ``import a.b.c`` uses a.b.c (and runs the packages' __init__)
+            wheres = [_where(path, alias.name) for alias in node.names]
+            found |= {_module_file(parts, root) for root, parts in filter(None, wheres)}
+        elif isinstance(node, ast.ImportFrom) and (where := _where(path, node)) is not None:
+            for alias in node.names:  # a module's name, or a package's submodule or re-export
+                found |= _from_files(*where, alias.name)
+    return frozenset(found - {None})
 
 
+def _from_files(root: Path, parts: list, name: str, depth: int = 0) -> frozenset:
+    """The files that ``from <parts> import name`` uses: the submodule ``name`` of a package, the
+    module ``parts`` itself, or the files a package's ``__init__`` takes ``name`` from."""
+    sub = _module_file(parts + [name], root) if name != "*" else None
+    if sub is not None:
+        return frozenset({sub})
+    f = _module_file(parts, root)
+    if f is None:
+        return frozenset()
+    return _defining_files(f, name, depth) if f.name == "__init__.py" else frozenset({f})
+
+
+@_per_version
 def _defining_files(init: Path, name: str, depth: int = 0) -> frozenset:
     """The files defining ``name`` that the package ``__init__.py`` at ``init`` re-exports: the
     module it imports ``name`` from (followed through further ``__init__`` files); when the name is
     not found statically (``*``, a name made at import time), the ``__init__`` itself and every
     module of its package, since any of them may define it."""
-    key = _stat_key(init)
-    return _defining_cached(*key, name, depth)
-
-
-@functools.lru_cache(maxsize=1024)
-def _defining_cached(init: Path, mtime_ns: int, size: int, name: str, depth: int) -> frozenset:
     tree = _parse("roots", init)
     if name != "*" and depth < 8:
         for node in tree.body:  # the module level of the __init__
@@ -186,18 +180,9 @@ def _defining_cached(init: Path, mtime_ns: int, size: int, name: str, depth: int
             if isinstance(node, ast.ImportFrom):
                 alias = next((a for a in node.names if (a.asname or a.name) == name), None)
                 where = _where(init, node)
-                if alias is None or where is None:
-                    continue
-                root, parts = where
-                sub = _module_file(parts + [alias.name], root)
-                if sub is not None:
-                    return frozenset({sub})
-                f = _module_file(parts, root)
-                if f is None:
-                    continue
-                if f.name == "__init__.py":
-                    return _defining_files(f, alias.name, depth + 1)
-                return frozenset({f})
+                files = _from_files(*where, alias.name, depth + 1) if alias and where else None
+                if files:
+                    return files
     package = init.parent
     return frozenset({init, *(p for p in package.glob("*.py") if p.name != "__init__.py")})
 
@@ -262,9 +247,7 @@ def code_digest(path) -> bytes:
     in the tree) and without the prices of the cost model (a class's ``cost_*`` attributes, see
     :mod:`dpb.cost`), so that editing documentation or a price keeps the cached results.  Cached
     per process on the file's modification time and size."""
-    path = as_file("path", path)
-    st = path.stat()
-    return _code_digest_cached(str(path), st.st_mtime_ns, st.st_size)
+    return _code_digest(str(as_file("path", path)))
 
 
 def _is_price(node) -> bool:
@@ -274,8 +257,8 @@ def _is_price(node) -> bool:
     return bool(names) and all(isinstance(n, ast.Name) and n.id.startswith("cost_") for n in names)
 
 
-@functools.lru_cache(maxsize=256)
-def _code_digest_cached(path: str, mtime_ns: int, size: int) -> bytes:
+@_per_version
+def _code_digest(path: str) -> bytes:
     tree = _parse("path", Path(path))
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -303,23 +286,9 @@ def source_hash(*roots) -> str:
     outside it) and its :func:`code_digest`: a change of code anywhere in the closure changes the
     hash, an edit of comments or docstrings does not.
     """
-    files = source_files(*roots)
-    stamps = []
-    for f in files:
-        try:
-            st = os.stat(f)
-        except OSError:
-            code_digest(f)  # the named error of a file gone since
-            raise
-        stamps.append((st.st_mtime_ns, st.st_size))
-    return _source_hash_cached(files, tuple(stamps))
-
-
-@functools.lru_cache(maxsize=256)
-def _source_hash_cached(files: tuple, stamps: tuple) -> str:
     h = hashlib.sha256()
-    for f, (mtime_ns, size) in zip(files, stamps, strict=True):
-        h.update(_label(f).encode() + b"\0" + _code_digest_cached(str(f), mtime_ns, size))
+    for f in source_files(*roots):
+        h.update(_label(f).encode() + b"\0" + code_digest(f))
     return h.hexdigest()
 
 
@@ -343,7 +312,7 @@ def cache_key(kind: str, params: dict) -> str:
         raise ValueError(f"kind must be an identifier-like string, got {kind!r}")
     as_instance("params", params, dict, "dict")
     try:
-        text = json.dumps(params, sort_keys=True, default=_json_default)
+        text = json.dumps(params, sort_keys=True, default=json_default)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"params must hold JSON-serialisable values (numbers, strings, arrays): "
                         f"{exc}") from None
@@ -354,17 +323,7 @@ def cache_key(kind: str, params: dict) -> str:
 def as_recorded(obj):
     """``obj`` as a result file records it (JSON: tuples become lists, numpy scalars and arrays plain
     numbers and lists), to compare with what a file holds (:func:`file_state`)."""
-    return json.loads(json.dumps(obj, default=_json_default))
-
-
-def _json_default(obj):
-    if isinstance(obj, np.ndarray):
-        return obj.tolist()
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    raise TypeError(f"cannot hash parameter of type {type(obj).__name__}")
+    return json.loads(json.dumps(obj, default=json_default))
 
 
 # ----------------------------------------------------------------------------------------------

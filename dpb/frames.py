@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._io import write_atomic
 from .experiments.store import ExperimentResults
 from .result import COLUMNS, Result, concat_rows, to_frame
 
@@ -40,15 +41,11 @@ def experiment_rows(results, grid: str = "all") -> dict:
     """The long format of experiment results (:class:`~dpb.experiments.ExperimentResults`, or a
     list of them): every setting's cells, labelled with the experiment's name, the setting's
     instance and budget."""
-    if isinstance(results, ExperimentResults):
-        results = [results]
-    elif not isinstance(results, (list, tuple)):
+    results = results if isinstance(results, (list, tuple)) else [results]
+    bad = [r for r in results if not isinstance(r, ExperimentResults)]
+    if bad:
         raise TypeError(f"results must be ExperimentResults (dpb.experiments.load) or a list of them, got "
-                        f"{type(results).__name__}")
-    for res in results:
-        if not isinstance(res, ExperimentResults):
-            raise TypeError(f"results must be ExperimentResults (dpb.experiments.load), got "
-                            f"{type(res).__name__}")
+                        f"{type(bad[0]).__name__}")
     return concat_rows([res.to_rows(grid) for res in results])
 
 
@@ -63,41 +60,30 @@ def write_csv(rows: dict, path) -> Path:
     ``eps`` for a non-private policy run alone); needs nothing beyond numpy.  Floats are written
     with all their digits (``repr``), so reading the file back gives the same numbers."""
     path = Path(path)
-    n = len(rows["t"])
-    cols = [rows[c] for c in COLUMNS]
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(COLUMNS)
-        for i in range(n):
-            w.writerow([_csv_value(col[i]) for col in cols])
+        columns = [rows[c] for c in COLUMNS]
+        w.writerows([_csv_value(v) for v in row] for row in zip(*columns, strict=True))
     return path
 
 
 def export(rows: dict, path, fmt: str | None = None) -> Path:
     """Write long-format columns to ``path`` as ``fmt`` (``"csv"`` or ``"parquet"``; default: from
     the file's suffix, else CSV), atomically (a temporary file renamed onto ``path``)."""
-    import os
-    import uuid
-
     path = Path(path)
     if fmt is None:
         fmt = "parquet" if path.suffix == ".parquet" else "csv"
     if fmt not in FORMATS:
         raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
-    if fmt == "parquet":
-        frame = to_frame(rows)  # pandas first: a clear ImportError before any file is opened
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        if fmt == "csv":
-            write_csv(rows, tmp)
-        else:
-            try:
-                frame.to_parquet(tmp, index=False)
-            except ImportError as exc:
-                raise ImportError(f"Parquet export needs pyarrow (pip install pyarrow): {exc}") from None
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return path
+    if fmt == "csv":
+        return write_atomic(path, lambda tmp: write_csv(rows, tmp))
+    frame = to_frame(rows)  # pandas first: a clear ImportError before any file is opened
+
+    def write(tmp):
+        try:
+            frame.to_parquet(tmp, index=False)
+        except ImportError as exc:
+            raise ImportError(f"Parquet export needs pyarrow (pip install pyarrow): {exc}") from None
+
+    return write_atomic(path, write)

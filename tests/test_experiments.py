@@ -246,6 +246,27 @@ class _FailsInAWorker(BatchedPrivatePolicy):
         raise ValueError("eps must be ... (a deliberate failure)")
 
 
+def test_a_worker_dead_before_its_task_is_named_by_submit():
+    """A worker killed after ``free()`` counted it idle and before ``submit()`` (a race a run under
+    load can hit): the error names the worker process, as ``free()`` does, not 'no idle worker'."""
+    import multiprocessing as mp
+
+    from dpb.experiments import workers
+    from dpb.experiments.execution import chunk_reply
+
+    pool = workers.Pool(1, mp.get_context("spawn"), chunk_reply)
+    pool.start()
+    try:
+        assert pool.free() == 1
+        proc = pool._workers[0][0]
+        proc.kill()
+        proc.join(timeout=30)
+        with pytest.raises(RuntimeError, match=rf"worker process {proc.pid} .* while idle"):
+            pool.submit("tag", ("task",))
+    finally:
+        pool.kill()
+
+
 def test_a_failing_chunk_stops_the_pool_and_names_the_cell(tmp_path):
     import multiprocessing as mp
 

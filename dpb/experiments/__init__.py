@@ -53,9 +53,8 @@ added in blocks until the expected regret is known to +- 10 %).  Every public na
 
 
 from ..cache import default_results_dir
-from . import diagnose, execution, files, scale, specs, store, tables
-from .diagnose import *  # noqa: F403 - each submodule's __all__ is its public part
-from .execution import *  # noqa: F403
+from . import execution, files, scale, specs, store, tables
+from .execution import *  # noqa: F403 - each submodule's __all__ is its public part
 from .files import *  # noqa: F403
 from .scale import *  # noqa: F403
 from .specs import *  # noqa: F403
@@ -63,4 +62,4 @@ from .store import *  # noqa: F403
 from .tables import *  # noqa: F403
 
 __all__ = ["default_results_dir", *specs.__all__, *store.__all__, *execution.__all__, *scale.__all__,
-           *tables.__all__, *files.__all__, *diagnose.__all__]
+           *tables.__all__, *files.__all__]

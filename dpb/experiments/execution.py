@@ -29,7 +29,6 @@ from ..policies.registry import describe_failure, policy_class
 from ..cost import MAX_SECONDS, check_cost, estimate_cost
 from ..simulate import simulate
 from . import store
-from .files import as_cells
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, policy_file
 from .store import ExperimentResults, out_dir, chunk_status, claim, load
 
@@ -106,15 +105,20 @@ def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") ->
     number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
     cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
     cell, start, stop = store.checked_chunk(cell, start, stop)
-    if chunk_seconds is None:
-        return None
+    chunk_seconds = _checked_limit(chunk_seconds)
+    if chunk_seconds != "auto":
+        return chunk_seconds
+    cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, stop - start, params=cell.params)
+    return max(CHUNK_FLOOR_SECONDS, CHUNK_FACTOR * cost.seconds)
+
+
+def _checked_limit(chunk_seconds):
+    """``chunk_seconds`` checked: None, ``"auto"`` or a number of seconds in (0, 1e12]."""
+    if chunk_seconds is None or (isinstance(chunk_seconds, str) and chunk_seconds == "auto"):
+        return chunk_seconds
     if isinstance(chunk_seconds, str):
-        if chunk_seconds != "auto":
-            raise ValueError(f"chunk_seconds must be a number of seconds > 0, 'auto' or None, got "
-                             f"{chunk_seconds!r}")
-        cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, stop - start,
-                             params=cell.params)
-        return max(CHUNK_FLOOR_SECONDS, CHUNK_FACTOR * cost.seconds)
+        raise ValueError(f"chunk_seconds must be a number of seconds > 0, 'auto' or None, got "
+                         f"{chunk_seconds!r}")
     return as_real("chunk_seconds", chunk_seconds, low=0, low_open=True, high=1e12)
 
 
@@ -188,12 +192,9 @@ def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
     ``advice``: how to lift it)."""
     if max_seconds is None or not chunks:
         return
-    worst = None
-    for cell, a, b in chunks:
-        cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, b - a, params=cell.params)
-        if worst is None or cost.seconds > worst[0].seconds:
-            worst = (cost, cell, a, b)
-    cost, cell, a, b = worst
+    costs = [(estimate_cost(_policy_of(c), c.bandit(), c.T, b - a, params=c.params), c, a, b)
+             for c, a, b in chunks]
+    cost, cell, a, b = max(costs, key=lambda t: t[0].seconds)  # the first of the largest
     try:
         check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
                    *(() if advice is None else (advice,)))
@@ -416,12 +417,8 @@ def _class_by_value(cell: Cell) -> bytes:
     """The class of a process-local policy (defined in a notebook cell, an interactive session, a
     script's ``__main__`` or a function) pickled *by value* with ``cloudpickle``, so that a Dask
     worker, which cannot import it, rebuilds it (and registers it) from the bytes."""
-    try:
-        import cloudpickle
-    except ImportError:  # pragma: no cover - a dependency of distributed
-        raise ValueError(f"policy {cell.policy!r} is defined in this process only; sending it to Dask "
-                         f"needs the package cloudpickle (pip install cloudpickle), or define it in a "
-                         f"file that the workers can load") from None
+    import cloudpickle  # a dependency of distributed, so present wherever a Dask client is
+
     # cloudpickle pickles the classes of __main__ and those defined in functions by value
     return cloudpickle.dumps(policy_class(cell.policy))
 
@@ -583,21 +580,13 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     desc = as_text("desc", desc)
-    if not (chunk_seconds is None or (isinstance(chunk_seconds, str) and chunk_seconds == "auto")):
-        chunk_seconds = as_real("chunk_seconds", chunk_seconds, low=0, low_open=True, high=1e12)
+    chunk_seconds = _checked_limit(chunk_seconds)
     if scheduler is not None and not hasattr(scheduler, "submit"):
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
-    cells = as_cells(target)
-    todo = []
-    report = RunReport()
-    for cell in cells:
-        for a, b in cell.chunks():
-            report.total += 1
-            if not force and chunk_status(cell, a, b, out, seed=seed) == "done":
-                report.reused += 1
-            else:
-                todo.append((cell, a, b))
+    chunks = store.chunks_of(target)
+    todo = [(c, a, b) for c, a, b in chunks if force or chunk_status(c, a, b, out, seed=seed) != "done"]
+    report = RunReport(total=len(chunks), reused=len(chunks) - len(todo))
     if not todo:
         report.wall_seconds = time.perf_counter() - t0
         return report

@@ -37,16 +37,16 @@ and seeds): their result files are shared, nothing is recomputed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
 import os
-from os import PathLike
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._validate import as_int, as_positive, plain
+from .._validate import as_instance, as_int, as_positive, plain
 from ..environments import BernoulliBandit, instance, instance_names
 from .specs import (
     DEFAULT_SEED,
@@ -119,6 +119,16 @@ def _err(where: str, message: str) -> ValueError:
     return ValueError(f"{where}: {message}")
 
 
+@contextlib.contextmanager
+def _named(where: str, what: str = ""):
+    """A ``TypeError`` or ``ValueError`` of the block as one ``ValueError`` naming the file (or
+    specification) and, with ``what``, the key."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        raise _err(where, f"{what}{exc}") from None
+
+
 def paper_file(name: str) -> Path:
     """The experiment file of the paper's experiment ``name`` (``fig1``, ``appendix``, ``eps-sweep``)."""
     if not isinstance(name, str) or name not in EXPERIMENT_NAMES:
@@ -129,12 +139,8 @@ def paper_file(name: str) -> Path:
 def _load_toml(path: Path) -> dict:
     try:
         import tomllib
-    except ImportError:  # Python 3.10
-        try:
-            import tomli as tomllib
-        except ImportError:
-            raise ImportError("reading an experiment file on Python 3.10 needs tomli (pip install tomli; "
-                              "Python >= 3.11 has tomllib)") from None
+    except ImportError:  # Python 3.10: tomli, a dependency of dpb there
+        import tomli as tomllib
     try:
         with open(path, "rb") as fh:
             return tomllib.load(fh)
@@ -193,10 +199,8 @@ def _check(raw: dict, where: str) -> dict:
     for key, lo, hi in (("horizon", 10, MAX_T), ("runs", 1, MAX_RUNS)):
         if key not in raw:
             raise _err(where, f"'{key}' is missing")
-        try:
+        with _named(where):
             spec[key] = as_int(key, raw[key], minimum=lo, maximum=hi)
-        except (TypeError, ValueError) as exc:
-            raise _err(where, str(exc)) from None
     spec["instances"] = _check_instances(raw, where)
     spec["eps"], spec["eps_grid"] = _check_eps(raw, where)
     spec["policies"] = _check_policies(raw.get("policies"), where)
@@ -232,10 +236,8 @@ def _check_instances(raw: dict, where: str) -> list:
 def _check_instance(item, where: str) -> dict:
     """One entry of ``instances``: a paper's instance name, or a table ``{name, means}``."""
     if isinstance(item, str):
-        try:
+        with _named(where, "'instances': "):
             instance(item)
-        except ValueError as exc:
-            raise _err(where, f"'instances': {exc}") from None
         return {"name": item.strip().lower(), "means": None}
     if not (isinstance(item, Mapping) and set(item) <= {"name", "means"} and "means" in item):
         raise _err(where, f"each instance must be a name ({', '.join(instance_names())}) or a table "
@@ -253,10 +255,8 @@ def _check_means(name: str, means, where: str) -> list:
     """The means of the instance ``name`` as a list of floats (those of a valid Bernoulli bandit)."""
     if isinstance(means, str):
         raise _err(where, f"the means of {name!r} must be a list of numbers, got {means!r}")
-    try:
+    with _named(where, f"instance {name!r}: "):
         bandit = BernoulliBandit(means)
-    except (TypeError, ValueError) as exc:
-        raise _err(where, f"instance {name!r}: {exc}") from None
     return [float(m) for m in bandit.means]
 
 
@@ -264,10 +264,8 @@ def _check_eps(raw: dict, where: str) -> tuple:
     if "eps" in raw and "eps_grid" in raw:
         raise _err(where, "give the budgets once: 'eps' (a list) or 'eps_grid' (a count)")
     if "eps_grid" in raw:
-        try:
+        with _named(where):
             n = as_int("eps_grid", raw["eps_grid"], minimum=1, maximum=MAX_N_EPS)
-        except (TypeError, ValueError) as exc:
-            raise _err(where, str(exc)) from None
         return list(sweep_eps_values(n)), n
     values = raw.get("eps")
     if values is None:
@@ -276,12 +274,8 @@ def _check_eps(raw: dict, where: str) -> tuple:
         values = [values]
     if not values:
         raise _err(where, "'eps' must hold at least one budget")
-    out = []
-    for v in values:
-        try:
-            out.append(float(as_positive("eps", v, allow_inf=False)))
-        except (TypeError, ValueError) as exc:
-            raise _err(where, f"'eps': {exc}") from None
+    with _named(where, "'eps': "):
+        out = [float(as_positive("eps", v, allow_inf=False)) for v in values]
     if len(set(out)) != len(out):
         raise _err(where, f"'eps' must hold distinct budgets, got {out}")
     return out, None
@@ -293,16 +287,12 @@ def _check_policies(policies, where: str) -> list:
     if not isinstance(policies, list) or not policies or not all(isinstance(p, str) for p in policies):
         raise _err(where, f"'policies' must be a non-empty list of policy names (or 'file.py:Class'), got "
                           f"{policies!r}")
-    out = []
-    for p in policies:
-        try:
-            name = policy_name(p)
-        except (TypeError, ValueError) as exc:
-            raise _err(where, f"'policies': {exc}") from None
-        if name in [policy_name(q) for q in out]:
-            raise _err(where, f"'policies': {name} is listed twice")
-        out.append(p)
-    return out
+    with _named(where, "'policies': "):
+        names = [policy_name(p) for p in policies]
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:
+        raise _err(where, f"'policies': {twice[0]} is listed twice")
+    return list(policies)
 
 
 def _check_params(params, policies: list, where: str) -> dict:
@@ -362,12 +352,10 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
                 k += 1
                 items.append({"name": "custom" if k == 1 else f"custom{k}", "means": list(m)})
         raw["instances"] = items
-    if eps is not None:
-        raw.pop("eps_grid", None)
-        raw["eps"] = list(eps)
-    if eps_grid is not None:
-        raw.pop("eps", None)
-        raw["eps_grid"] = eps_grid
+    for key, value, other in (("eps", eps, "eps_grid"), ("eps_grid", eps_grid, "eps")):
+        if value is not None:
+            raw.pop(other, None)
+            raw[key] = list(value) if key == "eps" else value
     if policies is not None:
         raw["policies"] = list(policies)
         kept = {policy_name(p) for p in raw["policies"]}
@@ -380,12 +368,8 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
         for pol, table in params.items():
             merged.setdefault(policy_name(pol), {}).update(table)
         raw["params"] = merged
-    if horizon is not None:
-        raw["horizon"] = horizon
-    if runs is not None:
-        raw["runs"] = runs
-    if "name" not in raw:
-        raw["name"] = "experiment"
+    raw.update({k: v for k, v in (("horizon", horizon), ("runs", runs)) if v is not None})
+    raw.setdefault("name", "experiment")
     return _check(raw, "the command line's experiment" if spec is None else "experiment (with the options)")
 
 
@@ -393,20 +377,12 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
 # the experiment
 # ----------------------------------------------------------------------------------------------
 def _describe(spec: dict) -> str:
-    inst = spec["instances"]
+    inst, eps, pols = spec["instances"], spec["eps"], spec["policies"]
     where = inst[0]["name"] if len(inst) == 1 else f"{len(inst)} instances"
-    eps = spec["eps"]
     budgets = f"eps = {eps[0]:g}" if len(eps) == 1 else f"{len(eps)} budgets"
-    pols = [policy_name(p) for p in spec["policies"]]
-    who = pols[0] if len(pols) == 1 else f"{len(pols)} policies"
+    who = policy_name(pols[0]) if len(pols) == 1 else f"{len(pols)} policies"
     what = f"{who} on {where}, {budgets}, T = {format_T(spec['horizon'])}, {spec['runs']} runs"
     return what if spec["title"] == spec["name"] else f"{spec['title']}: {what}"
-
-
-def _default_figures(spec: dict) -> str:
-    if len(spec["policies"]) == 1 and len(spec["eps"]) > 1 and len(spec["instances"]) == 1:
-        return "eps-sweep"
-    return "panels" if len(spec["instances"]) * len(spec["eps"]) <= 4 else "instances"
 
 
 def build(spec: Mapping) -> FileExperiment:
@@ -424,15 +400,8 @@ def build(spec: Mapping) -> FileExperiment:
                 params = {**paper_params(pol, eps), **spec["params"].get(policy_name(pol), {})}
                 cells.append(Cell.make(pol, env, T, runs, params))
             settings.append(Setting(label, eps, tuple(cells)))
-    figures = spec["figures"] or _default_figures(spec)
     return FileExperiment(spec["name"], _describe(spec), tuple(settings), T, runs,
-                          spec_json=canonical_json(_jsonable(spec)), figures=figures)
-
-
-def _jsonable(spec: dict) -> dict:
-    out = dict(spec)
-    out["policies"] = [str(p) for p in spec["policies"]]
-    return out
+                          spec_json=canonical_json(spec), figures=spec["figures"] or _shape_kind(settings))
 
 
 def read_experiment(source, **options) -> FileExperiment:
@@ -497,8 +466,7 @@ def _cells_experiment(cells: list) -> Experiment:
 def spec_digest(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
     """SHA-256 (hex) of what the outputs of ``exp`` show: its name, its settings (instance, budget
     and each cell's key and runs) and the experiment seed."""
-    if not isinstance(exp, Experiment):
-        raise TypeError(f"exp must be an Experiment, got {type(exp).__name__}")
+    as_instance("exp", exp, Experiment, "dpb.experiments.Experiment")
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     body = {"name": exp.name, "seed": seed,
             "settings": [[s.env, None if math.isnan(s.eps) else s.eps, [[c.key, c.runs] for c in s.cells]]
@@ -519,12 +487,13 @@ def figure_kind(exp: Experiment) -> str:
     more: a grid per instance)."""
     if isinstance(exp, FileExperiment):
         return exp.figures
-    if not isinstance(exp, Experiment):
-        raise TypeError(f"exp must be an Experiment, got {type(exp).__name__}")
-    envs = {s.env for s in exp.settings}
-    if all(len(s.cells) == 1 for s in exp.settings) and len(exp.settings) > 1 and len(envs) == 1:
+    return _shape_kind(as_instance("exp", exp, Experiment, "dpb.experiments.Experiment").settings)
+
+
+def _shape_kind(settings: tuple) -> str:
+    if all(len(s.cells) == 1 for s in settings) and len(settings) > 1 and len({s.env for s in settings}) == 1:
         return "eps-sweep"
-    return "panels" if len(exp.settings) <= 4 else "instances"
+    return "panels" if len(settings) <= 4 else "instances"
 
 
 def _toml_value(v) -> str:
@@ -546,42 +515,18 @@ def _toml_value(v) -> str:
 def spec_to_toml(spec: Mapping) -> str:
     """An experiment file (TOML text) for a checked specification: what ``dpb run`` writes beside
     an experiment's tables, so that ``dpb run tables/<stem>.toml`` reruns exactly it."""
-    spec = _check(_raw(spec), "experiment spec")
-    lines = [f"name = {_toml_value(spec['name'])}", f"title = {_toml_value(spec['title'])}",
-             f"horizon = {spec['horizon']}", f"runs = {spec['runs']}"]
-    inst = [i["name"] if i["means"] is None else {"name": i["name"], "means": i["means"]}
-            for i in spec["instances"]]
-    lines.append(f"instances = {_toml_value(inst)}")
-    if spec["eps_grid"] is not None:
-        lines.append(f"eps_grid = {spec['eps_grid']}")
-    else:
-        lines.append(f"eps = {_toml_value(spec['eps'])}")
-    lines.append(f"policies = {_toml_value([str(p) for p in spec['policies']])}")
-    if spec["figures"] is not None:
-        lines.append(f"figures = {_toml_value(spec['figures'])}")
-    for pol, table in spec["params"].items():
-        lines.append("")
-        lines.append(f"[params.{json.dumps(pol)}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in table.items()]
+    raw = _raw(_check(_raw(spec), "experiment spec"))
+    params = raw.pop("params")
+    lines = [f"{key} = {_toml_value(value)}" for key, value in raw.items()]
+    for pol, table in params.items():
+        lines += ["", f"[params.{json.dumps(pol)}]", *(f"{k} = {_toml_value(v)}" for k, v in table.items())]
     return "\n".join(lines) + "\n"
 
 
 def as_cells(target) -> tuple:
-    """The distinct cells of an experiment, a cell, an experiment name or a list of them, in order."""
-    if isinstance(target, Experiment):
-        return target.cells
+    """The distinct cells of anything :func:`as_experiment` accepts (or of an empty list), in order."""
     if isinstance(target, Cell):
         return (target,)
-    if isinstance(target, str) and target not in EXPERIMENT_NAMES or isinstance(target, PathLike):
-        return read_experiment(target).cells  # an experiment file
-    if isinstance(target, str):
-        return experiment(target).cells
-    if isinstance(target, Iterable):
-        seen: dict[Cell, None] = {}
-        for t in target:
-            for c in as_cells(t):
-                seen.setdefault(c, None)
-        return tuple(seen)
-    raise TypeError(f"target must be an Experiment, a Cell, an experiment name, a path to an experiment file "
-                    f"or a list of them, "
-                    f"got {target!r}")
+    if isinstance(target, (list, tuple)) and all(isinstance(t, Cell) for t in target):
+        return tuple(dict.fromkeys(target))
+    return as_experiment(target).cells

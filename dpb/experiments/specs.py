@@ -18,11 +18,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .._io import json_default
 from .._validate import MAX_RUNS as SIMULATE_MAX_RUNS
 from .._validate import as_int, as_names, as_positive
 from ..batching import make_schedule
 from ..cost import estimate_cost
-from ..environments import INSTANCES, BernoulliBandit, instance, instance_names
+from ..environments import INSTANCES, BernoulliBandit, as_bandit, instance, instance_names
 from ..estimates import BLOCK_EDGES
 from ..policies import Policy
 from ..policies.registry import is_builtin, policy_class
@@ -87,28 +88,12 @@ MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
 # specifications
 # ----------------------------------------------------------------------------------------------
 def canonical_json(obj) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    """``obj`` as canonical JSON (sorted keys, no spaces, no NaN), numpy numbers as plain ones."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False, default=json_default)
 
 
 def _no_constant(text: str):
     raise ValueError(f"{text} is not a JSON number")
-
-
-def _plain(value):
-    """JSON-able plain Python value (numpy scalars become int/float)."""
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        return float(value)
-    if isinstance(value, str) or value is None:
-        return value
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    raise TypeError(f"parameter values must be numbers, strings or None, got {type(value).__name__}")
 
 
 def policy_name(policy) -> str:
@@ -251,17 +236,11 @@ class Cell:
         """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
         class, ``env`` an instance name, a vector of means or a bandit."""
         name = policy_name(policy)
-        if isinstance(env, str):
-            bandit = instance(env)
-        elif isinstance(env, BernoulliBandit):
-            bandit = env
-        else:
-            bandit = BernoulliBandit(env)
+        bandit = as_bandit(env)
         label = bandit.name if bandit.name in INSTANCES else "custom"
         T = as_int("T", T, minimum=1, maximum=MAX_T)
         runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-        params_json = canonical_json(_plain(dict(params or {})))
-        policy_class(policy)(**json.loads(params_json))  # fail early on bad parameters
+        params_json = canonical_json(dict(params or {}))  # checked by the policy's constructor
         return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs,
                    policy_file(policy))
 
@@ -378,13 +357,11 @@ class Experiment:
 
 
 def _check_algorithms(algorithms) -> tuple:
-    if isinstance(algorithms, str):
-        algorithms = (algorithms,)
-    algos = tuple(algorithms)
-    for a in algos:
-        policy_name(a)  # fail early on unknown names
+    algos = (algorithms,) if isinstance(algorithms, str) else tuple(algorithms)
     if not algos:
         raise ValueError("algorithms must name at least one policy")
+    for a in algos:
+        policy_name(a)  # fail early on unknown names
     return algos
 
 
@@ -475,9 +452,7 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
         raise ValueError(f"unknown experiment {name!r}; valid names are {', '.join(EXPERIMENT_NAMES)}")
     if n_eps is not None:  # checked even where it is not used (fig1, appendix)
         n_eps = as_int("n_eps", n_eps, minimum=1, maximum=MAX_N_EPS)
-    kw = {} if runs is None else {"runs": runs}
-    if T is not None:
-        kw["T"] = T
+    kw = {k: v for k, v in (("T", T), ("runs", runs)) if v is not None}
     extra = tuple(extra_policies)
     if extra and name == "eps-sweep":
         raise ValueError("extra policies apply to fig1 and appendix, not to the eps-sweep")
@@ -485,8 +460,6 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
         names = [policy_name(p) for p in extra]  # loads files, checks the names
         kw["algorithms"] = ALGORITHMS + tuple(p for p, n in zip(extra, names, strict=True)
                                               if n not in ALGORITHMS)
-    if name == "fig1":
-        return figure1(**kw)
-    if name == "appendix":
-        return appendix(**kw)
-    return eps_sweep(**kw, **({} if n_eps is None else {"n_eps": n_eps}))
+    if name == "eps-sweep" and n_eps is not None:
+        kw["n_eps"] = n_eps
+    return {"fig1": figure1, "appendix": appendix, "eps-sweep": eps_sweep}[name](**kw)

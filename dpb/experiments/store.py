@@ -3,7 +3,11 @@
 Files live under ``<out>/cells`` (``out`` defaults to :func:`dpb.cache.default_results_dir`), one
 per chunk of runs of a cell (:meth:`Cell.path <dpb.experiments.Cell.path>`).  What a file must
 record to count as done is :func:`chunk_provenance`; the rules of the cache (directory, code hash,
-atomic writes, staleness) are those of :mod:`dpb.cache`.
+atomic writes, staleness) are those of :mod:`dpb.cache`.  :func:`chunk_reason` says why a file
+is not done: what differs between what it records and what the current code would record (the code
+that produces it was edited, another version of dpb or numpy or another engine made it, another
+experiment seed or cell), or that its arrays fail their checksums; ``dpb status`` prints these
+reasons.
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ __all__ = [
     "status",
     "load",
     "cpu_seconds",
+    "chunk_reason",
+    "reasons",
 ]
 
 
@@ -123,12 +129,6 @@ class Claim:
             os.close(self._fd)  # closing the descriptor drops the lock
             self._fd = None
 
-    def __enter__(self) -> Claim:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
     def __del__(self) -> None:  # a claim dropped unreleased must not block this process' runs
         if getattr(self, "_fd", None) is not None:
             self.release()
@@ -159,10 +159,14 @@ def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
     experiment (or a list of experiments or cells); see :func:`chunk_status`."""
     counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
     out, seed = out_dir(out), checked_seed(seed)
-    for cell in as_cells(target):
-        for a, b in cell.chunks():
-            counts[chunk_status(cell, a, b, out, seed=seed)] += 1
+    for cell, a, b in chunks_of(target):
+        counts[chunk_status(cell, a, b, out, seed=seed)] += 1
     return counts
+
+
+def chunks_of(target) -> list:
+    """``(cell, start, stop)`` of every chunk file of ``target`` (see :func:`as_cells`), in order."""
+    return [(cell, a, b) for cell in as_cells(target) for a, b in cell.chunks()]
 
 
 def load_cell(cell: Cell, out: Path, seed: int) -> Result:
@@ -179,8 +183,7 @@ def load_cell(cell: Cell, out: Path, seed: int) -> Result:
                                       f"delete the file and rerun")
         parts.append(part)
     res = parts[0] if len(parts) == 1 else Result.concat(parts)
-    total = sum(float(p.extra.get("cpu_seconds", 0.0)) for p in parts)
-    res.extra = {**res.extra, "runs": [0, cell.runs], "cpu_seconds": total}
+    res.extra = {**res.extra, "runs": [0, cell.runs], "cpu_seconds": cpu_seconds(parts)}
     return res
 
 
@@ -231,11 +234,8 @@ def cpu_seconds(results: Iterable[Result]) -> float:
     """Sum of the CPU-seconds recorded in results loaded from the cache (chunks added up)."""
     if isinstance(results, (str, bytes)) or not isinstance(results, Iterable):
         raise TypeError(f"results must be an iterable of dpb.simulate.Result, got {type(results).__name__}")
-    total = 0.0
-    for r in results:
-        as_instance("results", r, Result, "iterable of dpb.simulate.Result")
-        total += float(r.extra.get("cpu_seconds", 0.0))
-    return total
+    results = [as_instance("results", r, Result, "iterable of dpb.simulate.Result") for r in results]
+    return sum((float(r.extra.get("cpu_seconds", 0.0)) for r in results), 0.0)
 
 
 def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
@@ -292,3 +292,54 @@ def policy_names(name: str, value) -> tuple:
     """``value`` as a tuple of registered policy names (``ValueError`` naming ``name`` and listing
     the registered names for an unknown one: a typo would otherwise give NaN columns)."""
     return as_names(name, value, choices=tuple(registered()))
+
+
+# ----------------------------------------------------------------------------------------------
+# why a file is not current: the reason behind ``stale`` and ``damaged``
+# ----------------------------------------------------------------------------------------------
+_WHAT = {
+    "source_hash": "the code that produces it changed (source hash {old} -> {new})",
+    "dpb_version": "made by dpb {old}, this is dpb {new}",
+    "numpy_version": "made with numpy {old}, this is numpy {new}",
+    "engine": "made with the {old} engine, this run uses {new} (DPB_JIT)",
+    "format": "cache format {old}, this dpb writes format {new}",
+    "experiment_seed": "made with the experiment seed {old}, this run uses {new}",
+    "cell": "made for another cell",
+    "runs": "holds runs {old}, this chunk is runs {new}",
+    "policy_source": "the policy's class changed (source hash {old} -> {new})",
+}
+
+
+def _short(value) -> str:
+    text = str(value)
+    return text[:12] if len(text) > 16 and all(c in "0123456789abcdef" for c in text) else text
+
+
+def chunk_reason(cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str | None:
+    """Why the file of runs ``[start, stop)`` of ``cell`` is not done: None when it is done,
+    ``"missing"``, ``"damaged: ..."`` or ``"stale: ..."`` naming every difference."""
+    cell, start, stop = checked_chunk(cell, start, stop)
+    path = cell.path(out_dir(out), start, stop)
+    expected = expected_stamp(cell, start, stop, checked_seed(seed))
+    state = cache.file_state(path, expected)
+    if state in ("done", "missing"):
+        return None if state == "done" else state
+    if state == "damaged":
+        return "damaged: the file cannot be read whole or an array fails its checksum (it is recomputed)"
+    meta = cache.read_meta(path) or {}
+    extra = meta.get("extra", {}) if isinstance(meta.get("extra", {}), dict) else {}
+    why = []
+    for key, new in expected.items():
+        old = extra.get(key)
+        if old != new:
+            template = _WHAT.get(key, f"{key} differs ({{old}} -> {{new}})")
+            why.append(template.format(old=_short(old) if old is not None else "none", new=_short(new)))
+    return "stale: " + "; ".join(why or ["its record differs from the current one"])
+
+
+def reasons(target, out=None, *, seed: int = DEFAULT_SEED) -> list:
+    """``(path, reason)`` for every chunk file of ``target`` that is not done (see
+    :func:`chunk_reason`), in the order of the cells."""
+    out, seed = out_dir(out), checked_seed(seed)
+    whys = [(c.path(out, a, b), chunk_reason(c, a, b, out, seed=seed)) for c, a, b in chunks_of(target)]
+    return [(path, why) for path, why in whys if why is not None]

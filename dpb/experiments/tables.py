@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .._validate import as_instance, as_int, as_names, as_positive
+from .._validate import as_flag, as_instance, as_int, as_names, as_positive, as_text
 from ..tables import format_table as _format
 from ..bounds import lower_bound_constant
 from ..simulate import Result
@@ -75,6 +76,11 @@ def ratio_summary(res: ExperimentResults, baselines: Sequence[str] = BASELINES,
         if not present.intersection(names):
             raise ValueError(f"{name} names none of the algorithms of {res.experiment.name} "
                              f"({', '.join(sorted(present))}), got {list(names)}")
+    return _ratio_rows(res, baselines, ours)
+
+
+def _ratio_rows(res: ExperimentResults, baselines: tuple, ours: tuple) -> list:
+    """The rows of :func:`ratio_summary`, for the settings holding one of each side."""
     rows = []
     for s in res.settings:
         by = {a: final_regret_stats(r)["mean"] for a, r in res.setting(s).items()}
@@ -97,15 +103,11 @@ def mean_regret_summary(res: ExperimentResults, baselines: Sequence[str] = BASEL
     registered policies."""
     res = _results("res", res)
     baselines, ours = _policy_names("baselines", baselines), _policy_names("ours", ours)
-    present = {c.policy for s in res.settings for c in s.cells}
-    both = present.intersection(baselines) and present.intersection(ours)
-    ratios = {(r["env"], r["eps"]): r["ratio"] for r in ratio_summary(res, baselines, ours)} if both else {}
+    ratios = {(r["env"], r["eps"]): r["ratio"] for r in _ratio_rows(res, baselines, ours)}
     rows = []
     for s in res.settings:
-        row = {"env": s.env, "eps": s.eps}
-        row.update({a: final_regret_stats(r)["mean"] for a, r in res.setting(s).items()})
-        row["ratio"] = ratios.get((s.env, s.eps), math.nan)
-        rows.append(row)
+        means = {a: final_regret_stats(r)["mean"] for a, r in res.setting(s).items()}
+        rows.append({"env": s.env, "eps": s.eps, **means, "ratio": ratios.get((s.env, s.eps), math.nan)})
     return rows
 
 
@@ -166,17 +168,14 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
     With ``as_table=True`` the :class:`dpb.tables.Table` itself is returned (the same text; a
     notebook displays it as an HTML table).
     """
-    if not isinstance(as_table, bool):
-        raise TypeError(f"as_table must be True or False, got {as_table!r}")
+    as_table, title = as_flag("as_table", as_table), as_text("title", title)
     if isinstance(rows, (str, bytes)) or not isinstance(rows, Sequence):
         raise TypeError(f"rows must be a sequence of mappings, got {type(rows).__name__}")
-    if not all(isinstance(r, Mapping) for r in rows):
-        raise TypeError("rows must be a sequence of mappings (one per table row)")
-    if title is not None and not isinstance(title, str):
-        raise TypeError(f"title must be a string or None, got {type(title).__name__}")
+    for r in rows:
+        as_instance("rows", r, Mapping, "sequence of mappings (one per table row)")
     digits = as_int("digits", digits, minimum=0, maximum=20)
-    if headers is not None and not isinstance(headers, Mapping):
-        raise TypeError(f"headers must be a mapping from key to title, got {type(headers).__name__}")
+    if headers is not None:
+        as_instance("headers", headers, Mapping, "mapping from key to title")
     if not rows:
         return title or ""
     columns = as_names("columns", columns) if columns is not None else tuple(rows[0].keys())
@@ -185,29 +184,25 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
         raise ValueError(f"columns {missing!r} are missing from some rows")
     headers = dict(headers or {})
 
-    def fmt(key):
-        def f(v):
-            if isinstance(v, str):
-                return v
-            if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-                return str(int(v))
-            if key == "eps":
-                return f"{float(v):g}"
-            return f"{float(v):.2f}" if "ratio" in key else f"{float(v):.{int(digits)}f}"
-        return f
+    def fmt(v, key):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            return str(int(v))
+        if key == "eps":
+            return f"{float(v):g}"
+        return f"{float(v):.2f}" if "ratio" in key else f"{float(v):.{digits}f}"
 
-    table = _format(rows, columns, {k: fmt(k) for k in columns}, headers=headers, title=title)
+    formats = {k: functools.partial(fmt, key=k) for k in columns}
+    table = _format(rows, columns, formats, headers=headers, title=title)
     return table if as_table else str(table)
 
 
 def reading_results(res: ExperimentResults, setting) -> dict:
     """``"DP-SE (reading)"`` -> Result for one setting of :func:`dpb.experiments.dpse_readings`."""
     res = _results("res", res)
-    if isinstance(setting, Setting):
-        s = setting
-    else:
-        i = as_int("setting", setting, minimum=0, maximum=len(res.settings) - 1)
-        s = res.settings[i]
+    s = setting if isinstance(setting, Setting) else res.settings[
+        as_int("setting", setting, minimum=0, maximum=len(res.settings) - 1)]
     return {f"{c.policy} ({c.params.get('elimination', 'radius')})": res.results[c] for c in s.cells}
 
 
@@ -322,14 +317,9 @@ def verdict_facts(paper: Sequence[ExperimentResults], converged: Sequence[Experi
     f["c3_expected_at_min"] = float(mid[np.argmin(e)])
     f["c3_expected_at_max"] = float(mid[np.argmax(e)])
     f["c3_expected_max"] = float(mid.max())
-    above = e[lo > alpha]
-    f["c3_above_alpha"] = int(above.size)
-    f["c3_above_alpha_ranges"] = _ranges(above)
-    f["c3_above_alpha_text"] = _fmt_ranges(f["c3_above_alpha_ranges"])
-    below = e[hi < 1]
-    f["c3_below_one"] = int(below.size)
-    f["c3_below_one_ranges"] = _ranges(below)
-    f["c3_below_one_text"] = _fmt_ranges(f["c3_below_one_ranges"])
+    for key, budgets in (("c3_above_alpha", e[lo > alpha]), ("c3_below_one", e[hi < 1])):
+        f[key], f[f"{key}_ranges"] = int(budgets.size), _ranges(budgets)
+        f[f"{key}_text"] = _fmt_ranges(f[f"{key}_ranges"])
     inside = np.abs(mid - 1) <= band
     order_e = np.argsort(e)
     start = None
@@ -399,12 +389,8 @@ def verdict_table(facts: Mapping) -> list:
                     f"{c['overlap']}; below in every environment at eps = {below_eps} "
                     f"(by the point estimates: eps = {point_eps})")
     fig_v = {verd[env] for env in envs}
-    if fig_v == {"<"}:
-        v4 = "reproduces in expectation on Figure 1"
-    elif fig_v == {">"}:
-        v4 = "does not reproduce in expectation on Figure 1"
-    else:
-        v4 = "mixed on Figure 1"
+    v4 = ("reproduces in expectation on Figure 1" if fig_v == {"<"} else
+          "does not reproduce in expectation on Figure 1" if fig_v == {">"} else "mixed on Figure 1")
     rows.append({"claim": f"Figure 1 (eps = {f['fig1_eps']:g}): DP-IMED below DP-KLUCB "
                           "(drawn in the authors' talk figure, not said in the paper's text)",
                  "twenty runs": paper_txt,
@@ -432,8 +418,5 @@ def cost_table(*results: ExperimentResults) -> list:
         row["cells"] += 1
         row["runs"] += int(r.runs)
         row["cpu_seconds"] += float(r.extra.get("cpu_seconds", 0.0))
-    out = []
-    for row in rows.values():
         row["per_20_runs"] = 20.0 * row["cpu_seconds"] / row["runs"]
-        out.append(row)
-    return sorted(out, key=lambda r: (r["T"], -r["per_20_runs"]))
+    return sorted(rows.values(), key=lambda r: (r["T"], -r["per_20_runs"]))

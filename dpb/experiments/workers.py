@@ -27,7 +27,7 @@ import threading
 import time
 from multiprocessing.connection import wait as wait_any
 
-from .._validate import as_int
+from .._validate import as_int, as_text
 
 __all__ = ["WATCH_INTERVAL", "Pool", "process_alive", "process_start_time", "main_script_hidden"]
 
@@ -55,8 +55,7 @@ def process_start_time(pid: int) -> str | None:
 def process_alive(pid: int, start_time: str | None = None) -> bool:
     """Whether process ``pid`` runs and, when ``start_time`` is given, is the same process (a reused
     process id has another start time)."""
-    if start_time is not None and not isinstance(start_time, str):
-        raise TypeError(f"start_time must be a string or None, got {type(start_time).__name__}")
+    as_text("start_time", start_time)
     now = process_start_time(pid)
     if now is None:
         return False
@@ -164,8 +163,7 @@ class Pool:
         self._deadlines: dict = {}
         if not hasattr(context, "Process") or not hasattr(context, "Pipe"):
             raise TypeError(f"context must be a multiprocessing context, got {type(context).__name__}")
-        self._ctx = context
-        self._workers: list = []  # [process, connection, tag or None]
+        self._workers: list = []  # [process, our connection, tag or None, the worker's connection]
         me = os.getpid()
         start = process_start_time(me) or ""
         for _ in range(jobs):
@@ -187,11 +185,14 @@ class Pool:
     def free(self) -> int:
         """Number of idle workers; raises ``RuntimeError`` when an idle worker has died (killed from
         outside, e.g. by the out-of-memory killer): the pool would shrink silently."""
-        for proc, _, tag, _ in self._workers:
-            if tag is None and self._started and not proc.is_alive():
-                raise RuntimeError(f"worker process {proc.pid} of the local pool exited with code "
-                                   f"{proc.exitcode} while idle")
+        for w in self._workers:
+            self._check_idle(w)
         return sum(1 for w in self._workers if w[2] is None)
+
+    def _check_idle(self, w) -> None:
+        if w[2] is None and self._started and not w[0].is_alive():
+            raise RuntimeError(f"worker process {w[0].pid} of the local pool exited with code "
+                               f"{w[0].exitcode} while idle")
 
     def busy(self) -> int:
         """Number of workers computing a task."""
@@ -203,7 +204,8 @@ class Pool:
 
     def submit(self, tag, task: tuple) -> None:
         for w in self._workers:
-            if w[2] is None and w[0].is_alive():
+            if w[2] is None:
+                self._check_idle(w)  # (it may have died since free() counted it)
                 w[1].send(task)
                 w[2] = tag
                 limit = task[-1] if task and isinstance(task[-1], (int, float)) else None
@@ -214,18 +216,14 @@ class Pool:
 
     def poll(self, timeout: float) -> list:
         """Answers that arrived within ``timeout`` seconds (an empty list if none)."""
-        waitables = {}
-        for w in self._workers:
-            if w[2] is not None:
-                waitables[w[1]] = w
-                waitables[w[0].sentinel] = w
-        if not waitables:
+        busy = [w for w in self._workers if w[2] is not None]
+        if not busy:
             return []
         now = time.monotonic()
         events = []
-        for w in list(waitables.values()):
+        for w in busy:
             due = self._deadlines.get(id(w))
-            if due is not None and now >= due[0] and w[2] is not None:  # past its limit: kill it
+            if due is not None and now >= due[0]:  # past its limit: kill it
                 w[0].kill()
                 w[0].join(timeout=5)
                 events.append((w[2], ("error", self._late(due[1]), "")))
@@ -233,16 +231,15 @@ class Pool:
                 del self._deadlines[id(w)]
         if events:
             return events
-        dues = [self._deadlines[id(w)][0] for w in waitables.values() if id(w) in self._deadlines]
+        dues = [self._deadlines[id(w)][0] for w in busy if id(w) in self._deadlines]
         if dues:
             timeout = max(0.0, min(timeout, min(dues) - now))
+        waitables = {x: w for w in busy for x in (w[1], w[0].sentinel)}
         ready = wait_any(list(waitables), timeout)
         for w in {id(waitables[r]): waitables[r] for r in ready}.values():
             proc, conn, tag = w[0], w[1], w[2]
-            reply = None
             try:
-                if conn.poll():
-                    reply = conn.recv()
+                reply = conn.recv() if conn.poll() else None
             except (EOFError, OSError):
                 reply = None
             if reply is None:
@@ -261,6 +258,10 @@ class Pool:
                 conn.send(None)
             except (BrokenPipeError, OSError):
                 pass
+        self._join()
+
+    def _join(self) -> None:
+        """Wait for every worker to exit (killing one that does not within 5 s) and close the pipes."""
         for proc, conn, _, _ in self._workers:
             if self._started:
                 proc.join(timeout=5)
@@ -275,8 +276,5 @@ class Pool:
         for proc, _, _, _ in self._workers:
             if self._started and proc.is_alive():
                 proc.kill()
-        for proc, conn, _, _ in self._workers:
-            if self._started:
-                proc.join(timeout=5)
-            conn.close()
+        self._join()
 
