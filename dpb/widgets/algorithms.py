@@ -13,7 +13,6 @@ from .core import control, explorer
 
 __all__ = ["trace_explorer", "forgetting_explorer", "schedule_explorer"]
 
-_STYLE = {"description_width": "initial"}
 #: horizons offered by the step-through (per-step policies record one phase per round)
 _T_CHOICES = (500, 1000, 2000, 5000, 10_000)
 #: privacy budgets offered by the sliders (exact values, so that the default run is the static one)
@@ -35,19 +34,16 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
     n_phases = len(trace_for(policy, env, eps, seed, T))
     phase = min(as_int("phase", phase, minimum=0), n_phases - 1)  # past the run: its last phase
     controls = {
-        "policy": control("policy", W.Dropdown, options=list(POLICIES), value=policy, description="policy",
-                          style=_STYLE),
-        "env": control("env", W.Dropdown, options=instance_names(), value=env, description="environment",
-                       style=_STYLE),
-        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε",
-                       style=_STYLE),
+        "policy": control("policy", W.Dropdown, options=list(POLICIES), value=policy,
+                          description="policy"),
+        "env": control("env", W.Dropdown, options=instance_names(), value=env,
+                       description="environment"),
+        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε"),
         "seed": control("seed", W.BoundedIntText, value=seed, min=0, max=10**6, description="seed",
-                        style=_STYLE,
                         layout=W.Layout(width="150px")),
-        "T": control("T", W.Dropdown, options=_T_CHOICES, value=T, description="horizon T", style=_STYLE),
+        "T": control("T", W.Dropdown, options=_T_CHOICES, value=T, description="horizon T"),
         "phase": control("phase", W.IntSlider, value=phase, min=0, max=n_phases - 1,
-                         description="phase",
-                         style=_STYLE, continuous_update=False),
+                         description="phase"),
     }
     slider = controls["phase"]
 
@@ -87,15 +83,14 @@ def forgetting_explorer(n0: int = 1, alpha: float = 2.0, eps: float = 0.25, mu: 
     if eps not in _EPS_CHOICES:
         raise ValueError(f"eps must be one of {_EPS_CHOICES}, got {eps!r}")
     controls = {
-        "n0": control("n0", W.IntSlider, value=n0, min=1, max=20, description="first batch n0", style=_STYLE),
+        "n0": control("n0", W.IntSlider, value=n0, min=1, max=20, description="first batch n0"),
         "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.1, max=4.0, step=0.1,
-                         description="ratio α", style=_STYLE),
-        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε",
-                       style=_STYLE),
-        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.9, step=0.05, description="mean μ",
-                      style=_STYLE),
-        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01, description="threshold x",
-                     style=_STYLE),
+                         description="ratio α"),
+        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε"),
+        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.9, step=0.05,
+                      description="mean μ"),
+        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01,
+                     description="threshold x"),
     }
 
     def plot(n0, alpha, eps, mu, x):
@@ -111,12 +106,11 @@ def schedule_explorer(n0: int = 1, alpha: float = 1.1, power: float = 2.0) -> W.
     Redraws :func:`dpb.plotting.algorithms.plot_schedules`.
     """
     controls = {
-        "n0": control("n0", W.IntSlider, value=n0, min=1, max=50, description="first batch n0", style=_STYLE),
+        "n0": control("n0", W.IntSlider, value=n0, min=1, max=50, description="first batch n0"),
         "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.05, max=4.0, step=0.05,
-                         description="ratio α",
-                         style=_STYLE),
+                         description="ratio α"),
         "power": control("power", W.FloatSlider, value=power, min=0.5, max=4.0, step=0.5,
-                         description="power p", style=_STYLE),
+                         description="power p"),
     }
     def plot(n0, alpha, power):
         return plot_schedules(n0=n0, alpha=round(alpha, 6), power=round(power, 6))

@@ -32,7 +32,8 @@ import numpy as np
 
 from .._validate import as_flag
 
-__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "NOTICE_HTML", "QUIET_SECONDS"]
+__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "NOTICE_HTML",
+           "QUIET_SECONDS"]
 
 #: Seconds without a new change before a coalesced redraw starts.
 QUIET_SECONDS = 0.15
@@ -84,8 +85,10 @@ def control(name: str, factory, **kwargs):
     factory : type
         An ``ipywidgets`` control class (slider, dropdown, text box, ...).
     **kwargs
-        Its arguments, ``value`` included.
+        Its arguments, ``value`` included; ``style`` defaults to a description shown in full
+        (``{"description_width": "initial"}``).
     """
+    kwargs.setdefault("style", {"description_width": "initial"})  # the whole description shows
     value = kwargs.get("value")
     if "options" in kwargs:
         allowed = _option_values(kwargs["options"])
@@ -111,6 +114,12 @@ def control(name: str, factory, **kwargs):
         if not lo <= value <= hi:  # NaN fails too
             raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}] (the range of its control), got {value!r}")
     return factory(**kwargs)
+
+
+def eps_control(value: float, low: float = -2, high: float = 1):
+    """The control of a privacy budget ``eps``: a log slider from ``10**low`` to ``10**high``."""
+    return control("eps", W.FloatLogSlider, value=value, base=10, min=low, max=high, step=0.05,
+                   description="ε")
 
 
 class Explorer(W.VBox):
