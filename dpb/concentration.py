@@ -136,18 +136,19 @@ def _check_x_in_0_n(x, n: int) -> np.ndarray:
     return arr
 
 
-def _scalar_eps(eps) -> float:
-    arr = _check_eps(eps)
+def _scalar(name: str, arr: np.ndarray) -> float:
     if arr.ndim != 0:
-        raise ValueError("eps must be a scalar for the exact distribution functions")
+        raise ValueError(f"{name} must be a scalar for the exact distribution functions")
     return float(arr)
 
 
-def _scalar_mu(mu) -> float:
-    arr = _check_mu(mu)
-    if arr.ndim != 0:
-        raise ValueError("mu must be a scalar for the exact distribution functions")
-    return float(arr)
+def _by_chunks(flat: np.ndarray, width: int, rows) -> np.ndarray:
+    """``rows(chunk)`` over column chunks ``flat[i:j, None]`` of at most ``_CHUNK_ELEMENTS / width`` rows."""
+    out = np.empty_like(flat)
+    step = max(1, _CHUNK_ELEMENTS // width)
+    for start in range(0, flat.size, step):
+        out[start : start + step] = rows(flat[start : start + step, None])
+    return out
 
 
 def _out(arr: np.ndarray):
@@ -193,10 +194,15 @@ def laplace_sum_tail_bound(z, m, eps, *, log: bool = False):
     m = _check_m(m)
     eps = _check_eps(eps)
     z, eps = broadcast(z=z, eps=eps)
+    logb = _log_laplace_sum_tail_bound(z, m, eps)
+    return _out(logb if log else np.exp(logb))
+
+
+def _log_laplace_sum_tail_bound(z, m: int, eps):
+    """log min{1, exp(-f(z))}, f(z) = eps z - 1 - m log(1 + m eps z), on validated input (0 for z <= 0)."""
     zp = np.maximum(z, 0.0)
     neg_f = -(eps * zp - 1.0 - m * np.log1p(m * eps * zp))
-    logb = np.where(z > 0, np.minimum(neg_f, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return np.where(z > 0, np.minimum(neg_f, 0.0), 0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,13 +228,13 @@ def _laplace_sum_logsf_pos(t: np.ndarray, m: int, logW: np.ndarray) -> np.ndarra
     i = np.arange(m, dtype=float)
     logfact = special.gammaln(i + 1.0)
     flat = t.ravel()
-    out = np.empty_like(flat)
-    step = max(1, _CHUNK_ELEMENTS // m)
-    for start in range(0, flat.size, step):
-        tt = flat[start : start + step, None]
+
+    def rows(tt):
         with np.errstate(invalid="ignore", over="ignore"):
             terms = logW[None, :] + special.xlogy(i[None, :], tt) - logfact[None, :]
-            out[start : start + step] = special.logsumexp(terms, axis=1) - tt[:, 0]
+            return special.logsumexp(terms, axis=1) - tt[:, 0]
+
+    out = _by_chunks(flat, m, rows)
     # eps * z may overflow to +inf: the tail beyond is exactly 0
     out[np.isinf(flat)] = -np.inf
     return out.reshape(t.shape)
@@ -284,7 +290,7 @@ def laplace_sum_logsf(z, m, eps):
     """
     z = _check_finite("z", z)
     m = _check_m(m)
-    eps = _scalar_eps(eps)
+    eps = _scalar("eps", _check_eps(eps))
     _check_work("m * size(z)", m * z.size)
     return _out(_laplace_sum_logsf(z, m, eps))
 
@@ -339,7 +345,7 @@ def laplace_sum_logpdf(z, m, eps):
     """
     z = _check_finite("z", z)
     m = as_int("m", m, minimum=1)
-    eps = _scalar_eps(eps)
+    eps = _scalar("eps", _check_eps(eps))
     _check_work("m * size(z)", m * z.size)
     k = np.arange(m, dtype=float)
     logc = (
@@ -350,14 +356,11 @@ def laplace_sum_logpdf(z, m, eps):
         - (2 * m - 1) * math.log(2.0)
     )
     a = 2.0 * eps * np.abs(z)
-    flat = a.ravel()
-    out = np.empty_like(flat)
-    step = max(1, _CHUNK_ELEMENTS // m)
-    for start in range(0, flat.size, step):
-        aa = flat[start : start + step, None]
-        out[start : start + step] = special.logsumexp(logc[None, :] + special.xlogy(k[None, :], aa), axis=1)
-    out = out.reshape(a.shape) + math.log(eps) - eps * np.abs(z)
-    return _out(out)
+
+    def rows(aa):
+        return special.logsumexp(logc[None, :] + special.xlogy(k[None, :], aa), axis=1)
+
+    return _out(_by_chunks(a.ravel(), m, rows).reshape(a.shape) + math.log(eps) - eps * np.abs(z))
 
 
 def laplace_sum_pdf(z, m, eps):
@@ -389,25 +392,23 @@ def _private_sum_log_tail(s, n, m, mu, eps, *, upper: bool):
     s = _check_finite("s", s)
     n = _check_n(n)
     m = _check_m(m)
-    mu = _scalar_mu(mu)
-    eps = _scalar_eps(eps)
+    mu = _scalar("mu", _check_mu(mu))
+    eps = _scalar("eps", _check_eps(eps))
     _check_work("(n + 1) * max(m, 1) * size(s)", (n + 1) * max(m, 1) * s.size)
     k = np.arange(n + 1, dtype=float)
     logpmf = stats.binom.logpmf(k, n, mu)
     logW = _log_tail_weights(m) if m > 0 else None
-    flat = s.ravel()
-    out = np.empty_like(flat)
-    step = max(1, _CHUNK_ELEMENTS // ((n + 1) * max(m, 1)))
-    for start in range(0, flat.size, step):
-        ss = flat[start : start + step, None]
+
+    def rows(ss):
         # upper: P[S + Z >= s] = sum_k pmf(k) P[Z >= s - k];
         # lower: P[S + Z <= s] = sum_k pmf(k) P[Z <= s - k] = sum_k pmf(k) P[Z >= k - s]
         # (Z symmetric; for m = 0 both read 1{k >= s} and 1{k <= s}: the integer ties are kept).
         t = ss - k[None, :] if upper else k[None, :] - ss
         terms = logpmf[None, :] + _laplace_sum_logsf(t, m, eps, logW)
         with np.errstate(divide="ignore"):
-            out[start : start + step] = special.logsumexp(terms, axis=1)
-    out = np.minimum(out.reshape(s.shape), 0.0)
+            return special.logsumexp(terms, axis=1)
+
+    out = np.minimum(_by_chunks(s.ravel(), (n + 1) * max(m, 1), rows).reshape(s.shape), 0.0)
     return _out(out)
 
 
@@ -538,6 +539,8 @@ def private_sum_cdf(s, n, m, mu, eps):
 # --------------------------------------------------------------------------------------------
 def _log_A_eps(m, n, x, mu, eps, side, variant):
     """log A_eps on validated, broadcast input; the upper side with x >= n mu (lower side mirrored)."""
+    if variant not in _A_VARIANTS:
+        raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
     if side == "lower":  # X -> 1 - X, mu -> 1 - mu, x -> n - x (noise symmetric)
         x, mu = n - x, 1.0 - mu
     delta = np.maximum(x - n * mu, 0.0)
@@ -639,8 +642,6 @@ def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
     """
     log = as_flag("log", log)
     side = _check_side(side)
-    if variant not in _A_VARIANTS:
-        raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
     n, m, (x, mu, eps) = _prepare_bound_args(x, n, mu, eps, m)
     logA = _log_A_eps(m, n, x, mu, eps, side, variant)
     if log:
@@ -649,8 +650,11 @@ def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
         return _out(np.exp(logA))
 
 
-def _on_side(x, n, mu, side):
-    return x >= n * mu if side == "upper" else x <= n * mu
+def _bound_on_side(logb, x, n, mu, side, log):
+    """The bound min{1, exp(logb)} (or its log) on the lemma's side of the mean, 1 on the other."""
+    inside = x >= n * mu if side == "upper" else x <= n * mu
+    logb = np.where(inside, np.minimum(logb, 0.0), 0.0)
+    return _out(logb if log else np.exp(logb))
 
 
 def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", log=False):
@@ -696,13 +700,10 @@ def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", l
     """
     log = as_flag("log", log)
     side = _check_side(side)
-    if variant not in _A_VARIANTS:
-        raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
     n, m, (x, mu, eps) = _prepare_bound_args(x, n, mu, eps, m)
     logA = _log_A_eps(m, n, x, mu, eps, side, variant)
     logb = logA - n * np.asarray(d_eps(x / n, mu, eps), dtype=float)
-    logb = np.where(_on_side(x, n, mu, side), np.minimum(logb, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return _bound_on_side(logb, x, n, mu, side, log)
 
 
 def chernoff_bound(x, n, mu, side="upper", *, log=False):
@@ -739,8 +740,7 @@ def chernoff_bound(x, n, mu, side="upper", *, log=False):
     side = _check_side(side)
     n, _, (x, mu) = _prepare_bound_args(x, n, mu)
     logb = -n * np.asarray(kl(x / n, mu), dtype=float)
-    logb = np.where(_on_side(x, n, mu, side), np.minimum(logb, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return _bound_on_side(logb, x, n, mu, side, log)
 
 
 def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129):
@@ -804,11 +804,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
         u = delta[..., None] * frac
         y = np.clip((xu[..., None] - u) / n, 0.0, 1.0)
         log_first = -n * np.asarray(kl(y, muu[..., None]), dtype=float)
-        zp = u
-        e = eps[..., None]
-        neg_f = -(e * zp - 1.0 - m * np.log1p(m * e * zp))
-        log_second = np.where(zp > 0, np.minimum(neg_f, 0.0), 0.0)
-        return np.logaddexp(log_first, log_second)
+        return np.logaddexp(log_first, _log_laplace_sum_tail_bound(u, m, eps[..., None]))
 
     frac = np.linspace(0.0, 1.0, grid)
     vals = log_bound_at(frac)
@@ -818,8 +814,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
     frac2 = lo[..., None] + (hi - lo)[..., None] * np.linspace(0.0, 1.0, grid)
     vals2 = log_bound_at(frac2)
     logb = np.minimum(vals.min(axis=-1), vals2.min(axis=-1))
-    logb = np.where(_on_side(x, n, mu, side), np.minimum(logb, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return _bound_on_side(logb, x, n, mu, side, log)
 
 
 # --------------------------------------------------------------------------------------------
@@ -863,8 +858,8 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
     s = _check_finite("s", s)
     n = as_int("n", n, minimum=1, maximum=MAX_HORIZON)  # a Binomial(n, mu) draw is int64
     m = _check_m(m)
-    mu = _scalar_mu(mu)
-    eps = _scalar_eps(eps)
+    mu = _scalar("mu", _check_mu(mu))
+    eps = _scalar("eps", _check_eps(eps))
     runs = as_int("runs", runs, minimum=1)
     if runs * (m + 1) > MAX_MONTE_CARLO_DRAWS:
         raise ValueError(f"runs * (m + 1) = {runs * (m + 1)} random draws is more than the limit "
