@@ -99,6 +99,12 @@ def _eps(value) -> np.ndarray:
     return as_positive("eps", value, allow_inf=True, allow_zero=False)
 
 
+def _probabilities(*eps, **named) -> list[np.ndarray]:
+    """The named probabilities (and ``eps`` when given) validated, in order, and broadcast together."""
+    arrays = {k: as_probability(k, v) for k, v in named.items()}
+    return broadcast(**arrays, eps=_eps(eps[0])) if eps else broadcast(**arrays)
+
+
 def _bound_args(x, c, *eps):
     """The arguments of a confidence bound validated (``x``, then ``c``, then ``eps`` if given) and
     broadcast together."""
@@ -311,31 +317,19 @@ def _polish(value, q: np.ndarray, x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return q
 
 
-def _kl_ucb(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+def _kl_bound(x: np.ndarray, c: np.ndarray, upper: bool) -> np.ndarray:
+    """The KL-UCB (``upper``) or KL-LCB index for validated ``x`` in [0, 1] and ``c >= 0``."""
     x, c = np.broadcast_arrays(x, c)
-    out = np.where((x >= 1.0) | np.isinf(c), 1.0, x).astype(float)  # c = 0 -> x
-    todo = (x < 1.0) & (c > 0) & np.isfinite(c)
-    zero = todo & (x <= 0.0)  # kl(0, q) = -log(1 - q): explicit inverse
-    if np.any(zero):
-        xz, cz = x[zero], c[zero]
-        out[zero] = _polish(lambda q: _kl(xz, q), -np.expm1(-cz), xz, cz)
-    todo &= ~zero
+    far = 1.0 if upper else 0.0
+    out = np.where((x == far) | np.isinf(c), far, x).astype(float)  # c = 0 -> x
+    todo = (x != far) & (c > 0) & np.isfinite(c)
+    edge = todo & (x == 1.0 - far)  # kl(0, q) = -log(1 - q), kl(1, q) = -log(q): explicit inverses
+    if np.any(edge):
+        xe, ce = x[edge], c[edge]
+        out[edge] = _polish(lambda q: _kl(xe, q), -np.expm1(-ce) if upper else np.exp(-ce), xe, ce)
+    todo &= ~edge
     if np.any(todo):
-        out[todo] = _kl_root(x[todo], c[todo], upper=True)
-    return out
-
-
-def _kl_lcb(x: np.ndarray, c: np.ndarray) -> np.ndarray:
-    x, c = np.broadcast_arrays(x, c)
-    out = np.where((x <= 0.0) | np.isinf(c), 0.0, x).astype(float)
-    todo = (x > 0.0) & (c > 0) & np.isfinite(c)
-    one = todo & (x >= 1.0)  # kl(1, q) = -log(q): explicit inverse
-    if np.any(one):
-        xo, co = x[one], c[one]
-        out[one] = _polish(lambda q: _kl(xo, q), np.exp(-co), xo, co)
-    todo &= ~one
-    if np.any(todo):
-        out[todo] = _kl_root(x[todo], c[todo], upper=False)
+        out[todo] = _kl_root(x[todo], c[todo], upper=upper)
     return out
 
 
@@ -368,7 +362,7 @@ def _d_eps_bound(x: np.ndarray, c: np.ndarray, eps: np.ndarray, upper: bool) -> 
                                     0.0, xh)
     low = ~high
     if np.any(low):
-        res[low] = (_kl_ucb if upper else _kl_lcb)(xs[low], cs[low])
+        res[low] = _kl_bound(xs[low], cs[low], upper)
     # near the regime edge kl(x, mu) and the d_eps evaluation differ by rounding: make the
     # returned mean satisfy d_eps(x, mu) <= c as computed by d_eps itself
     e_all = eps[todo]
@@ -417,9 +411,7 @@ def kl(p, q):
     >>> kl(0.0, 0.0), kl(1.0, 1.0), kl(0.5, 0.0)
     (0.0, 0.0, inf)
     """
-    p = as_probability("p", p)
-    q = as_probability("q", q)
-    p, q = broadcast(p=p, q=q)
+    p, q = _probabilities(p=p, q=q)
     return _finish(_kl(p, q))
 
 
@@ -455,9 +447,7 @@ def tv(p, q):
     >>> tv(0.2, 0.5)
     0.3
     """
-    p = as_probability("p", p)
-    q = as_probability("q", q)
-    p, q = broadcast(p=p, q=q)
+    p, q = _probabilities(p=p, q=q)
     return _finish(np.abs(p - q))
 
 
@@ -508,10 +498,7 @@ def z_star(x, y, eps):
     >>> z_star(0.4, 0.5, 1.0)  # low-privacy regime: z* = x
     0.4
     """
-    x = as_probability("x", x)
-    y = as_probability("y", y)
-    eps = _eps(eps)
-    x, y, eps = broadcast(x=x, y=y, eps=eps)
+    x, y, eps = _probabilities(eps, x=x, y=y)
     return _finish(_z_star(x, y, eps))
 
 
@@ -569,10 +556,7 @@ def d_eps(x, y, eps):
     >>> d_eps(0.25, 1.0, 2.0)  # eps * (1 - x), finite although kl(0.25, 1) = inf
     1.5
     """
-    x = as_probability("x", x)
-    y = as_probability("y", y)
-    eps = _eps(eps)
-    x, y, eps = broadcast(x=x, y=y, eps=eps)
+    x, y, eps = _probabilities(eps, x=x, y=y)
     return _finish(_d_eps(x, y, eps))
 
 
@@ -613,9 +597,7 @@ def regime_threshold(x, y):
     >>> regime_threshold(0.0, 0.5)
     inf
     """
-    x = as_probability("x", x)
-    y = as_probability("y", y)
-    x, y = broadcast(x=x, y=y)
+    x, y = _probabilities(x=x, y=y)
     return _finish(_threshold(x, y))
 
 
@@ -661,7 +643,7 @@ def kl_ucb(x, c):
     (0.5, 1.0)
     """
     x, c = _bound_args(x, c)
-    return _finish(_kl_ucb(x, c))
+    return _finish(_kl_bound(x, c, upper=True))
 
 
 def kl_lcb(x, c):
@@ -702,7 +684,7 @@ def kl_lcb(x, c):
     0.287121
     """
     x, c = _bound_args(x, c)
-    return _finish(_kl_lcb(x, c))
+    return _finish(_kl_bound(x, c, upper=False))
 
 
 def d_eps_ucb(x, c, eps):
