@@ -311,6 +311,8 @@ class DecomposedRuns:
     extra: dict = field(default_factory=dict)
 
     _ARRAYS = ("means", "grid", "pulls", "n_phases", "last_pre", "pre_at_end", "final_means")
+    #: The parameters, each with the type it is read back as (the seed is written as a string).
+    _META = {"policy": str, "params": dict, "T": int, "seed": int, "delta": float}
 
     @property
     def runs(self) -> int:
@@ -383,14 +385,7 @@ class DecomposedRuns:
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
         path.parent.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "policy": self.policy,
-            "params": self.params,
-            "T": self.T,
-            "seed": str(self.seed),
-            "delta": self.delta,
-            "extra": self.extra,
-        }
+        meta = {k: getattr(self, k) for k in self._META} | {"seed": str(self.seed), "extra": self.extra}
         return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 
     @classmethod
@@ -399,20 +394,12 @@ class DecomposedRuns:
         with np.load(Path(path), allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             arrays = {k: data[k] for k in cls._ARRAYS}
-        return cls(
-            policy=meta["policy"],
-            params=meta["params"],
-            T=int(meta["T"]),
-            seed=int(meta["seed"]),
-            delta=float(meta["delta"]),
-            extra=meta.get("extra", {}),
-            **arrays,
-        )
+        known = {k: read(meta[k]) for k, read in cls._META.items()}
+        return cls(**known, extra=meta.get("extra", {}), **arrays)
 
     def same_as(self, other: DecomposedRuns) -> bool:
         """True when every parameter and array is identical."""
-        meta = ("policy", "params", "T", "seed", "delta")
-        return all(getattr(self, k) == getattr(other, k) for k in meta) and all(
+        return all(getattr(self, k) == getattr(other, k) for k in self._META) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in self._ARRAYS
         )
 
