@@ -30,7 +30,7 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_flag
+from .._validate import as_flag, as_real
 
 __all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "NOTICE_HTML",
            "QUIET_SECONDS"]
@@ -62,11 +62,7 @@ def _same(a, b) -> bool:
 
 
 def _quiet(quiet) -> float:
-    if isinstance(quiet, (bool, np.bool_)) or not isinstance(quiet, numbers.Real):
-        raise TypeError(f"quiet must be a number of seconds, got {type(quiet).__name__} {quiet!r}")
-    if not 0 <= quiet <= 60:  # NaN fails too
-        raise ValueError(f"quiet must lie in [0, 60] seconds, got {quiet!r}")
-    return float(quiet)
+    return as_real("quiet", quiet, low=0.0, high=60.0)  # seconds
 
 
 def control(name: str, factory, **kwargs):
