@@ -7,7 +7,7 @@ import numpy as np
 
 from .._validate import as_int, as_positive, as_probability
 from ..audit import audit_lists, audit_lists_default, make_audit_policy, prefix_law_test
-from ..batching import make_schedule
+from ..batching import DoublingSchedule, make_schedule
 from ..interaction import LeaderAdversary, run_game
 from ..privacy import continual_release_log_ratio, partial_sums
 from . import _checks
@@ -30,13 +30,9 @@ def release_starts(T: int, schedule: str = "doubling") -> np.ndarray:
     """0-based phase starts of a stream of length ``T``: ``"doubling"`` (phases 1, 2, 4, ...),
     ``"constant"`` (phases of 3 steps) or ``"steps"`` (one release per step)."""
     T = as_int("T", T, minimum=1, maximum=MAX_STREAM)
-    if schedule == "doubling":
-        st = [0]
-        length = 1
-        while st[-1] + length < T:
-            st.append(st[-1] + length)
-            length *= 2
-        return np.asarray(st, dtype=np.int64)
+    if schedule == "doubling":  # a phase ends where a batch of the doubling schedule ends
+        ends = np.cumsum(DoublingSchedule(1).sizes_until(T))
+        return np.append(0, ends[ends < T]).astype(np.int64)
     if schedule == "constant":
         return np.arange(0, T, 3, dtype=np.int64)
     if schedule == "steps":
