@@ -298,22 +298,8 @@ def laplace_sum_logsf(z, m, eps):
 def laplace_sum_sf(z, m, eps):
     """Exact survival function :math:`P[Z_m \\ge z]` of a sum of ``m`` Laplace(1/eps) noises.
 
-    ``exp(laplace_sum_logsf(z, m, eps))``; see :func:`laplace_sum_logsf` for the closed form
-    (the exact counterpart of the bound of :prf:ref:`lem-tail-cum-lap`).
-
-    Parameters
-    ----------
-    z : array_like
-        Threshold(s), finite.
-    m : int
-        Number of Laplace variables, ``m >= 0`` (``m = 0``: :math:`Z_0 = 0`).
-    eps : float
-        Privacy parameter, ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`P[Z_m \\ge z]`.
+    ``exp(laplace_sum_logsf(z, m, eps))``, same parameters; see :func:`laplace_sum_logsf` for
+    the closed form (the exact counterpart of the bound of :prf:ref:`lem-tail-cum-lap`).
     """
     return _out(np.exp(laplace_sum_logsf(z, m, eps)))
 
@@ -366,21 +352,8 @@ def laplace_sum_logpdf(z, m, eps):
 def laplace_sum_pdf(z, m, eps):
     """Exact density :math:`f_m(z)` of the sum of ``m >= 1`` i.i.d. Laplace(1/eps) variables.
 
-    ``exp(laplace_sum_logpdf(z, m, eps))``; see :func:`laplace_sum_logpdf` for the formula.
-
-    Parameters
-    ----------
-    z : array_like
-        Point(s), finite.
-    m : int
-        Number of Laplace variables, ``m >= 1``.
-    eps : float
-        Privacy parameter, ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`f_m(z)`.
+    ``exp(laplace_sum_logpdf(z, m, eps))``, same parameters; see :func:`laplace_sum_logpdf` for
+    the formula.
     """
     return _out(np.exp(laplace_sum_logpdf(z, m, eps)))
 
@@ -430,14 +403,10 @@ def private_sum_logsf(s, n, m, mu, eps):
     ----------
     s : array_like
         Threshold(s), finite.
-    n : int
-        Number of Bernoulli variables, ``n >= 1``.
-    m : int
-        Number of Laplace variables, ``m >= 0``.
-    mu : float
-        Bernoulli mean, in (0, 1).
-    eps : float
-        Privacy parameter, ``eps > 0``.
+    n, m : int
+        Numbers of Bernoulli variables (``n >= 1``) and of Laplace variables (``m >= 0``).
+    mu, eps : float
+        Bernoulli mean in (0, 1) and privacy parameter ``eps > 0``.
 
     Returns
     -------
@@ -454,26 +423,8 @@ def private_sum_logsf(s, n, m, mu, eps):
 def private_sum_sf(s, n, m, mu, eps):
     """Exact :math:`P[\\tilde S_{n,m} \\ge s]` (Binomial(n, mu) plus ``m`` Laplace(1/eps) noises).
 
-    ``exp(private_sum_logsf(...))``; see :func:`private_sum_logsf` for the convolution formula
-    (the exact left-hand side of :prf:ref:`lem-private-sum`).
-
-    Parameters
-    ----------
-    s : array_like
-        Threshold(s), finite.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float
-        In (0, 1).
-    eps : float
-        ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`P[\\tilde S_{n,m} \\ge s]`.
+    ``exp(private_sum_logsf(s, n, m, mu, eps))``, same parameters; see :func:`private_sum_logsf`
+    for the convolution formula (the exact left-hand side of :prf:ref:`lem-private-sum`).
     """
     return _out(np.exp(private_sum_logsf(s, n, m, mu, eps)))
 
@@ -491,16 +442,8 @@ def private_sum_logcdf(s, n, m, mu, eps):
 
     Parameters
     ----------
-    s : array_like
-        Threshold(s), finite.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float
-        In (0, 1).
-    eps : float
-        ``eps > 0``.
+    s, n, m, mu, eps
+        As in :func:`private_sum_logsf`.
 
     Returns
     -------
@@ -511,25 +454,10 @@ def private_sum_logcdf(s, n, m, mu, eps):
 
 
 def private_sum_cdf(s, n, m, mu, eps):
-    """Exact :math:`P[\\tilde S_{n,m} \\le s]`: ``exp(private_sum_logcdf(...))``.
+    """Exact :math:`P[\\tilde S_{n,m} \\le s]`: ``exp(private_sum_logcdf(s, n, m, mu, eps))``.
 
-    Parameters
-    ----------
-    s : array_like
-        Threshold(s), finite.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float
-        In (0, 1).
-    eps : float
-        ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`P[\\tilde S_{n,m} \\le s]`.
+    Same parameters as :func:`private_sum_logcdf`, the lower-tail counterpart of
+    :func:`private_sum_sf`.
     """
     return _out(np.exp(private_sum_logcdf(s, n, m, mu, eps)))
 
@@ -716,25 +644,8 @@ def chernoff_bound(x, n, mu, side="upper", *, log=False):
 
     for :math:`S_n \\sim \\mathrm{Bin}(n, \\mu)`; 1 on the wrong side of the mean.  It is the
     :math:`m = 0` reference the private bounds are compared with (it does *not* bound the
-    private sum when :math:`m \\ge 1`).
-
-    Parameters
-    ----------
-    x : array_like
-        Threshold, in ``[0, n]``.
-    n : int
-        ``n >= 1``.
-    mu : float or array_like
-        In (0, 1).
-    side : {"upper", "lower"}
-        Which tail.
-    log : bool, default False
-        Return the natural log of the bound.
-
-    Returns
-    -------
-    float or ndarray
-        The bound (or its log).
+    private sum when :math:`m \\ge 1`).  Parameters ``x, n, mu, side, log`` as in
+    :func:`private_chernoff_bound`; returns the bound (or its log).
     """
     log = as_flag("log", log)
     side = _check_side(side)
@@ -765,27 +676,15 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
 
     Parameters
     ----------
-    x : array_like
-        Threshold on the sum, in ``[0, n]``.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float or array_like
-        In (0, 1).
-    eps : float or array_like
-        ``eps > 0``.
-    side : {"upper", "lower"}
-        Which tail.
-    log : bool, default False
-        Return the natural log of the bound.
+    x, n, m, mu, eps, side, log
+        As in :func:`private_chernoff_bound`.
     grid : int, default 129
         Grid size of each of the two search stages (``>= 3``).
 
     Returns
     -------
     float or ndarray
-        The bound (or its log).
+        The smallest bound over the grids of splits ``u`` (or its log).
     """
     log = as_flag("log", log)
     side = _check_side(side)
