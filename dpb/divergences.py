@@ -425,22 +425,7 @@ def tv(p, q):
     It is the transport cost of :prf:ref:`def-d-eps`: ``d_eps`` pays ``eps`` per unit
     of total variation, and ``d_eps(x, y) <= eps * tv(x, y)``.
 
-    Parameters
-    ----------
-    p, q : float or array_like
-        Bernoulli means in [0, 1]; broadcast together.
-
-    Returns
-    -------
-    float or ndarray
-        ``|p - q|`` in [0, 1].
-
-    Raises
-    ------
-    ValueError
-        If ``p`` or ``q`` is NaN or outside [0, 1], or the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+    Parameters and errors as in :func:`kl`; returns ``|p - q|`` in [0, 1] (a float for scalars).
 
     Examples
     --------
@@ -483,13 +468,7 @@ def z_star(x, y, eps):
     float or ndarray
         ``z*`` in ``[min(x, y), max(x, y)]``.
 
-    Raises
-    ------
-    ValueError
-        If ``x`` or ``y`` is outside [0, 1] or NaN, ``eps`` is not in (0, +inf], or the shapes do not
-        broadcast.
-    TypeError
-        If an argument is not numeric.
+    Errors as in :func:`d_eps`.
 
     Examples
     --------
@@ -659,24 +638,8 @@ def kl_lcb(x, c):
     ``c = 0`` gives ``x``;
     ``c = inf`` gives 0.
 
-    Parameters
-    ----------
-    x : float or array_like
-        Empirical mean in [0, 1].
-    c : float or array_like
-        Confidence level in [0, +inf].
-
-    Returns
-    -------
-    float or ndarray
-        The bound, in ``[0, x]``.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is outside [0, 1] or NaN, ``c`` is negative or NaN, or the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+    Parameters and errors as in :func:`kl_ucb`; returns the bound (float or ndarray), in
+    ``[0, x]``.
 
     Examples
     --------
@@ -721,15 +684,8 @@ def d_eps_ucb(x, c, eps):
     Returns
     -------
     float or ndarray
-        The index, in ``[x, 1]``.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is outside [0, 1] or NaN, ``c`` is negative or NaN, ``eps`` is not in (0, +inf], or
-        the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+        The DP-KLUCB index, in ``[x, 1]``; errors as in :func:`kl_ucb`, and a ``ValueError`` for
+        ``eps`` outside (0, +inf].
 
     Examples
     --------
@@ -756,27 +712,8 @@ def d_eps_lcb(x, c, eps):
     high-privacy inverse ``mu = exp(-(c + eps (1 - x))) expm1(c - eps x) / expm1(-eps)``, moved by a
     few ulps towards ``x`` where needed so that ``d_eps(x, mu) <= c`` holds as computed.
 
-    Parameters
-    ----------
-    x : float or array_like
-        Clipped private mean in [0, 1].
-    c : float or array_like
-        Confidence level in [0, +inf].
-    eps : float or array_like
-        Privacy budget in (0, +inf]; ``eps = inf`` gives :func:`kl_lcb`.
-
-    Returns
-    -------
-    float or ndarray
-        The bound, in ``[0, x]``.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is outside [0, 1] or NaN, ``c`` is negative or NaN, ``eps`` is not in (0, +inf], or
-        the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+    Parameters and errors as in :func:`d_eps_ucb`; returns the bound (float or ndarray), in
+    ``[0, x]``.
 
     Examples
     --------
