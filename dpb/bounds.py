@@ -247,17 +247,7 @@ def lai_robbins_constant(mu) -> np.ndarray:
     """The non-private Lai-Robbins constant ``sum_{a: Delta_a > 0} Delta_a / kl(mu_a, mu*)``.
 
     The ``eps = inf`` case of :prf:ref:`thm-lower-bound`.  Arms with ``kl(mu_a, mu*) = inf`` (``mu* = 1``)
-    contribute 0.
-
-    Parameters
-    ----------
-    mu : array_like, shape (K,) or (..., K)
-        Arm means in [0, 1], ``K >= 2``.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Shape ``mu.shape[:-1]`` (a float for 1-D ``mu``).
+    contribute 0.  Same ``mu`` and result shape as :func:`lower_bound_constant` (no ``eps``).
     """
     return _finish(np.sum(per_arm_constants(mu, np.inf, bound="lai_robbins"), axis=-1))
 

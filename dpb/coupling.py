@@ -248,19 +248,8 @@ def pure_routes(mu2, mu1, eps) -> PureRoutes:
     The endpoints ``mu_2' = mu_2`` and ``mu_2' = mu_1`` of the transport cost ``c`` (Step 4 of the
     proof): the first is the non-private Lai-Robbins argument, the second uses group privacy alone
     (``kl(mu_1, mu_1) = 0``).  Both are ``>= d_eps(mu_2, mu_1)``, which is why
-    ``d_eps <= min{kl, eps Delta}`` (Implication (a)).
-
-    Parameters
-    ----------
-    mu2, mu1 : float or array_like
-        Means in [0, 1].
-    eps : float or array_like
-        Privacy budget in (0, +inf].
-
-    Returns
-    -------
-    PureRoutes
-        ``(all_kl, all_tv)``, broadcast.
+    ``d_eps <= min{kl, eps Delta}`` (Implication (a)).  Parameters as in
+    :func:`optimal_intermediate`; returns ``PureRoutes(all_kl, all_tv)``, broadcast.
     """
     mu2, mu1, eps = _means(eps, mu2=mu2, mu1=mu1)
     return PureRoutes(kl(mu2, mu1), _finish(_eps_times_distance(eps, np.abs(mu1 - mu2))))

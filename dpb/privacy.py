@@ -201,10 +201,8 @@ def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
     ----------
     lo, hi : array_like
         Ends of the interval, ``lo <= hi`` (infinite ends allowed).
-    loc : array_like
-        The true statistic f(D).
-    eps, sensitivity : float
-        As in :func:`laplace_mechanism`.
+    loc, eps, sensitivity
+        As in :func:`laplace_cdf`.
 
     Returns
     -------
@@ -798,7 +796,7 @@ def continual_release_log_ratio(o, rewards, rewards_prime, starts, eps):
     Returns
     -------
     float or ndarray
-        Shape of ``o`` without its last axis.
+        The log ratio, of the shape of ``o`` without its last axis.
     """
     r, st = _check_stream(rewards, starts)
     rp, _ = _check_stream(rewards_prime, starts, "rewards_prime")

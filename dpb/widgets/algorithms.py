@@ -9,7 +9,7 @@ from ..environments import instance_names
 from ..chapters.algorithms import trace_for
 from ..plotting.algorithms import plot_forgetting, plot_schedules, plot_trace_phase
 from ..policies import POLICIES
-from .core import control, explorer
+from .core import control, explorer, float_control
 
 __all__ = ["trace_explorer", "forgetting_explorer", "schedule_explorer"]
 
@@ -84,13 +84,10 @@ def forgetting_explorer(n0: int = 1, alpha: float = 2.0, eps: float = 0.25, mu: 
         raise ValueError(f"eps must be one of {_EPS_CHOICES}, got {eps!r}")
     controls = {
         "n0": control("n0", W.IntSlider, value=n0, min=1, max=20, description="first batch n0"),
-        "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.1, max=4.0, step=0.1,
-                         description="ratio α"),
+        "alpha": float_control("alpha", alpha, 1.1, 4.0, 0.1, "ratio α"),
         "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε"),
-        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.9, step=0.05,
-                      description="mean μ"),
-        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01,
-                     description="threshold x"),
+        "mu": float_control("mu", mu, 0.05, 0.9, 0.05, "mean μ"),
+        "x": float_control("x", x, 0.05, 1.0, 0.01, "threshold x"),
     }
 
     def plot(n0, alpha, eps, mu, x):
@@ -107,10 +104,8 @@ def schedule_explorer(n0: int = 1, alpha: float = 1.1, power: float = 2.0) -> W.
     """
     controls = {
         "n0": control("n0", W.IntSlider, value=n0, min=1, max=50, description="first batch n0"),
-        "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.05, max=4.0, step=0.05,
-                         description="ratio α"),
-        "power": control("power", W.FloatSlider, value=power, min=0.5, max=4.0, step=0.5,
-                         description="power p"),
+        "alpha": float_control("alpha", alpha, 1.05, 4.0, 0.05, "ratio α"),
+        "power": float_control("power", power, 0.5, 4.0, 0.5, "power p"),
     }
     def plot(n0, alpha, power):
         return plot_schedules(n0=n0, alpha=round(alpha, 6), power=round(power, 6))

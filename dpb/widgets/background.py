@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from ..plotting.background import plot_kl, plot_laplace_mechanism
-from .core import control, eps_control, explorer
+from .core import control, eps_control, explorer, float_control
 
 __all__ = ["laplace_explorer", "kl_explorer"]
 
@@ -19,9 +19,8 @@ def laplace_explorer(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.0) -> 
     """
     controls = {
         "eps": eps_control(eps),
-        "s": control("s", W.FloatSlider, value=s, min=0, max=10, step=0.5, description="sum S"),
-        "s_prime": control("s_prime", W.FloatSlider, value=s_prime, min=0, max=10, step=0.5,
-                           description="sum S'"),
+        "s": float_control("s", s, 0, 10, 0.5, "sum S"),
+        "s_prime": float_control("s_prime", s_prime, 0, 10, 0.5, "sum S'"),
     }
     return explorer(plot_laplace_mechanism, controls, "Laplace mechanism on two sums")
 
@@ -32,7 +31,7 @@ def kl_explorer(p: float = 0.1, c: float = 0.1, eps: float = 1.0) -> W.VBox:
     Redraws :func:`dpb.plotting.background.plot_kl`.
     """
     controls = {
-        "p": control("p", W.FloatSlider, value=p, min=0.0, max=1.0, step=0.01, description="p"),
+        "p": float_control("p", p, 0.0, 1.0, 0.01, "p"),
         "c": control("c", W.FloatLogSlider, value=c, base=10, min=-3, max=0.5, step=0.05,
                      description="level c"),
         "eps": eps_control(eps),

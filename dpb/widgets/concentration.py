@@ -6,7 +6,7 @@ import ipywidgets as W
 
 from ..chapters.concentration import M_RULES
 from ..plotting.concentration import plot_tail_bounds, plot_tail_exponent
-from .core import control, eps_control, explorer
+from .core import control, eps_control, explorer, float_control
 
 __all__ = ["tail_explorer", "exponent_explorer"]
 
@@ -27,10 +27,8 @@ def tail_explorer(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0.5,
         "n": control("n", W.SelectionSlider, options=_N_CHOICES, value=n, description="samples n"),
         "m": control("m", W.IntSlider, value=m, min=0, max=20, step=1, description="noises m"),
         "eps": eps_control(eps),
-        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.95, step=0.05,
-                      description="mean μ"),
-        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01,
-                     description="threshold x"),
+        "mu": float_control("mu", mu, 0.05, 0.95, 0.05, "mean μ"),
+        "x": float_control("x", x, 0.05, 1.0, 0.01, "threshold x"),
     }
     return explorer(plot_tail_bounds, controls, "Tail of the private sum: exact, simulated and bounded")
 
@@ -42,10 +40,8 @@ def exponent_explorer(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rule
     is moved to ``mu`` (the upper tail is shown).
     """
     controls = {
-        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01,
-                     description="threshold x"),
-        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.95, step=0.05,
-                      description="mean μ"),
+        "x": float_control("x", x, 0.05, 1.0, 0.01, "threshold x"),
+        "mu": float_control("mu", mu, 0.05, 0.95, 0.05, "mean μ"),
         "eps": eps_control(eps),
         "m_rule": control("m_rule", W.Dropdown, options=M_RULES, value=m_rule,
                           description="m grows like"),

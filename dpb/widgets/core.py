@@ -32,8 +32,8 @@ import numpy as np
 
 from .._validate import as_flag, as_real
 
-__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "NOTICE_HTML",
-           "QUIET_SECONDS"]
+__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "float_control",
+           "NOTICE_HTML", "QUIET_SECONDS"]
 
 #: Seconds without a new change before a coalesced redraw starts.
 QUIET_SECONDS = 0.15
@@ -116,6 +116,13 @@ def eps_control(value: float, low: float = -2, high: float = 1):
     """The control of a privacy budget ``eps``: a log slider from ``10**low`` to ``10**high``."""
     return control("eps", W.FloatLogSlider, value=value, base=10, min=low, max=high, step=0.05,
                    description="ε")
+
+
+def float_control(name: str, value: float, low: float, high: float, step: float, description: str,
+                  **kwargs):
+    """The slider of a real parameter ``name`` from ``low`` to ``high`` in steps of ``step``."""
+    return control(name, W.FloatSlider, value=value, min=low, max=high, step=step, description=description,
+                   **kwargs)
 
 
 class Explorer(W.VBox):

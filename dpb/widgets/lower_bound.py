@@ -21,7 +21,7 @@ from ..plotting.lower_bound import (
     plot_double_change,
     plot_lower_bound_constants,
 )
-from .core import control, eps_control, explorer
+from .core import control, eps_control, explorer, float_control
 
 __all__ = [
     "parse_means",
@@ -122,10 +122,8 @@ def plot_environment_constants(instance: str = "mu2", custom_means: str = "0.9, 
 def d_eps_explorer(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5) -> W.VBox:
     """Move ``mu_a``, ``mu*`` and ``eps``; see the objective defining ``d_eps``, its minimiser, the regime."""
     controls = {
-        "mu_a": control("mu_a", W.FloatSlider, value=mu_a, min=0.01, max=0.99, step=0.01,
-                        description="μ_a"),
-        "mu_star": control("mu_star", W.FloatSlider, value=mu_star, min=0.01, max=0.99, step=0.01,
-                           description="μ*"),
+        "mu_a": float_control("mu_a", mu_a, 0.01, 0.99, 0.01, "μ_a"),
+        "mu_star": float_control("mu_star", mu_star, 0.01, 0.99, 0.01, "μ*"),
         "eps": eps_control(eps),
     }
     return explorer(message_on_error(plot_d_eps), controls, "The divergence d_ε and its two regimes")
@@ -147,12 +145,10 @@ def double_change_explorer(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5,
                            mu2_prime: float = 0.45) -> W.VBox:
     """Move the intermediate mean ``mu2'``; see the TV leg, the KL leg, their sum and the optimum."""
     controls = {
-        "mu2_prime": control("mu2_prime", W.FloatSlider, value=mu2_prime, min=0.0, max=1.0,
-                             step=0.005, readout_format=".3f", description="intermediate μ₂'"),
-        "mu2": control("mu2", W.FloatSlider, value=mu2, min=0.01, max=0.98, step=0.01,
-                       description="μ₂"),
-        "mu1": control("mu1", W.FloatSlider, value=mu1, min=0.02, max=0.99, step=0.01,
-                       description="μ₁"),
+        "mu2_prime": float_control("mu2_prime", mu2_prime, 0.0, 1.0, 0.005, "intermediate μ₂'",
+                                   readout_format=".3f"),
+        "mu2": float_control("mu2", mu2, 0.01, 0.98, 0.01, "μ₂"),
+        "mu1": float_control("mu1", mu1, 0.02, 0.99, 0.01, "μ₁"),
         "eps": eps_control(eps),
     }
     return explorer(message_on_error(plot_double_change), controls,
@@ -163,12 +159,9 @@ def coupled_simulation_explorer(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: f
                                 policy: str = "random rate", horizon: int = 1000, seed: int = 0) -> W.VBox:
     """Simulate the coupled environment; see the Hamming distance of the reward lists against ``N_2 TV``."""
     controls = {
-        "mu2_prime": control("mu2_prime", W.FloatSlider, value=mu2_prime, min=0.0, max=1.0,
-                             step=0.01, description="μ₂'"),
-        "mu2": control("mu2", W.FloatSlider, value=mu2, min=0.0, max=1.0, step=0.01,
-                       description="μ₂"),
-        "mu1": control("mu1", W.FloatSlider, value=mu1, min=0.0, max=1.0, step=0.01,
-                       description="μ₁"),
+        "mu2_prime": float_control("mu2_prime", mu2_prime, 0.0, 1.0, 0.01, "μ₂'"),
+        "mu2": float_control("mu2", mu2, 0.0, 1.0, 0.01, "μ₂"),
+        "mu1": float_control("mu1", mu1, 0.0, 1.0, 0.01, "μ₁"),
         "policy": control("policy", W.Dropdown, options=list(PULLING_RULES), value=policy,
                           description="rule"),
         "horizon": control("horizon", W.IntSlider, value=horizon, min=50, max=3000, step=50,
