@@ -229,9 +229,9 @@ def optimal_intermediate(mu2, mu1, eps) -> OptimalIntermediate:
     Parameters
     ----------
     mu2, mu1 : float or array_like
-        Means in [0, 1].
+        The sub-optimal and the optimal mean, in [0, 1].
     eps : float or array_like
-        Privacy budget in (0, +inf].
+        Privacy budget in (0, +inf] (``inf``: the all-KL route of Lai and Robbins).
 
     Returns
     -------

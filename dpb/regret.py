@@ -315,12 +315,12 @@ class DecomposedRuns:
     _META = {"policy": str, "params": dict, "T": int, "seed": int, "delta": float}
 
     @property
-    def runs(self) -> int:
-        return int(self.pulls.shape[0])
-
-    @property
     def K(self) -> int:  # noqa: N802 - the paper's notation
         return int(self.means.size)
+
+    @property
+    def runs(self) -> int:
+        return int(self.pulls.shape[0])
 
     @property
     def gaps(self) -> np.ndarray:
