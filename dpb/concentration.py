@@ -59,7 +59,7 @@ import numpy as np
 from scipy import special, stats
 
 from ._validate import (MAX_HORIZON, as_finite, as_flag, as_float_array, as_int, as_positive, as_probability,
-                        broadcast, plain)
+                        as_real, broadcast, plain)
 from .divergences import d_eps, kl
 
 __all__ = [
@@ -487,20 +487,14 @@ def _log_A_eps(m, n, x, mu, eps, side, variant):
     return np.logaddexp(log_poly + np.logaddexp(log_first, 0.0), 0.0)
 
 
-_NO_M = object()
-
-
-def _prepare_bound_args(x, n, mu, eps=_NO_M, m=_NO_M):
-    if m is not _NO_M:
-        m = _check_m(m)
+def _prepare_bound_args(x, n, mu, *eps_m):
+    """``n``, ``m`` (0 when no noise is given) and ``x``, ``mu`` (and ``eps``) broadcast together."""
+    m = _check_m(eps_m[1]) if eps_m else 0
     n = _check_n(n)
-    x = _check_x_in_0_n(x, n)
-    mu = _check_mu(mu)
-    out = {"x": x, "mu": mu}
-    if eps is not _NO_M:
-        out["eps"] = _check_eps(eps)
-    arrays = broadcast(**out)
-    return n, m, arrays
+    arrays = {"x": _check_x_in_0_n(x, n), "mu": _check_mu(mu)}
+    if eps_m:
+        arrays["eps"] = _check_eps(eps_m[0])
+    return n, m, broadcast(**arrays)
 
 
 def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
@@ -764,10 +758,7 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
         raise ValueError(f"runs * (m + 1) = {runs * (m + 1)} random draws is more than the limit "
                          f"{MAX_MONTE_CARLO_DRAWS:.0e}; lower runs or m")
     side = _check_side(side)
-    confidence = as_probability("confidence", confidence, open_left=True, open_right=True)
-    if np.ndim(confidence) != 0:
-        raise ValueError("confidence must be a scalar in (0, 1)")
-    confidence = float(confidence)
+    confidence = as_real("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
     if isinstance(seed, np.random.SeedSequence):
         ss = seed
     else:
