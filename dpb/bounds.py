@@ -72,11 +72,6 @@ def _as_means(mu) -> np.ndarray:
     return arr
 
 
-def _as_eps(eps) -> np.ndarray:
-    """Validate the privacy budget: entries in (0, +inf]."""
-    return as_positive("eps", eps, allow_inf=True)
-
-
 def _as_alpha(alpha) -> np.ndarray:
     """Validate the batch growth factor of :prf:ref:`thm-upper-bound`: entries in (1, +inf)."""
     arr = as_float_array("alpha", alpha)
@@ -90,7 +85,7 @@ def _as_alpha(alpha) -> np.ndarray:
 def _arms_and_eps(mu, eps):
     """Return ``mu`` and ``eps[..., None]`` broadcast to a common ``(..., K)`` shape, plus mu* and gaps."""
     mu = _as_means(mu)
-    eps = _as_eps(eps)
+    eps = as_positive("eps", eps, allow_inf=True)
     check_elements("mu and eps (64 working arrays of their broadcast size)",
                    64 * int(np.prod(np.broadcast_shapes(mu.shape, eps[..., np.newaxis].shape))))
     mu_b, eps_b = broadcast(mu=mu, eps=eps[..., np.newaxis])
@@ -181,8 +176,6 @@ def per_arm_constants(
         raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
     if (alpha is None) != (bound != "upper"):
         raise ValueError('alpha (> 1) must be given exactly when bound="upper"')
-    if not isinstance(weighted, (bool, np.bool_)):
-        raise TypeError(f"weighted must be a bool, got {type(weighted).__name__}")
 
     mu_b, eps_b, star_b, gap = _arms_and_eps(mu, eps)
     sub = gap > 0

@@ -125,23 +125,25 @@ def asymptotic_constants(mu, eps, alpha) -> dict:
     mu = as_float_array("mu", mu)
     if mu.ndim != 1:
         raise ValueError(f"mu must be a 1-D array of arm means, got shape {mu.shape}")
-    eps_arr = as_positive("eps", eps)
-    if eps_arr.ndim != 0:
-        raise ValueError(f"eps must be a scalar, got shape {eps_arr.shape}")
-    alpha_arr = as_float_array("alpha", alpha)
-    if alpha_arr.ndim != 0:
-        raise ValueError(f"alpha must be a scalar, got shape {alpha_arr.shape}")
-    lower = per_arm_constants(mu, float(eps_arr), bound="lower", weighted=False)
-    upper = per_arm_constants(mu, float(eps_arr), bound="upper", alpha=float(alpha_arr), weighted=False)
+    eps = _scalar("eps", as_positive("eps", eps))
+    alpha = _scalar("alpha", as_float_array("alpha", alpha))
+    lower = per_arm_constants(mu, eps, bound="lower", weighted=False)
+    upper = per_arm_constants(mu, eps, bound="upper", alpha=alpha, weighted=False)
     gaps = mu.max() - mu
     return {
         "lower_pulls": np.asarray(lower, dtype=float),
         "upper_pulls": np.asarray(upper, dtype=float),
-        "lower_regret": float(lower_bound_constant(mu, float(eps_arr))),
-        "upper_regret": float(upper_bound_constant(mu, float(eps_arr), float(alpha_arr))),
+        "lower_regret": float(lower_bound_constant(mu, eps)),
+        "upper_regret": float(upper_bound_constant(mu, eps, alpha)),
         "suboptimal": gaps > 0,
         "gaps": gaps,
     }
+
+
+def _scalar(name: str, arr: np.ndarray) -> float:
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a scalar, got shape {arr.shape}")
+    return float(arr)
 
 
 def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
@@ -535,9 +537,8 @@ def decompose_runs(
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     seed = as_int("seed", seed, minimum=0)
-    delta_arr = as_positive("delta", DEFAULTS["delta"] if delta is None else delta, allow_inf=False)
-    if delta_arr.ndim != 0:
-        raise ValueError(f"delta must be a scalar, got shape {delta_arr.shape}")
+    delta = DEFAULTS["delta"] if delta is None else delta
+    delta = _scalar("delta", as_positive("delta", delta, allow_inf=False))
     if T < pol.min_horizon(bandit.K):
         raise ValueError(
             f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms, got {T}"
@@ -551,7 +552,7 @@ def decompose_runs(
     means = np.asarray(bandit.means, dtype=float)
     gens = [run_generators(s) for s in child_seeds(seed, range(runs))]
     rec = Recorder(runs, bandit.gaps, np.array([T]))
-    hook = _PhaseLog(pol, means, float(delta_arr))
+    hook = _PhaseLog(pol, means, delta)
     run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
@@ -562,7 +563,7 @@ def decompose_runs(
         means=means.copy(),
         T=T,
         seed=seed,
-        delta=float(delta_arr),
+        delta=delta,
         grid=grid,
         pulls=pulls,
         n_phases=n_phases,
