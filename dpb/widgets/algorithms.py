@@ -9,7 +9,7 @@ from ..environments import instance_names
 from ..chapters.algorithms import trace_for
 from ..plotting.algorithms import plot_forgetting, plot_schedules, plot_trace_phase
 from ..policies import POLICIES
-from .core import control, explorer, float_control
+from .core import control, explorer, float_control, int_control
 
 __all__ = ["trace_explorer", "forgetting_explorer", "schedule_explorer"]
 
@@ -42,8 +42,7 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
         "seed": control("seed", W.BoundedIntText, value=seed, min=0, max=10**6, description="seed",
                         layout=W.Layout(width="150px")),
         "T": control("T", W.Dropdown, options=_T_CHOICES, value=T, description="horizon T"),
-        "phase": control("phase", W.IntSlider, value=phase, min=0, max=n_phases - 1,
-                         description="phase"),
+        "phase": int_control("phase", phase, 0, n_phases - 1, "phase"),
     }
     slider = controls["phase"]
 
@@ -83,7 +82,7 @@ def forgetting_explorer(n0: int = 1, alpha: float = 2.0, eps: float = 0.25, mu: 
     if eps not in _EPS_CHOICES:
         raise ValueError(f"eps must be one of {_EPS_CHOICES}, got {eps!r}")
     controls = {
-        "n0": control("n0", W.IntSlider, value=n0, min=1, max=20, description="first batch n0"),
+        "n0": int_control("n0", n0, 1, 20, "first batch n0"),
         "alpha": float_control("alpha", alpha, 1.1, 4.0, 0.1, "ratio α"),
         "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε"),
         "mu": float_control("mu", mu, 0.05, 0.9, 0.05, "mean μ"),
@@ -103,7 +102,7 @@ def schedule_explorer(n0: int = 1, alpha: float = 1.1, power: float = 2.0) -> W.
     Redraws :func:`dpb.plotting.algorithms.plot_schedules`.
     """
     controls = {
-        "n0": control("n0", W.IntSlider, value=n0, min=1, max=50, description="first batch n0"),
+        "n0": int_control("n0", n0, 1, 50, "first batch n0"),
         "alpha": float_control("alpha", alpha, 1.05, 4.0, 0.05, "ratio α"),
         "power": float_control("power", power, 0.5, 4.0, 0.5, "power p"),
     }

@@ -6,7 +6,7 @@ import ipywidgets as W
 
 from ..chapters.concentration import M_RULES
 from ..plotting.concentration import plot_tail_bounds, plot_tail_exponent
-from .core import control, eps_control, explorer, float_control
+from .core import control, eps_control, explorer, float_control, int_control
 
 __all__ = ["tail_explorer", "exponent_explorer"]
 
@@ -25,7 +25,7 @@ def tail_explorer(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0.5,
         raise ValueError(f"n must be one of {_N_CHOICES}, got {n!r}")
     controls = {
         "n": control("n", W.SelectionSlider, options=_N_CHOICES, value=n, description="samples n"),
-        "m": control("m", W.IntSlider, value=m, min=0, max=20, step=1, description="noises m"),
+        "m": int_control("m", m, 0, 20, "noises m"),
         "eps": eps_control(eps),
         "mu": float_control("mu", mu, 0.05, 0.95, 0.05, "mean μ"),
         "x": float_control("x", x, 0.05, 1.0, 0.01, "threshold x"),

@@ -33,7 +33,7 @@ import numpy as np
 from .._validate import as_flag, as_real
 
 __all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "float_control",
-           "NOTICE_HTML", "QUIET_SECONDS"]
+           "int_control", "NOTICE_HTML", "QUIET_SECONDS"]
 
 #: Seconds without a new change before a coalesced redraw starts.
 QUIET_SECONDS = 0.15
@@ -123,6 +123,11 @@ def float_control(name: str, value: float, low: float, high: float, step: float,
     """The slider of a real parameter ``name`` from ``low`` to ``high`` in steps of ``step``."""
     return control(name, W.FloatSlider, value=value, min=low, max=high, step=step, description=description,
                    **kwargs)
+
+
+def int_control(name: str, value: int, low: int, high: int, description: str, step: int = 1):
+    """The slider of an integer parameter ``name`` from ``low`` to ``high`` in steps of ``step``."""
+    return control(name, W.IntSlider, value=value, min=low, max=high, step=step, description=description)
 
 
 class Explorer(W.VBox):

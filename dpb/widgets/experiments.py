@@ -7,7 +7,7 @@ import ipywidgets as W
 from ..environments import instance_names
 from ..experiments import ALGORITHMS
 from ..plotting import experiments as pe
-from .core import control, eps_control, explorer
+from .core import control, eps_control, explorer, int_control
 
 __all__ = ["experiment_explorer", "live_figure"]
 
@@ -48,7 +48,7 @@ def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: flo
         "means": control("means", W.Text, value=means, description="custom means"),
         "eps": eps_control(eps, -2, 0.5),
         "T": control("T", W.Dropdown, options=_HORIZONS, value=T, description="T"),
-        "runs": control("runs", W.IntSlider, value=runs, min=2, max=50, step=1, description="runs"),
+        "runs": int_control("runs", runs, 2, 50, "runs"),
         "algorithms": control("algorithms", W.SelectMultiple, options=list(ALGORITHMS),
                               value=tuple(algorithms), rows=len(ALGORITHMS),
                               description="algorithms"),

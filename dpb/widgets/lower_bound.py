@@ -21,7 +21,7 @@ from ..plotting.lower_bound import (
     plot_double_change,
     plot_lower_bound_constants,
 )
-from .core import control, eps_control, explorer, float_control
+from .core import control, eps_control, explorer, float_control, int_control
 
 __all__ = [
     "parse_means",
@@ -164,8 +164,7 @@ def coupled_simulation_explorer(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: f
         "mu1": float_control("mu1", mu1, 0.0, 1.0, 0.01, "μ₁"),
         "policy": control("policy", W.Dropdown, options=list(PULLING_RULES), value=policy,
                           description="rule"),
-        "horizon": control("horizon", W.IntSlider, value=horizon, min=50, max=3000, step=50,
-                           description="T"),
+        "horizon": int_control("horizon", horizon, 50, 3000, "T", step=50),
         "seed": control("seed", W.BoundedIntText, value=seed, min=0, max=10**9, description="seed",
                         layout=W.Layout(width="140px")),
     }
