@@ -224,19 +224,15 @@ def _kl_root(x: np.ndarray, c: np.ndarray, upper: bool) -> np.ndarray:
     # Infeasible starting point b: the better of Pinsker (kl >= 2 (q - x)^2) and the bound that drops
     # the log-term of the other outcome, e.g. kl(x, q) >= x log x + (1 - x) log((1 - x) / (1 - q)).
     root_c = np.sqrt(0.5 * c)
-    if upper:
-        qp = x + root_c
-        v_p = np.where(qp < 1.0, logit(np.where(qp < 1.0, qp, 0.5)), np.inf)
-        # log(1 - q_up); the quotient is clamped at 1e3 (any larger value is cut by the cap below)
-        log_w = np.log(xb_s) - np.minimum(c - x * np.log(x_s), 1e3 * xb_s) / xb_s
-        v_e = np.log(-np.expm1(log_w)) - log_w  # log_w < 0: log(1 - w) without log(0)
-        v_b = np.minimum(np.minimum(v_p, v_e), _V_CAP_UPPER)
-    else:
-        qp = x - root_c
-        v_p = np.where(qp > 0.0, -logit(np.where(qp > 0.0, qp, 0.5)), np.inf)
-        log_w = np.log(x_s) - np.minimum(c - (1.0 - x) * np.log(xb_s), 1e3 * x_s) / x_s  # log(q_low)
-        v_e = np.log(-np.expm1(log_w)) - log_w  # log_w < 0: log(1 - w) without log(0)
-        v_b = np.minimum(np.minimum(v_p, v_e), _V_CAP_LOWER)
+    # the side's own end and the other one: upper (x, q) <-> lower (1 - x, 1 - q), mirrored
+    near, far, x_side = (xb_s, x_s, x) if upper else (x_s, xb_s, 1.0 - x)
+    qp = x + sgn * root_c
+    inside = (qp < 1.0) if upper else (qp > 0.0)
+    v_p = np.where(inside, sgn * logit(np.where(inside, qp, 0.5)), np.inf)
+    # log(1 - q_up) or log(q_low); the quotient is clamped at 1e3 (a larger value is cut by the cap)
+    log_w = np.log(near) - np.minimum(c - x_side * np.log(far), 1e3 * near) / near
+    v_e = np.log(-np.expm1(log_w)) - log_w  # log_w < 0: log(1 - w) without log(0)
+    v_b = np.minimum(np.minimum(v_p, v_e), _V_CAP_UPPER if upper else _V_CAP_LOWER)
 
     def f(v, xx, cc):
         q = expit(sgn * v)
