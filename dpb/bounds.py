@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_flag, as_float_array, as_positive, as_probability, broadcast, check_elements, plain
+from ._validate import (as_choice, as_flag, as_float_array, as_positive, as_probability, broadcast,
+                        check_elements, plain)
 from .divergences import d_eps, kl, regime_threshold
 
 __all__ = [
@@ -172,8 +173,7 @@ def per_arm_constants(
         Non-negative terms, ``+inf`` only if a denominator underflows to 0.
     """
     weighted = as_flag("weighted", weighted)
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
+    as_choice("bound", bound, _BOUNDS)
     if (alpha is None) != (bound != "upper"):
         raise ValueError('alpha (> 1) must be given exactly when bound="upper"')
 

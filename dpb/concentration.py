@@ -58,8 +58,8 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from ._validate import (MAX_HORIZON, as_finite, as_flag, as_float_array, as_int, as_positive, as_probability,
-                        as_real, broadcast, plain)
+from ._validate import (MAX_HORIZON, as_choice, as_finite, as_flag, as_float_array, as_int, as_positive,
+                        as_probability, as_real, broadcast, plain)
 from .divergences import d_eps, kl
 
 __all__ = [
@@ -122,9 +122,7 @@ def _check_work(what: str, work: int, limit: int = MAX_EXACT_WORK) -> None:
 
 
 def _check_side(side) -> str:
-    if side not in _SIDES:
-        raise ValueError(f"side must be one of {_SIDES}, got {side!r}")
-    return side
+    return as_choice("side", side, _SIDES)
 
 
 def _check_x_in_0_n(x, n: int) -> np.ndarray:
@@ -467,8 +465,7 @@ def private_sum_cdf(s, n, m, mu, eps):
 # --------------------------------------------------------------------------------------------
 def _log_A_eps(m, n, x, mu, eps, side, variant):
     """log A_eps on validated, broadcast input; the upper side with x >= n mu (lower side mirrored)."""
-    if variant not in _A_VARIANTS:
-        raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
+    as_choice("variant", variant, _A_VARIANTS)
     if side == "lower":  # X -> 1 - X, mu -> 1 - mu, x -> n - x (noise symmetric)
         x, mu = n - x, 1.0 - mu
     delta = np.maximum(x - n * mu, 0.0)

@@ -42,6 +42,7 @@ from ._validate import (
     MAX_ELEMENTS,
     MAX_SECONDS,
     MAX_SIZE,
+    as_choice,
     as_float_array,
     as_int,
     as_positive,
@@ -468,8 +469,7 @@ def simulate_coupled_environment(
     mu_prime = _validate_two_arms("mu_prime", mu_prime)
     horizon = as_int("horizon", horizon, minimum=1, maximum=MAX_SIZE)
     n_runs = as_int("n_runs", n_runs, minimum=1, maximum=MAX_ELEMENTS)
-    if method not in ("per_step", "binomial"):
-        raise ValueError(f'method must be "per_step" or "binomial", got {method!r}')
+    as_choice("method", method, ("per_step", "binomial"))
     if method == "per_step" and horizon * n_runs > MAX_ELEMENTS // 4:
         raise ValueError(f"horizon * n_runs = {horizon * n_runs} steps is too much for the per-step method "
                          f"(at most {MAX_ELEMENTS // 4}); use method='binomial' or fewer steps")

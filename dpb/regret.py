@@ -53,8 +53,8 @@ import numpy as np
 
 from . import cache
 from ._io import save_npz_atomic
-from ._validate import (MAX_HORIZON, MAX_RUNS, as_directory, as_float_array, as_instance, as_int, as_positive,
-                        as_real, as_flag)
+from ._validate import (MAX_HORIZON, MAX_RUNS, as_choice, as_directory, as_float_array, as_instance, as_int,
+                        as_positive, as_real, as_flag)
 from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
@@ -640,8 +640,7 @@ def cached_runs(
         Recompute even when the file exists.
     """
     refresh = as_flag("refresh", refresh)
-    if policy not in ("DP-IMED", "DP-KLUCB"):
-        raise ValueError(f"policy must be 'DP-IMED' or 'DP-KLUCB', got {policy!r}")
+    as_choice("policy", policy, ("DP-IMED", "DP-KLUCB"))
     if schedule is not None and alpha is not None:
         raise ValueError("give either alpha (geometric batches) or schedule, not both")
     kwargs = {"eps": eps, "n0": n0}

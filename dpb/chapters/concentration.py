@@ -12,7 +12,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from .._validate import as_int, as_positive, as_probability, check_elements, plain
+from .._validate import as_choice, as_int, as_positive, as_probability, check_elements, plain
 from ..concentration import (
     chernoff_bound,
     laplace_sum_logsf,
@@ -220,8 +220,7 @@ def exponent_curves(x, mu, eps, m_rule: str = "log n", ns=None):
     """
     x, mu, eps = _upper_tail(x, mu, eps)
     x = float(x)
-    if m_rule not in M_RULES:
-        raise ValueError(f"m_rule must be one of {M_RULES}, got {m_rule!r}")
+    as_choice("m_rule", m_rule, M_RULES)
     if ns is None:
         ns = np.unique(np.round(np.logspace(1, 4, 9)).astype(int))
     ns = [as_int("ns", v, minimum=1) for v in np.atleast_1d(ns)]
