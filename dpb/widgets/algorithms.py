@@ -46,11 +46,12 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
     }
     slider = controls["phase"]
 
-    def rerun(_change=None) -> None:
-        v = {k: controls[k].value for k in ("policy", "env", "eps", "seed", "T")}
-        slider.max = len(trace_for(v["policy"], v["env"], v["eps"], v["seed"], v["T"])) - 1
+    run_keys = ("policy", "env", "eps", "seed", "T")  # the run; the phase only moves along it
 
-    for key in ("policy", "env", "eps", "seed", "T"):
+    def rerun(_change=None) -> None:
+        slider.max = len(trace_for(**{k: controls[k].value for k in run_keys})) - 1
+
+    for key in run_keys:
         controls[key].observe(rerun, names="value")
 
     prev_btn = W.Button(description="◀ previous phase")
@@ -65,9 +66,7 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
     prev_btn.on_click(step(-1))
     next_btn.on_click(step(+1))
     box = explorer(plot_trace_phase, controls, "One run, phase by phase")
-    children = list(box.children)
-    children.insert(2, W.HBox([prev_btn, next_btn]))
-    box.children = tuple(children)
+    box.children = (*box.children[:2], W.HBox([prev_btn, next_btn]), *box.children[2:])
     return box
 
 
