@@ -68,7 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._validate import as_float_array, as_instance, as_int, as_real, check_elements
+from ._validate import as_finite, as_instance, as_int, as_real, check_elements
 
 __all__ = [
     "BLOCK_EDGES",
@@ -134,13 +134,11 @@ class MeanEstimate:
 
 
 def _sample(x) -> np.ndarray:
-    arr = as_float_array("x", x)
+    arr = as_finite("x", x)
     if arr.ndim != 1:
         raise ValueError(f"x must be a 1-d sample (one value per run), got {arr.ndim} dimensions")
     if arr.size < 2:
         raise ValueError(f"x must hold at least 2 values, got {arr.size}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x must be finite (no NaN or inf)")
     return arr
 
 
@@ -186,13 +184,11 @@ def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = B
     mean, lo, hi : ndarray (C,)
         Constant columns get ``lo = hi = mean``.
     """
-    v = as_float_array("values", values)
+    v = as_finite("values", values)
     if v.ndim != 2:
         raise ValueError(f"values must be a 2-d array (runs x columns), got {v.ndim} dimensions")
     if v.shape[0] < 2 or v.shape[1] < 1:
         raise ValueError(f"values must hold at least 2 runs and 1 column, got shape {v.shape}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("values must be finite (no NaN or inf)")
     level = _check_level(level)
     n_boot = as_int("n_boot", n_boot, minimum=100)
     check_elements("n_boot", n_boot * max(v.shape))  # the resampled means (and indices), before drawing
