@@ -252,12 +252,10 @@ def histogram_log_ratio(samples, samples_prime, bins, min_count=100):
     centres, log_ratio : ndarray
         Centres of the reported bins and the empirical log ratios there.
     """
-    a = as_float_array("samples", samples).ravel()
-    b = as_float_array("samples_prime", samples_prime).ravel()
+    a = as_finite("samples", samples).ravel()
+    b = as_finite("samples_prime", samples_prime).ravel()
     if a.size == 0 or b.size == 0:
         raise ValueError("samples and samples_prime must be non-empty")
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("samples and samples_prime must be finite")
     min_count = as_int("min_count", min_count, minimum=1)
     if isinstance(bins, (str, bytes)) or np.ndim(bins) == 0:
         bins = as_int("bins", bins, minimum=1, maximum=10**6)
