@@ -176,6 +176,16 @@ class BatchSchedule(ABC):
             raise OverflowError("batch schedule overflowed int64; use a smaller horizon")
 
 
+def _exact_block(values) -> np.ndarray:
+    """Exact integers as int64, stopping at the first one past 2**62 pulls (``OverflowError``)."""
+    out = []
+    for v in values:
+        if v >= MAX_PULLS:
+            raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
+        out.append(v)
+    return np.array(out, dtype=np.int64)
+
+
 def _ceil_robust(values: np.ndarray, exact, rel_err) -> np.ndarray:
     """ceil of float ``values`` with their exact counterparts recomputed where the float is unsafe.
 
@@ -239,14 +249,8 @@ class GeometricSchedule(BatchSchedule):
     def _cumulative_block(self, m: np.ndarray) -> np.ndarray:
         a, n0 = self._alpha_exact, self._n0
         if a.denominator == 1:  # integer ratio: exact integer arithmetic, B_m = n0 a^m
-            ai = int(a)
-            vals = []
-            for k in m:  # stop at the first entry past 2**62 (at most 62 big powers)
-                v = n0 * (ai ** (int(k) + 1) - 1) // (ai - 1)
-                if v >= MAX_PULLS:
-                    raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
-                vals.append(v)
-            return np.array(vals, dtype=np.int64)
+            ai = int(a)  # at most 62 big powers before the first entry past 2**62
+            return _exact_block(n0 * (ai ** (int(k) + 1) - 1) // (ai - 1) for k in m)
         with np.errstate(over="ignore"):
             approx = n0 * np.expm1((m + 1.0) * math.log(self._alpha)) / (self._alpha - 1.0)
         # error budget: float(alpha) vs alpha (1 ulp, amplified (m+1) times by the power and by
@@ -318,13 +322,7 @@ class PolynomialSchedule(BatchSchedule):
                 approx = n0 * np.power(m + 1.0, pi)
             if m.size and approx.max() < 2.0**61:  # exact in int64, no overflow possible
                 return n0 * np.power(m + 1, pi)
-            vals = []
-            for k in m:
-                v = n0 * (int(k) + 1) ** pi
-                if v >= MAX_PULLS:
-                    raise OverflowError("batch schedule exceeds 2**62 pulls; use a smaller horizon")
-                vals.append(v)
-            return np.array(vals, dtype=np.int64)
+            return _exact_block(n0 * (int(k) + 1) ** pi for k in m)
         with np.errstate(over="ignore"):
             approx = n0 * np.power(m + 1.0, self._p)
 

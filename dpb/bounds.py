@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import as_flag, as_float_array, as_positive, as_probability, broadcast, check_elements, plain
+from ._validate import (as_choice, as_flag, as_float_array, as_positive, as_probability, broadcast,
+                        check_elements, plain)
 from .divergences import d_eps, kl, regime_threshold
 
 __all__ = [
@@ -72,11 +73,6 @@ def _as_means(mu) -> np.ndarray:
     return arr
 
 
-def _as_eps(eps) -> np.ndarray:
-    """Validate the privacy budget: entries in (0, +inf]."""
-    return as_positive("eps", eps, allow_inf=True)
-
-
 def _as_alpha(alpha) -> np.ndarray:
     """Validate the batch growth factor of :prf:ref:`thm-upper-bound`: entries in (1, +inf)."""
     arr = as_float_array("alpha", alpha)
@@ -90,7 +86,7 @@ def _as_alpha(alpha) -> np.ndarray:
 def _arms_and_eps(mu, eps):
     """Return ``mu`` and ``eps[..., None]`` broadcast to a common ``(..., K)`` shape, plus mu* and gaps."""
     mu = _as_means(mu)
-    eps = _as_eps(eps)
+    eps = as_positive("eps", eps, allow_inf=True)
     check_elements("mu and eps (64 working arrays of their broadcast size)",
                    64 * int(np.prod(np.broadcast_shapes(mu.shape, eps[..., np.newaxis].shape))))
     mu_b, eps_b = broadcast(mu=mu, eps=eps[..., np.newaxis])
@@ -177,12 +173,9 @@ def per_arm_constants(
         Non-negative terms, ``+inf`` only if a denominator underflows to 0.
     """
     weighted = as_flag("weighted", weighted)
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}, got {bound!r}")
+    as_choice("bound", bound, _BOUNDS)
     if (alpha is None) != (bound != "upper"):
         raise ValueError('alpha (> 1) must be given exactly when bound="upper"')
-    if not isinstance(weighted, (bool, np.bool_)):
-        raise TypeError(f"weighted must be a bool, got {type(weighted).__name__}")
 
     mu_b, eps_b, star_b, gap = _arms_and_eps(mu, eps)
     sub = gap > 0
@@ -247,17 +240,7 @@ def lai_robbins_constant(mu) -> np.ndarray:
     """The non-private Lai-Robbins constant ``sum_{a: Delta_a > 0} Delta_a / kl(mu_a, mu*)``.
 
     The ``eps = inf`` case of :prf:ref:`thm-lower-bound`.  Arms with ``kl(mu_a, mu*) = inf`` (``mu* = 1``)
-    contribute 0.
-
-    Parameters
-    ----------
-    mu : array_like, shape (K,) or (..., K)
-        Arm means in [0, 1], ``K >= 2``.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        Shape ``mu.shape[:-1]`` (a float for 1-D ``mu``).
+    contribute 0.  Same ``mu`` and result shape as :func:`lower_bound_constant` (no ``eps``).
     """
     return _finish(np.sum(per_arm_constants(mu, np.inf, bound="lai_robbins"), axis=-1))
 

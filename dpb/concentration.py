@@ -58,8 +58,8 @@ import math
 import numpy as np
 from scipy import special, stats
 
-from ._validate import (MAX_HORIZON, as_finite, as_flag, as_float_array, as_int, as_positive, as_probability,
-                        broadcast, plain)
+from ._validate import (MAX_HORIZON, as_choice, as_finite, as_flag, as_float_array, as_int, as_positive,
+                        as_probability, as_real, broadcast, plain)
 from .divergences import d_eps, kl
 
 __all__ = [
@@ -122,9 +122,7 @@ def _check_work(what: str, work: int, limit: int = MAX_EXACT_WORK) -> None:
 
 
 def _check_side(side) -> str:
-    if side not in _SIDES:
-        raise ValueError(f"side must be one of {_SIDES}, got {side!r}")
-    return side
+    return as_choice("side", side, _SIDES)
 
 
 def _check_x_in_0_n(x, n: int) -> np.ndarray:
@@ -136,18 +134,19 @@ def _check_x_in_0_n(x, n: int) -> np.ndarray:
     return arr
 
 
-def _scalar_eps(eps) -> float:
-    arr = _check_eps(eps)
+def _scalar(name: str, arr: np.ndarray) -> float:
     if arr.ndim != 0:
-        raise ValueError("eps must be a scalar for the exact distribution functions")
+        raise ValueError(f"{name} must be a scalar for the exact distribution functions")
     return float(arr)
 
 
-def _scalar_mu(mu) -> float:
-    arr = _check_mu(mu)
-    if arr.ndim != 0:
-        raise ValueError("mu must be a scalar for the exact distribution functions")
-    return float(arr)
+def _by_chunks(flat: np.ndarray, width: int, rows) -> np.ndarray:
+    """``rows(chunk)`` over column chunks ``flat[i:j, None]`` of at most ``_CHUNK_ELEMENTS / width`` rows."""
+    out = np.empty_like(flat)
+    step = max(1, _CHUNK_ELEMENTS // width)
+    for start in range(0, flat.size, step):
+        out[start : start + step] = rows(flat[start : start + step, None])
+    return out
 
 
 def _out(arr: np.ndarray):
@@ -193,10 +192,15 @@ def laplace_sum_tail_bound(z, m, eps, *, log: bool = False):
     m = _check_m(m)
     eps = _check_eps(eps)
     z, eps = broadcast(z=z, eps=eps)
+    logb = _log_laplace_sum_tail_bound(z, m, eps)
+    return _out(logb if log else np.exp(logb))
+
+
+def _log_laplace_sum_tail_bound(z, m: int, eps):
+    """log min{1, exp(-f(z))}, f(z) = eps z - 1 - m log(1 + m eps z), on validated input (0 for z <= 0)."""
     zp = np.maximum(z, 0.0)
     neg_f = -(eps * zp - 1.0 - m * np.log1p(m * eps * zp))
-    logb = np.where(z > 0, np.minimum(neg_f, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return np.where(z > 0, np.minimum(neg_f, 0.0), 0.0)
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,13 +226,13 @@ def _laplace_sum_logsf_pos(t: np.ndarray, m: int, logW: np.ndarray) -> np.ndarra
     i = np.arange(m, dtype=float)
     logfact = special.gammaln(i + 1.0)
     flat = t.ravel()
-    out = np.empty_like(flat)
-    step = max(1, _CHUNK_ELEMENTS // m)
-    for start in range(0, flat.size, step):
-        tt = flat[start : start + step, None]
+
+    def rows(tt):
         with np.errstate(invalid="ignore", over="ignore"):
             terms = logW[None, :] + special.xlogy(i[None, :], tt) - logfact[None, :]
-            out[start : start + step] = special.logsumexp(terms, axis=1) - tt[:, 0]
+            return special.logsumexp(terms, axis=1) - tt[:, 0]
+
+    out = _by_chunks(flat, m, rows)
     # eps * z may overflow to +inf: the tail beyond is exactly 0
     out[np.isinf(flat)] = -np.inf
     return out.reshape(t.shape)
@@ -284,7 +288,7 @@ def laplace_sum_logsf(z, m, eps):
     """
     z = _check_finite("z", z)
     m = _check_m(m)
-    eps = _scalar_eps(eps)
+    eps = _scalar("eps", _check_eps(eps))
     _check_work("m * size(z)", m * z.size)
     return _out(_laplace_sum_logsf(z, m, eps))
 
@@ -292,22 +296,8 @@ def laplace_sum_logsf(z, m, eps):
 def laplace_sum_sf(z, m, eps):
     """Exact survival function :math:`P[Z_m \\ge z]` of a sum of ``m`` Laplace(1/eps) noises.
 
-    ``exp(laplace_sum_logsf(z, m, eps))``; see :func:`laplace_sum_logsf` for the closed form
-    (the exact counterpart of the bound of :prf:ref:`lem-tail-cum-lap`).
-
-    Parameters
-    ----------
-    z : array_like
-        Threshold(s), finite.
-    m : int
-        Number of Laplace variables, ``m >= 0`` (``m = 0``: :math:`Z_0 = 0`).
-    eps : float
-        Privacy parameter, ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`P[Z_m \\ge z]`.
+    ``exp(laplace_sum_logsf(z, m, eps))``, same parameters; see :func:`laplace_sum_logsf` for
+    the closed form (the exact counterpart of the bound of :prf:ref:`lem-tail-cum-lap`).
     """
     return _out(np.exp(laplace_sum_logsf(z, m, eps)))
 
@@ -339,7 +329,7 @@ def laplace_sum_logpdf(z, m, eps):
     """
     z = _check_finite("z", z)
     m = as_int("m", m, minimum=1)
-    eps = _scalar_eps(eps)
+    eps = _scalar("eps", _check_eps(eps))
     _check_work("m * size(z)", m * z.size)
     k = np.arange(m, dtype=float)
     logc = (
@@ -350,34 +340,18 @@ def laplace_sum_logpdf(z, m, eps):
         - (2 * m - 1) * math.log(2.0)
     )
     a = 2.0 * eps * np.abs(z)
-    flat = a.ravel()
-    out = np.empty_like(flat)
-    step = max(1, _CHUNK_ELEMENTS // m)
-    for start in range(0, flat.size, step):
-        aa = flat[start : start + step, None]
-        out[start : start + step] = special.logsumexp(logc[None, :] + special.xlogy(k[None, :], aa), axis=1)
-    out = out.reshape(a.shape) + math.log(eps) - eps * np.abs(z)
-    return _out(out)
+
+    def rows(aa):
+        return special.logsumexp(logc[None, :] + special.xlogy(k[None, :], aa), axis=1)
+
+    return _out(_by_chunks(a.ravel(), m, rows).reshape(a.shape) + math.log(eps) - eps * np.abs(z))
 
 
 def laplace_sum_pdf(z, m, eps):
     """Exact density :math:`f_m(z)` of the sum of ``m >= 1`` i.i.d. Laplace(1/eps) variables.
 
-    ``exp(laplace_sum_logpdf(z, m, eps))``; see :func:`laplace_sum_logpdf` for the formula.
-
-    Parameters
-    ----------
-    z : array_like
-        Point(s), finite.
-    m : int
-        Number of Laplace variables, ``m >= 1``.
-    eps : float
-        Privacy parameter, ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`f_m(z)`.
+    ``exp(laplace_sum_logpdf(z, m, eps))``, same parameters; see :func:`laplace_sum_logpdf` for
+    the formula.
     """
     return _out(np.exp(laplace_sum_logpdf(z, m, eps)))
 
@@ -389,25 +363,23 @@ def _private_sum_log_tail(s, n, m, mu, eps, *, upper: bool):
     s = _check_finite("s", s)
     n = _check_n(n)
     m = _check_m(m)
-    mu = _scalar_mu(mu)
-    eps = _scalar_eps(eps)
+    mu = _scalar("mu", _check_mu(mu))
+    eps = _scalar("eps", _check_eps(eps))
     _check_work("(n + 1) * max(m, 1) * size(s)", (n + 1) * max(m, 1) * s.size)
     k = np.arange(n + 1, dtype=float)
     logpmf = stats.binom.logpmf(k, n, mu)
     logW = _log_tail_weights(m) if m > 0 else None
-    flat = s.ravel()
-    out = np.empty_like(flat)
-    step = max(1, _CHUNK_ELEMENTS // ((n + 1) * max(m, 1)))
-    for start in range(0, flat.size, step):
-        ss = flat[start : start + step, None]
+
+    def rows(ss):
         # upper: P[S + Z >= s] = sum_k pmf(k) P[Z >= s - k];
         # lower: P[S + Z <= s] = sum_k pmf(k) P[Z <= s - k] = sum_k pmf(k) P[Z >= k - s]
         # (Z symmetric; for m = 0 both read 1{k >= s} and 1{k <= s}: the integer ties are kept).
         t = ss - k[None, :] if upper else k[None, :] - ss
         terms = logpmf[None, :] + _laplace_sum_logsf(t, m, eps, logW)
         with np.errstate(divide="ignore"):
-            out[start : start + step] = special.logsumexp(terms, axis=1)
-    out = np.minimum(out.reshape(s.shape), 0.0)
+            return special.logsumexp(terms, axis=1)
+
+    out = np.minimum(_by_chunks(s.ravel(), (n + 1) * max(m, 1), rows).reshape(s.shape), 0.0)
     return _out(out)
 
 
@@ -429,14 +401,10 @@ def private_sum_logsf(s, n, m, mu, eps):
     ----------
     s : array_like
         Threshold(s), finite.
-    n : int
-        Number of Bernoulli variables, ``n >= 1``.
-    m : int
-        Number of Laplace variables, ``m >= 0``.
-    mu : float
-        Bernoulli mean, in (0, 1).
-    eps : float
-        Privacy parameter, ``eps > 0``.
+    n, m : int
+        Numbers of Bernoulli variables (``n >= 1``) and of Laplace variables (``m >= 0``).
+    mu, eps : float
+        Bernoulli mean in (0, 1) and privacy parameter ``eps > 0``.
 
     Returns
     -------
@@ -453,26 +421,8 @@ def private_sum_logsf(s, n, m, mu, eps):
 def private_sum_sf(s, n, m, mu, eps):
     """Exact :math:`P[\\tilde S_{n,m} \\ge s]` (Binomial(n, mu) plus ``m`` Laplace(1/eps) noises).
 
-    ``exp(private_sum_logsf(...))``; see :func:`private_sum_logsf` for the convolution formula
-    (the exact left-hand side of :prf:ref:`lem-private-sum`).
-
-    Parameters
-    ----------
-    s : array_like
-        Threshold(s), finite.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float
-        In (0, 1).
-    eps : float
-        ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`P[\\tilde S_{n,m} \\ge s]`.
+    ``exp(private_sum_logsf(s, n, m, mu, eps))``, same parameters; see :func:`private_sum_logsf`
+    for the convolution formula (the exact left-hand side of :prf:ref:`lem-private-sum`).
     """
     return _out(np.exp(private_sum_logsf(s, n, m, mu, eps)))
 
@@ -490,16 +440,8 @@ def private_sum_logcdf(s, n, m, mu, eps):
 
     Parameters
     ----------
-    s : array_like
-        Threshold(s), finite.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float
-        In (0, 1).
-    eps : float
-        ``eps > 0``.
+    s, n, m, mu, eps
+        As in :func:`private_sum_logsf`.
 
     Returns
     -------
@@ -510,25 +452,10 @@ def private_sum_logcdf(s, n, m, mu, eps):
 
 
 def private_sum_cdf(s, n, m, mu, eps):
-    """Exact :math:`P[\\tilde S_{n,m} \\le s]`: ``exp(private_sum_logcdf(...))``.
+    """Exact :math:`P[\\tilde S_{n,m} \\le s]`: ``exp(private_sum_logcdf(s, n, m, mu, eps))``.
 
-    Parameters
-    ----------
-    s : array_like
-        Threshold(s), finite.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float
-        In (0, 1).
-    eps : float
-        ``eps > 0``.
-
-    Returns
-    -------
-    float or ndarray
-        :math:`P[\\tilde S_{n,m} \\le s]`.
+    Same parameters as :func:`private_sum_logcdf`, the lower-tail counterpart of
+    :func:`private_sum_sf`.
     """
     return _out(np.exp(private_sum_logcdf(s, n, m, mu, eps)))
 
@@ -538,6 +465,7 @@ def private_sum_cdf(s, n, m, mu, eps):
 # --------------------------------------------------------------------------------------------
 def _log_A_eps(m, n, x, mu, eps, side, variant):
     """log A_eps on validated, broadcast input; the upper side with x >= n mu (lower side mirrored)."""
+    as_choice("variant", variant, _A_VARIANTS)
     if side == "lower":  # X -> 1 - X, mu -> 1 - mu, x -> n - x (noise symmetric)
         x, mu = n - x, 1.0 - mu
     delta = np.maximum(x - n * mu, 0.0)
@@ -556,20 +484,14 @@ def _log_A_eps(m, n, x, mu, eps, side, variant):
     return np.logaddexp(log_poly + np.logaddexp(log_first, 0.0), 0.0)
 
 
-_NO_M = object()
-
-
-def _prepare_bound_args(x, n, mu, eps=_NO_M, m=_NO_M):
-    if m is not _NO_M:
-        m = _check_m(m)
+def _prepare_bound_args(x, n, mu, *eps_m):
+    """``n``, ``m`` (0 when no noise is given) and ``x``, ``mu`` (and ``eps``) broadcast together."""
+    m = _check_m(eps_m[1]) if eps_m else 0
     n = _check_n(n)
-    x = _check_x_in_0_n(x, n)
-    mu = _check_mu(mu)
-    out = {"x": x, "mu": mu}
-    if eps is not _NO_M:
-        out["eps"] = _check_eps(eps)
-    arrays = broadcast(**out)
-    return n, m, arrays
+    arrays = {"x": _check_x_in_0_n(x, n), "mu": _check_mu(mu)}
+    if eps_m:
+        arrays["eps"] = _check_eps(eps_m[0])
+    return n, m, broadcast(**arrays)
 
 
 def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
@@ -639,8 +561,6 @@ def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
     """
     log = as_flag("log", log)
     side = _check_side(side)
-    if variant not in _A_VARIANTS:
-        raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
     n, m, (x, mu, eps) = _prepare_bound_args(x, n, mu, eps, m)
     logA = _log_A_eps(m, n, x, mu, eps, side, variant)
     if log:
@@ -649,8 +569,11 @@ def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
         return _out(np.exp(logA))
 
 
-def _on_side(x, n, mu, side):
-    return x >= n * mu if side == "upper" else x <= n * mu
+def _bound_on_side(logb, x, n, mu, side, log):
+    """The bound min{1, exp(logb)} (or its log) on the lemma's side of the mean, 1 on the other."""
+    inside = x >= n * mu if side == "upper" else x <= n * mu
+    logb = np.where(inside, np.minimum(logb, 0.0), 0.0)
+    return _out(logb if log else np.exp(logb))
 
 
 def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", log=False):
@@ -696,13 +619,10 @@ def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", l
     """
     log = as_flag("log", log)
     side = _check_side(side)
-    if variant not in _A_VARIANTS:
-        raise ValueError(f"variant must be one of {_A_VARIANTS}, got {variant!r}")
     n, m, (x, mu, eps) = _prepare_bound_args(x, n, mu, eps, m)
     logA = _log_A_eps(m, n, x, mu, eps, side, variant)
     logb = logA - n * np.asarray(d_eps(x / n, mu, eps), dtype=float)
-    logb = np.where(_on_side(x, n, mu, side), np.minimum(logb, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return _bound_on_side(logb, x, n, mu, side, log)
 
 
 def chernoff_bound(x, n, mu, side="upper", *, log=False):
@@ -715,32 +635,14 @@ def chernoff_bound(x, n, mu, side="upper", *, log=False):
 
     for :math:`S_n \\sim \\mathrm{Bin}(n, \\mu)`; 1 on the wrong side of the mean.  It is the
     :math:`m = 0` reference the private bounds are compared with (it does *not* bound the
-    private sum when :math:`m \\ge 1`).
-
-    Parameters
-    ----------
-    x : array_like
-        Threshold, in ``[0, n]``.
-    n : int
-        ``n >= 1``.
-    mu : float or array_like
-        In (0, 1).
-    side : {"upper", "lower"}
-        Which tail.
-    log : bool, default False
-        Return the natural log of the bound.
-
-    Returns
-    -------
-    float or ndarray
-        The bound (or its log).
+    private sum when :math:`m \\ge 1`).  Parameters ``x, n, mu, side, log`` as in
+    :func:`private_chernoff_bound`; returns the bound (or its log).
     """
     log = as_flag("log", log)
     side = _check_side(side)
     n, _, (x, mu) = _prepare_bound_args(x, n, mu)
     logb = -n * np.asarray(kl(x / n, mu), dtype=float)
-    logb = np.where(_on_side(x, n, mu, side), np.minimum(logb, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return _bound_on_side(logb, x, n, mu, side, log)
 
 
 def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129):
@@ -765,27 +667,15 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
 
     Parameters
     ----------
-    x : array_like
-        Threshold on the sum, in ``[0, n]``.
-    n : int
-        ``n >= 1``.
-    m : int
-        ``m >= 0``.
-    mu : float or array_like
-        In (0, 1).
-    eps : float or array_like
-        ``eps > 0``.
-    side : {"upper", "lower"}
-        Which tail.
-    log : bool, default False
-        Return the natural log of the bound.
+    x, n, m, mu, eps, side, log
+        As in :func:`private_chernoff_bound`.
     grid : int, default 129
         Grid size of each of the two search stages (``>= 3``).
 
     Returns
     -------
     float or ndarray
-        The bound (or its log).
+        The smallest bound over the grids of splits ``u`` (or its log).
     """
     log = as_flag("log", log)
     side = _check_side(side)
@@ -804,11 +694,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
         u = delta[..., None] * frac
         y = np.clip((xu[..., None] - u) / n, 0.0, 1.0)
         log_first = -n * np.asarray(kl(y, muu[..., None]), dtype=float)
-        zp = u
-        e = eps[..., None]
-        neg_f = -(e * zp - 1.0 - m * np.log1p(m * e * zp))
-        log_second = np.where(zp > 0, np.minimum(neg_f, 0.0), 0.0)
-        return np.logaddexp(log_first, log_second)
+        return np.logaddexp(log_first, _log_laplace_sum_tail_bound(u, m, eps[..., None]))
 
     frac = np.linspace(0.0, 1.0, grid)
     vals = log_bound_at(frac)
@@ -818,8 +704,7 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
     frac2 = lo[..., None] + (hi - lo)[..., None] * np.linspace(0.0, 1.0, grid)
     vals2 = log_bound_at(frac2)
     logb = np.minimum(vals.min(axis=-1), vals2.min(axis=-1))
-    logb = np.where(_on_side(x, n, mu, side), np.minimum(logb, 0.0), 0.0)
-    return _out(logb if log else np.exp(logb))
+    return _bound_on_side(logb, x, n, mu, side, log)
 
 
 # --------------------------------------------------------------------------------------------
@@ -863,17 +748,14 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
     s = _check_finite("s", s)
     n = as_int("n", n, minimum=1, maximum=MAX_HORIZON)  # a Binomial(n, mu) draw is int64
     m = _check_m(m)
-    mu = _scalar_mu(mu)
-    eps = _scalar_eps(eps)
+    mu = _scalar("mu", _check_mu(mu))
+    eps = _scalar("eps", _check_eps(eps))
     runs = as_int("runs", runs, minimum=1)
     if runs * (m + 1) > MAX_MONTE_CARLO_DRAWS:
         raise ValueError(f"runs * (m + 1) = {runs * (m + 1)} random draws is more than the limit "
                          f"{MAX_MONTE_CARLO_DRAWS:.0e}; lower runs or m")
     side = _check_side(side)
-    confidence = as_probability("confidence", confidence, open_left=True, open_right=True)
-    if np.ndim(confidence) != 0:
-        raise ValueError("confidence must be a scalar in (0, 1)")
-    confidence = float(confidence)
+    confidence = as_real("confidence", confidence, low=0.0, high=1.0, low_open=True, high_open=True)
     if isinstance(seed, np.random.SeedSequence):
         ss = seed
     else:

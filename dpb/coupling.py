@@ -42,6 +42,7 @@ from ._validate import (
     MAX_ELEMENTS,
     MAX_SECONDS,
     MAX_SIZE,
+    as_choice,
     as_float_array,
     as_int,
     as_positive,
@@ -107,6 +108,12 @@ class PureRoutes(NamedTuple):
     """``eps |mu_1 - mu_2|``: do everything with group privacy (``mu_2' = mu_1``, ``kl(mu_1, mu_1) = 0``)."""
 
 
+def _means(*eps, **named) -> list[np.ndarray]:
+    """The named means in [0, 1] (and ``eps`` in (0, +inf] when given), validated and broadcast."""
+    arrays = {k: as_probability(k, v) for k, v in named.items()}
+    return broadcast(**arrays, eps=as_positive("eps", eps[0], allow_inf=True)) if eps else broadcast(**arrays)
+
+
 def _eps_times_distance(eps: np.ndarray, dist: np.ndarray) -> np.ndarray:
     """``eps * dist`` with ``inf * 0 = 0`` (no change of environment costs nothing)."""
     eps_f = np.where(np.isfinite(eps), eps, 1.0)
@@ -133,10 +140,7 @@ def tv_leg(mu2_prime, mu2, eps):
     float or ndarray
         ``eps |mu_2' - mu_2|`` in ``[0, +inf]``.
     """
-    mu2_prime = as_probability("mu2_prime", mu2_prime)
-    mu2 = as_probability("mu2", mu2)
-    eps = as_positive("eps", eps, allow_inf=True)
-    mu2_prime, mu2, eps = broadcast(mu2_prime=mu2_prime, mu2=mu2, eps=eps)
+    mu2_prime, mu2, eps = _means(eps, mu2_prime=mu2_prime, mu2=mu2)
     return _finish(_eps_times_distance(eps, np.abs(mu2_prime - mu2)))
 
 
@@ -157,9 +161,7 @@ def kl_leg(mu2_prime, mu1):
     float or ndarray
         ``kl(mu_2', mu_1)`` in ``[0, +inf]``.
     """
-    mu2_prime = as_probability("mu2_prime", mu2_prime)
-    mu1 = as_probability("mu1", mu1)
-    mu2_prime, mu1 = broadcast(mu2_prime=mu2_prime, mu1=mu1)
+    mu2_prime, mu1 = _means(mu2_prime=mu2_prime, mu1=mu1)
     return kl(mu2_prime, mu1)
 
 
@@ -199,11 +201,7 @@ def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
         ``mu2`` and ``mu1``, or the shapes do not broadcast.
     """
     return_legs = as_flag("return_legs", return_legs)
-    mu2_prime = as_probability("mu2_prime", mu2_prime)
-    mu2 = as_probability("mu2", mu2)
-    mu1 = as_probability("mu1", mu1)
-    eps = as_positive("eps", eps, allow_inf=True)
-    mu2_prime, mu2, mu1, eps = broadcast(mu2_prime=mu2_prime, mu2=mu2, mu1=mu1, eps=eps)
+    mu2_prime, mu2, mu1, eps = _means(eps, mu2_prime=mu2_prime, mu2=mu2, mu1=mu1)
     lo, hi = np.minimum(mu2, mu1), np.maximum(mu2, mu1)
     outside = (mu2_prime < lo) | (mu2_prime > hi)
     if np.any(outside):
@@ -232,18 +230,16 @@ def optimal_intermediate(mu2, mu1, eps) -> OptimalIntermediate:
     Parameters
     ----------
     mu2, mu1 : float or array_like
-        Means in [0, 1].
+        The sub-optimal and the optimal mean, in [0, 1].
     eps : float or array_like
-        Privacy budget in (0, +inf].
+        Privacy budget in (0, +inf] (``inf``: the all-KL route of Lai and Robbins).
 
     Returns
     -------
     OptimalIntermediate
         ``(z_star, cost)``, broadcast.
     """
-    mu2 = as_probability("mu2", mu2)
-    mu1 = as_probability("mu1", mu1)
-    eps = as_positive("eps", eps, allow_inf=True)
+    mu2, mu1, eps = _means(eps, mu2=mu2, mu1=mu1)
     return OptimalIntermediate(z_star(mu2, mu1, eps), d_eps(mu2, mu1, eps))
 
 
@@ -253,24 +249,10 @@ def pure_routes(mu2, mu1, eps) -> PureRoutes:
     The endpoints ``mu_2' = mu_2`` and ``mu_2' = mu_1`` of the transport cost ``c`` (Step 4 of the
     proof): the first is the non-private Lai-Robbins argument, the second uses group privacy alone
     (``kl(mu_1, mu_1) = 0``).  Both are ``>= d_eps(mu_2, mu_1)``, which is why
-    ``d_eps <= min{kl, eps Delta}`` (Implication (a)).
-
-    Parameters
-    ----------
-    mu2, mu1 : float or array_like
-        Means in [0, 1].
-    eps : float or array_like
-        Privacy budget in (0, +inf].
-
-    Returns
-    -------
-    PureRoutes
-        ``(all_kl, all_tv)``, broadcast.
+    ``d_eps <= min{kl, eps Delta}`` (Implication (a)).  Parameters as in
+    :func:`optimal_intermediate`; returns ``PureRoutes(all_kl, all_tv)``, broadcast.
     """
-    mu2 = as_probability("mu2", mu2)
-    mu1 = as_probability("mu1", mu1)
-    eps = as_positive("eps", eps, allow_inf=True)
-    mu2, mu1, eps = broadcast(mu2=mu2, mu1=mu1, eps=eps)
+    mu2, mu1, eps = _means(eps, mu2=mu2, mu1=mu1)
     return PureRoutes(kl(mu2, mu1), _finish(_eps_times_distance(eps, np.abs(mu1 - mu2))))
 
 
@@ -399,6 +381,17 @@ def _as_policy(policy, horizon: int):
     return "schedule", arr.astype(bool)
 
 
+def _rule_pulls(pull2, n_runs: int) -> np.ndarray:
+    """The answer of an adaptive rule checked: one boolean (or 0/1) per run."""
+    pull2 = np.asarray(pull2)
+    if pull2.shape != (n_runs,):
+        raise ValueError(f"policy_pulls_arm2 rule must return an array of shape ({n_runs},), "
+                         f"got shape {pull2.shape}")
+    if pull2.dtype != bool and not np.all((pull2 == 0) | (pull2 == 1)):
+        raise ValueError("policy_pulls_arm2 rule must return booleans (or 0/1)")
+    return pull2.astype(bool)
+
+
 def simulate_coupled_environment(
     mu,
     mu_prime,
@@ -476,8 +469,7 @@ def simulate_coupled_environment(
     mu_prime = _validate_two_arms("mu_prime", mu_prime)
     horizon = as_int("horizon", horizon, minimum=1, maximum=MAX_SIZE)
     n_runs = as_int("n_runs", n_runs, minimum=1, maximum=MAX_ELEMENTS)
-    if method not in ("per_step", "binomial"):
-        raise ValueError(f'method must be "per_step" or "binomial", got {method!r}')
+    as_choice("method", method, ("per_step", "binomial"))
     if method == "per_step" and horizon * n_runs > MAX_ELEMENTS // 4:
         raise ValueError(f"horizon * n_runs = {horizon * n_runs} steps is too much for the per-step method "
                          f"(at most {MAX_ELEMENTS // 4}); use method='binomial' or fewer steps")
@@ -509,36 +501,21 @@ def simulate_coupled_environment(
     sums = np.zeros((n_runs, 2), dtype=np.int64)
     d_ham = np.zeros(n_runs, dtype=np.int64)
     rows = np.arange(n_runs)
-    if return_streams:
-        arms_all = np.empty((n_runs, horizon), dtype=np.int8)
-        r_all = np.empty((n_runs, horizon), dtype=np.int8)
-        rp_all = np.empty((n_runs, horizon), dtype=np.int8)
+    streams = np.empty((3, n_runs, horizon), dtype=np.int8) if return_streams else [None] * 3
     for t in range(horizon):
         if kind == "prob":
             pull2 = gen.random(n_runs) < policy
         elif kind == "schedule":
             pull2 = np.full(n_runs, policy[t])
         else:
-            pull2 = np.asarray(policy(t + 1, counts.copy(), sums.copy(), gen))
-            if pull2.shape != (n_runs,):
-                raise ValueError(
-                    f"policy_pulls_arm2 rule must return an array of shape ({n_runs},), "
-                    f"got shape {pull2.shape}"
-                )
-            if pull2.dtype != bool:
-                if not np.all((pull2 == 0) | (pull2 == 1)):
-                    raise ValueError("policy_pulls_arm2 rule must return booleans (or 0/1)")
-                pull2 = pull2.astype(bool)
+            pull2 = _rule_pulls(policy(t + 1, counts.copy(), sums.copy(), gen), n_runs)
         arm = pull2.astype(np.int64)
         r, r_prime = maximal_coupling(mu[arm], mu_prime[arm], rng=gen)
         d_ham += r != r_prime
         counts[rows, arm] += 1
         sums[rows, arm] += r
-        if return_streams:
-            arms_all[:, t] = arm
-            r_all[:, t] = r
-            rp_all[:, t] = r_prime
-    streams = (arms_all, r_all, rp_all) if return_streams else (None, None, None)
+        if return_streams:  # arms, r and r' of step t
+            streams[:, :, t] = arm, r, r_prime
     return CoupledHistory(d_ham, counts[:, 1].copy(), tv, horizon, *streams)
 
 

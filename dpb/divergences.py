@@ -99,6 +99,12 @@ def _eps(value) -> np.ndarray:
     return as_positive("eps", value, allow_inf=True, allow_zero=False)
 
 
+def _probabilities(*eps, **named) -> list[np.ndarray]:
+    """The named probabilities (and ``eps`` when given) validated, in order, and broadcast together."""
+    arrays = {k: as_probability(k, v) for k, v in named.items()}
+    return broadcast(**arrays, eps=_eps(eps[0])) if eps else broadcast(**arrays)
+
+
 def _bound_args(x, c, *eps):
     """The arguments of a confidence bound validated (``x``, then ``c``, then ``eps`` if given) and
     broadcast together."""
@@ -218,19 +224,15 @@ def _kl_root(x: np.ndarray, c: np.ndarray, upper: bool) -> np.ndarray:
     # Infeasible starting point b: the better of Pinsker (kl >= 2 (q - x)^2) and the bound that drops
     # the log-term of the other outcome, e.g. kl(x, q) >= x log x + (1 - x) log((1 - x) / (1 - q)).
     root_c = np.sqrt(0.5 * c)
-    if upper:
-        qp = x + root_c
-        v_p = np.where(qp < 1.0, logit(np.where(qp < 1.0, qp, 0.5)), np.inf)
-        # log(1 - q_up); the quotient is clamped at 1e3 (any larger value is cut by the cap below)
-        log_w = np.log(xb_s) - np.minimum(c - x * np.log(x_s), 1e3 * xb_s) / xb_s
-        v_e = np.log(-np.expm1(log_w)) - log_w  # log_w < 0: log(1 - w) without log(0)
-        v_b = np.minimum(np.minimum(v_p, v_e), _V_CAP_UPPER)
-    else:
-        qp = x - root_c
-        v_p = np.where(qp > 0.0, -logit(np.where(qp > 0.0, qp, 0.5)), np.inf)
-        log_w = np.log(x_s) - np.minimum(c - (1.0 - x) * np.log(xb_s), 1e3 * x_s) / x_s  # log(q_low)
-        v_e = np.log(-np.expm1(log_w)) - log_w  # log_w < 0: log(1 - w) without log(0)
-        v_b = np.minimum(np.minimum(v_p, v_e), _V_CAP_LOWER)
+    # the side's own end and the other one: upper (x, q) <-> lower (1 - x, 1 - q), mirrored
+    near, far, x_side = (xb_s, x_s, x) if upper else (x_s, xb_s, 1.0 - x)
+    qp = x + sgn * root_c
+    inside = (qp < 1.0) if upper else (qp > 0.0)
+    v_p = np.where(inside, sgn * logit(np.where(inside, qp, 0.5)), np.inf)
+    # log(1 - q_up) or log(q_low); the quotient is clamped at 1e3 (a larger value is cut by the cap)
+    log_w = np.log(near) - np.minimum(c - x_side * np.log(far), 1e3 * near) / near
+    v_e = np.log(-np.expm1(log_w)) - log_w  # log_w < 0: log(1 - w) without log(0)
+    v_b = np.minimum(np.minimum(v_p, v_e), _V_CAP_UPPER if upper else _V_CAP_LOWER)
 
     def f(v, xx, cc):
         q = expit(sgn * v)
@@ -311,31 +313,19 @@ def _polish(value, q: np.ndarray, x: np.ndarray, c: np.ndarray) -> np.ndarray:
     return q
 
 
-def _kl_ucb(x: np.ndarray, c: np.ndarray) -> np.ndarray:
+def _kl_bound(x: np.ndarray, c: np.ndarray, upper: bool) -> np.ndarray:
+    """The KL-UCB (``upper``) or KL-LCB index for validated ``x`` in [0, 1] and ``c >= 0``."""
     x, c = np.broadcast_arrays(x, c)
-    out = np.where((x >= 1.0) | np.isinf(c), 1.0, x).astype(float)  # c = 0 -> x
-    todo = (x < 1.0) & (c > 0) & np.isfinite(c)
-    zero = todo & (x <= 0.0)  # kl(0, q) = -log(1 - q): explicit inverse
-    if np.any(zero):
-        xz, cz = x[zero], c[zero]
-        out[zero] = _polish(lambda q: _kl(xz, q), -np.expm1(-cz), xz, cz)
-    todo &= ~zero
+    far = 1.0 if upper else 0.0
+    out = np.where((x == far) | np.isinf(c), far, x).astype(float)  # c = 0 -> x
+    todo = (x != far) & (c > 0) & np.isfinite(c)
+    edge = todo & (x == 1.0 - far)  # kl(0, q) = -log(1 - q), kl(1, q) = -log(q): explicit inverses
+    if np.any(edge):
+        xe, ce = x[edge], c[edge]
+        out[edge] = _polish(lambda q: _kl(xe, q), -np.expm1(-ce) if upper else np.exp(-ce), xe, ce)
+    todo &= ~edge
     if np.any(todo):
-        out[todo] = _kl_root(x[todo], c[todo], upper=True)
-    return out
-
-
-def _kl_lcb(x: np.ndarray, c: np.ndarray) -> np.ndarray:
-    x, c = np.broadcast_arrays(x, c)
-    out = np.where((x <= 0.0) | np.isinf(c), 0.0, x).astype(float)
-    todo = (x > 0.0) & (c > 0) & np.isfinite(c)
-    one = todo & (x >= 1.0)  # kl(1, q) = -log(q): explicit inverse
-    if np.any(one):
-        xo, co = x[one], c[one]
-        out[one] = _polish(lambda q: _kl(xo, q), np.exp(-co), xo, co)
-    todo &= ~one
-    if np.any(todo):
-        out[todo] = _kl_root(x[todo], c[todo], upper=False)
+        out[todo] = _kl_root(x[todo], c[todo], upper=upper)
     return out
 
 
@@ -368,7 +358,7 @@ def _d_eps_bound(x: np.ndarray, c: np.ndarray, eps: np.ndarray, upper: bool) -> 
                                     0.0, xh)
     low = ~high
     if np.any(low):
-        res[low] = (_kl_ucb if upper else _kl_lcb)(xs[low], cs[low])
+        res[low] = _kl_bound(xs[low], cs[low], upper)
     # near the regime edge kl(x, mu) and the d_eps evaluation differ by rounding: make the
     # returned mean satisfy d_eps(x, mu) <= c as computed by d_eps itself
     e_all = eps[todo]
@@ -417,9 +407,7 @@ def kl(p, q):
     >>> kl(0.0, 0.0), kl(1.0, 1.0), kl(0.5, 0.0)
     (0.0, 0.0, inf)
     """
-    p = as_probability("p", p)
-    q = as_probability("q", q)
-    p, q = broadcast(p=p, q=q)
+    p, q = _probabilities(p=p, q=q)
     return _finish(_kl(p, q))
 
 
@@ -433,31 +421,14 @@ def tv(p, q):
     It is the transport cost of :prf:ref:`def-d-eps`: ``d_eps`` pays ``eps`` per unit
     of total variation, and ``d_eps(x, y) <= eps * tv(x, y)``.
 
-    Parameters
-    ----------
-    p, q : float or array_like
-        Bernoulli means in [0, 1]; broadcast together.
-
-    Returns
-    -------
-    float or ndarray
-        ``|p - q|`` in [0, 1].
-
-    Raises
-    ------
-    ValueError
-        If ``p`` or ``q`` is NaN or outside [0, 1], or the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+    Parameters and errors as in :func:`kl`; returns ``|p - q|`` in [0, 1] (a float for scalars).
 
     Examples
     --------
     >>> tv(0.2, 0.5)
     0.3
     """
-    p = as_probability("p", p)
-    q = as_probability("q", q)
-    p, q = broadcast(p=p, q=q)
+    p, q = _probabilities(p=p, q=q)
     return _finish(np.abs(p - q))
 
 
@@ -493,13 +464,7 @@ def z_star(x, y, eps):
     float or ndarray
         ``z*`` in ``[min(x, y), max(x, y)]``.
 
-    Raises
-    ------
-    ValueError
-        If ``x`` or ``y`` is outside [0, 1] or NaN, ``eps`` is not in (0, +inf], or the shapes do not
-        broadcast.
-    TypeError
-        If an argument is not numeric.
+    Errors as in :func:`d_eps`.
 
     Examples
     --------
@@ -508,10 +473,7 @@ def z_star(x, y, eps):
     >>> z_star(0.4, 0.5, 1.0)  # low-privacy regime: z* = x
     0.4
     """
-    x = as_probability("x", x)
-    y = as_probability("y", y)
-    eps = _eps(eps)
-    x, y, eps = broadcast(x=x, y=y, eps=eps)
+    x, y, eps = _probabilities(eps, x=x, y=y)
     return _finish(_z_star(x, y, eps))
 
 
@@ -569,10 +531,7 @@ def d_eps(x, y, eps):
     >>> d_eps(0.25, 1.0, 2.0)  # eps * (1 - x), finite although kl(0.25, 1) = inf
     1.5
     """
-    x = as_probability("x", x)
-    y = as_probability("y", y)
-    eps = _eps(eps)
-    x, y, eps = broadcast(x=x, y=y, eps=eps)
+    x, y, eps = _probabilities(eps, x=x, y=y)
     return _finish(_d_eps(x, y, eps))
 
 
@@ -613,9 +572,7 @@ def regime_threshold(x, y):
     >>> regime_threshold(0.0, 0.5)
     inf
     """
-    x = as_probability("x", x)
-    y = as_probability("y", y)
-    x, y = broadcast(x=x, y=y)
+    x, y = _probabilities(x=x, y=y)
     return _finish(_threshold(x, y))
 
 
@@ -661,7 +618,7 @@ def kl_ucb(x, c):
     (0.5, 1.0)
     """
     x, c = _bound_args(x, c)
-    return _finish(_kl_ucb(x, c))
+    return _finish(_kl_bound(x, c, upper=True))
 
 
 def kl_lcb(x, c):
@@ -677,24 +634,8 @@ def kl_lcb(x, c):
     ``c = 0`` gives ``x``;
     ``c = inf`` gives 0.
 
-    Parameters
-    ----------
-    x : float or array_like
-        Empirical mean in [0, 1].
-    c : float or array_like
-        Confidence level in [0, +inf].
-
-    Returns
-    -------
-    float or ndarray
-        The bound, in ``[0, x]``.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is outside [0, 1] or NaN, ``c`` is negative or NaN, or the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+    Parameters and errors as in :func:`kl_ucb`; returns the bound (float or ndarray), in
+    ``[0, x]``.
 
     Examples
     --------
@@ -702,7 +643,7 @@ def kl_lcb(x, c):
     0.287121
     """
     x, c = _bound_args(x, c)
-    return _finish(_kl_lcb(x, c))
+    return _finish(_kl_bound(x, c, upper=False))
 
 
 def d_eps_ucb(x, c, eps):
@@ -739,15 +680,8 @@ def d_eps_ucb(x, c, eps):
     Returns
     -------
     float or ndarray
-        The index, in ``[x, 1]``.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is outside [0, 1] or NaN, ``c`` is negative or NaN, ``eps`` is not in (0, +inf], or
-        the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+        The DP-KLUCB index, in ``[x, 1]``; errors as in :func:`kl_ucb`, and a ``ValueError`` for
+        ``eps`` outside (0, +inf].
 
     Examples
     --------
@@ -774,27 +708,8 @@ def d_eps_lcb(x, c, eps):
     high-privacy inverse ``mu = exp(-(c + eps (1 - x))) expm1(c - eps x) / expm1(-eps)``, moved by a
     few ulps towards ``x`` where needed so that ``d_eps(x, mu) <= c`` holds as computed.
 
-    Parameters
-    ----------
-    x : float or array_like
-        Clipped private mean in [0, 1].
-    c : float or array_like
-        Confidence level in [0, +inf].
-    eps : float or array_like
-        Privacy budget in (0, +inf]; ``eps = inf`` gives :func:`kl_lcb`.
-
-    Returns
-    -------
-    float or ndarray
-        The bound, in ``[0, x]``.
-
-    Raises
-    ------
-    ValueError
-        If ``x`` is outside [0, 1] or NaN, ``c`` is negative or NaN, ``eps`` is not in (0, +inf], or
-        the shapes do not broadcast.
-    TypeError
-        If an argument is not numeric.
+    Parameters and errors as in :func:`d_eps_ucb`; returns the bound (float or ndarray), in
+    ``[0, x]``.
 
     Examples
     --------

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from ._validate import as_float_array, as_instance, as_int, as_positive, check_elements, plain
+from ._validate import as_finite, as_instance, as_int, as_real, check_elements
 
 __all__ = [
     "BLOCK_EDGES",
@@ -134,21 +134,16 @@ class MeanEstimate:
 
 
 def _sample(x) -> np.ndarray:
-    arr = as_float_array("x", x)
+    arr = as_finite("x", x)
     if arr.ndim != 1:
         raise ValueError(f"x must be a 1-d sample (one value per run), got {arr.ndim} dimensions")
     if arr.size < 2:
         raise ValueError(f"x must hold at least 2 values, got {arr.size}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("x must be finite (no NaN or inf)")
     return arr
 
 
-def _check_level(level) -> float:
-    level = float(as_positive("level", level, allow_inf=False))
-    if not level < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {plain(level)!r}")
-    return level
+def _check_level(level, name: str = "level") -> float:
+    return as_real(name, level, low=0.0, high=1.0, low_open=True, high_open=True)
 
 
 def _boot_means(x: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
@@ -189,13 +184,11 @@ def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = B
     mean, lo, hi : ndarray (C,)
         Constant columns get ``lo = hi = mean``.
     """
-    v = as_float_array("values", values)
+    v = as_finite("values", values)
     if v.ndim != 2:
         raise ValueError(f"values must be a 2-d array (runs x columns), got {v.ndim} dimensions")
     if v.shape[0] < 2 or v.shape[1] < 1:
         raise ValueError(f"values must hold at least 2 runs and 1 column, got shape {v.shape}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("values must be finite (no NaN or inf)")
     level = _check_level(level)
     n_boot = as_int("n_boot", n_boot, minimum=100)
     check_elements("n_boot", n_boot * max(v.shape))  # the resampled means (and indices), before drawing
@@ -261,17 +254,10 @@ def block_edges(cap: int = DEFAULT_CAP) -> tuple:
     return tuple(e for e in BLOCK_EDGES if e <= cap)
 
 
-def _check_rel(rel) -> float:
-    rel = float(as_positive("rel", rel, allow_inf=False))
-    if not rel < 1.0:
-        raise ValueError(f"rel must lie in (0, 1), got {plain(rel)!r}")
-    return rel
-
-
 def is_converged(est: MeanEstimate, rel: float = 0.1) -> bool:
     """Whether the interval of ``est`` lies within ``+- rel`` times its mean."""
     as_instance("est", est, MeanEstimate, "dpb.estimates.MeanEstimate")
-    return est.rel_half_width <= _check_rel(rel)
+    return est.rel_half_width <= _check_level(rel, "rel")
 
 
 def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0.95,
@@ -308,7 +294,7 @@ def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0
         When ``x`` ends before the rule decides (call it again with more runs).
     """
     x = _sample(x)
-    rel = _check_rel(rel)
+    rel = _check_level(rel, "rel")
     min_runs = as_int("min_runs", min_runs, minimum=2)
     edges = block_edges(cap)
     edges = tuple(e for e in edges if e >= min_runs) or edges[-1:]

@@ -89,18 +89,17 @@ def laplace_mechanism(value, eps, sensitivity=1.0, rng=None):
     density ratio of the outputs on neighbours is at most exp(eps abs(f(D) - f(D')) / s) <= e^eps.
     """
     v = as_finite("value", value)
-    e = as_positive("eps", eps, allow_inf=False)
-    s = as_positive("sensitivity", sensitivity, allow_inf=False)
-    _check_scale(s, e)
+    e, s = _eps_and_sensitivity(eps, sensitivity)
     rng = as_rng("rng", rng)
     out = v + rng.laplace(0.0, s / e, size=np.shape(v) if np.ndim(v) else None)
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _check_scale(sensitivity, eps) -> None:
-    """The Laplace scale ``sensitivity / eps`` must be a finite float to draw noise."""
+def _eps_and_sensitivity(eps, sensitivity) -> tuple[np.ndarray, np.ndarray]:
+    """Validated ``eps`` and ``sensitivity`` whose Laplace scale ``sensitivity / eps`` is a finite float."""
+    e = as_positive("eps", eps, allow_inf=False)
+    s = as_positive("sensitivity", sensitivity, allow_inf=False)
     with np.errstate(over="ignore", divide="ignore"):
-        s, e = np.asarray(sensitivity, dtype=float), np.asarray(eps, dtype=float)
         too_small, too_large = ~np.isfinite(s / e), ~np.isfinite(e / s)
     if np.any(too_small):
         raise ValueError("eps is too small: the Laplace scale sensitivity / eps overflows to inf "
@@ -108,6 +107,7 @@ def _check_scale(sensitivity, eps) -> None:
     if np.any(too_large):
         raise ValueError("sensitivity is too small: eps / sensitivity overflows to inf "
                          "(sensitivity must be above about 1e-300 times eps)")
+    return e, s
 
 
 def laplace_pdf(x, loc, eps, sensitivity=1.0):
@@ -124,9 +124,7 @@ def laplace_pdf(x, loc, eps, sensitivity=1.0):
     """
     x = as_finite("x", x)
     loc = as_finite("loc", loc)
-    e = as_positive("eps", eps, allow_inf=False)
-    s = as_positive("sensitivity", sensitivity, allow_inf=False)
-    _check_scale(s, e)
+    e, s = _eps_and_sensitivity(eps, sensitivity)
     x, loc = broadcast(x=x, loc=loc)
     out = e / (2 * s) * np.exp(-e * np.abs(x - loc) / s)
     return float(out) if out.ndim == 0 else out
@@ -142,9 +140,7 @@ def laplace_log_density_ratio(x, loc, loc_prime, eps, sensitivity=1.0):
     x = as_finite("x", x)
     loc = as_finite("loc", loc)
     loc_prime = as_finite("loc_prime", loc_prime)
-    e = as_positive("eps", eps, allow_inf=False)
-    s = as_positive("sensitivity", sensitivity, allow_inf=False)
-    _check_scale(s, e)
+    e, s = _eps_and_sensitivity(eps, sensitivity)
     x, loc, loc_prime = broadcast(x=x, loc=loc, loc_prime=loc_prime)
     out = e / s * (np.abs(x - loc_prime) - np.abs(x - loc))
     return float(out) if out.ndim == 0 else out
@@ -153,6 +149,14 @@ def laplace_log_density_ratio(x, loc, loc_prime, eps, sensitivity=1.0):
 # ----------------------------------------------------------------------------------------------
 # events, samples and vectors of Laplace releases
 # ----------------------------------------------------------------------------------------------
+def _not_nan(name: str, value) -> np.ndarray:
+    """A float array that may hold +-inf but no NaN."""
+    arr = as_float_array(name, value)
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must not be NaN")
+    return arr
+
+
 def laplace_cdf(x, loc, eps, sensitivity=1.0):
     r"""Distribution function of the Laplace mechanism's output ``loc + Lap(sensitivity / eps)``.
 
@@ -175,15 +179,9 @@ def laplace_cdf(x, loc, eps, sensitivity=1.0):
     float or ndarray
         ``P(loc + Lap(s / eps) <= x)``, broadcast over ``x`` and ``loc``.
     """
-    x = as_float_array("x", x)
-    loc = as_float_array("loc", loc)
-    if np.any(np.isnan(x)):
-        raise ValueError("x must not be NaN")
-    if not np.all(np.isfinite(loc)):
-        raise ValueError("loc must be finite")
-    e = as_positive("eps", eps, allow_inf=False)
-    s = as_positive("sensitivity", sensitivity, allow_inf=False)
-    _check_scale(s, e)
+    x = _not_nan("x", x)
+    loc = as_finite("loc", loc)
+    e, s = _eps_and_sensitivity(eps, sensitivity)
     x, loc = broadcast(x=x, loc=loc)
     z = e * (x - loc) / s
     with np.errstate(over="ignore"):
@@ -203,26 +201,17 @@ def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
     ----------
     lo, hi : array_like
         Ends of the interval, ``lo <= hi`` (infinite ends allowed).
-    loc : array_like
-        The true statistic f(D).
-    eps, sensitivity : float
-        As in :func:`laplace_mechanism`.
+    loc, eps, sensitivity
+        As in :func:`laplace_cdf`.
 
     Returns
     -------
     float or ndarray
         The probability, in [0, 1].
     """
-    lo = as_float_array("lo", lo)
-    hi = as_float_array("hi", hi)
-    loc = as_float_array("loc", loc)
-    if np.any(np.isnan(lo)) or np.any(np.isnan(hi)):
-        raise ValueError("lo and hi must not be NaN")
-    if not np.all(np.isfinite(loc)):
-        raise ValueError("loc must be finite")
-    e = as_positive("eps", eps, allow_inf=False)
-    s = as_positive("sensitivity", sensitivity, allow_inf=False)
-    _check_scale(s, e)
+    lo, hi = _not_nan("lo", lo), _not_nan("hi", hi)
+    loc = as_finite("loc", loc)
+    e, s = _eps_and_sensitivity(eps, sensitivity)
     lo, hi, loc = broadcast(lo=lo, hi=hi, loc=loc)
     if np.any(lo > hi):
         raise ValueError("lo must be <= hi")
@@ -263,12 +252,10 @@ def histogram_log_ratio(samples, samples_prime, bins, min_count=100):
     centres, log_ratio : ndarray
         Centres of the reported bins and the empirical log ratios there.
     """
-    a = as_float_array("samples", samples).ravel()
-    b = as_float_array("samples_prime", samples_prime).ravel()
+    a = as_finite("samples", samples).ravel()
+    b = as_finite("samples_prime", samples_prime).ravel()
     if a.size == 0 or b.size == 0:
         raise ValueError("samples and samples_prime must be non-empty")
-    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-        raise ValueError("samples and samples_prime must be finite")
     min_count = as_int("min_count", min_count, minimum=1)
     if isinstance(bins, (str, bytes)) or np.ndim(bins) == 0:
         bins = as_int("bins", bins, minimum=1, maximum=10**6)
@@ -285,6 +272,16 @@ def histogram_log_ratio(samples, samples_prime, bins, min_count=100):
     centres = 0.5 * (edges[:-1] + edges[1:])
     ratio = np.log(ca[keep] / a.size) - np.log(cb[keep] / b.size)
     return centres[keep], ratio
+
+
+def _as_starts(starts, size: int) -> np.ndarray:
+    """Validated phase starts: integers increasing strictly from 0, below ``size``."""
+    st = np.asarray(starts)
+    if st.ndim != 1 or st.size == 0 or not np.issubdtype(st.dtype, np.integer):
+        raise ValueError("starts must be a non-empty 1-d array of integers")
+    if st[0] != 0 or st[-1] >= size or np.any(np.diff(st) <= 0):
+        raise ValueError("starts must increase strictly from 0 and stay below len(rewards)")
+    return st.astype(np.int64)
 
 
 def partial_sums(rewards, starts):
@@ -309,12 +306,7 @@ def partial_sums(rewards, starts):
     r = as_float_array("rewards", rewards)
     if r.ndim != 1 or r.size == 0 or not np.all(np.isfinite(r)):
         raise ValueError("rewards must be a non-empty 1-d array of finite numbers")
-    st = np.asarray(starts)
-    if st.ndim != 1 or st.size == 0 or not np.issubdtype(st.dtype, np.integer):
-        raise ValueError("starts must be a non-empty 1-d array of integers")
-    if st[0] != 0 or st[-1] >= r.size or np.any(np.diff(st) <= 0):
-        raise ValueError("starts must increase strictly from 0 and stay below len(rewards)")
-    return np.add.reduceat(r, st)
+    return np.add.reduceat(r, _as_starts(starts, r.size))
 
 
 def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
@@ -345,9 +337,7 @@ def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
     o = as_finite("o", o)
     f = as_finite("f", f)
     f_prime = as_finite("f_prime", f_prime)
-    e = as_positive("eps", eps, allow_inf=False)
-    s = as_positive("sensitivity", sensitivity, allow_inf=False)
-    _check_scale(s, e)
+    e, s = _eps_and_sensitivity(eps, sensitivity)
     o, f, f_prime = broadcast(o=o, f=f, f_prime=f_prime)
     if o.ndim == 0:
         raise ValueError("o, f and f_prime need a last (coordinate) axis")
@@ -623,36 +613,32 @@ def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
     alpha = np.unique(as_float_array("alphabet", alphabet).ravel())
     if alpha.size < 2 or not np.all(np.isfinite(alpha)):
         raise ValueError("alphabet must hold at least 2 distinct finite rewards")
-    A = alpha.size
-    worst = 0.0
     if model == "view":
-        if A ** T * T * (A - 1) > MAX_ENUMERATION:
-            raise ValueError("too many reward lists to enumerate; lower T or the alphabet size")
-        cache = {r: view_mechanism(policy, np.array(r), K) for r in itertools.product(alpha, repeat=T)}
-        for r, p in cache.items():
-            for s in range(T):
-                for v in alpha:
-                    if v != r[s]:
-                        r2 = r[:s] + (v,) + r[s + 1:]
-                        worst = max(worst, pure_privacy_loss(p, cache[r2]))
-        return worst
+        return _worst_over_neighbours(lambda r: view_mechanism(policy, r, K), list(alpha), T,
+                                      "reward lists to enumerate; lower T or the alphabet size")
     if model == "table":
-        rows = list(itertools.product(alpha, repeat=K))
-        if len(rows) ** T * T * (len(rows) - 1) > MAX_ENUMERATION:
-            raise ValueError("too many reward tables to enumerate; lower K, T or the alphabet size")
-        cache = {x: table_mechanism(policy, np.array(x)) for x in itertools.product(rows, repeat=T)}
-        for x, p in cache.items():
-            for s in range(T):
-                for row in rows:
-                    if row != x[s]:
-                        x2 = x[:s] + (row,) + x[s + 1:]
-                        worst = max(worst, pure_privacy_loss(p, cache[x2]))
-        return worst
-    # adaptive: nodes are action prefixes of length 1..T-1
+        return _worst_over_neighbours(lambda x: table_mechanism(policy, x),
+                                      list(itertools.product(alpha, repeat=K)), T,
+                                      "reward tables to enumerate; lower K, T or the alphabet size")
+    return _worst_adaptive(policy, alpha, K, T)
+
+
+def _worst_over_neighbours(mechanism, symbols: list, T: int, what: str) -> float:
+    """Largest pure privacy loss between inputs of ``T`` symbols that differ in one position."""
+    if len(symbols) ** T * T * (len(symbols) - 1) > MAX_ENUMERATION:
+        raise ValueError(f"too many {what}")
+    law = {x: mechanism(np.array(x)) for x in itertools.product(symbols, repeat=T)}
+    return max(pure_privacy_loss(p, law[x[:s] + (v,) + x[s + 1:]])
+               for x, p in law.items() for s in range(T) for v in symbols if v != x[s])
+
+
+def _worst_adaptive(policy, alpha: np.ndarray, K: int, T: int) -> float:
+    """Largest pure privacy loss over deterministic adversaries (nodes: action prefixes of length < T)."""
+    worst = 0.0
     nodes = [pre for t in range(1, T) for pre in itertools.product(range(K), repeat=t)]
     for t_star in range(1, T):
         star_nodes = [pre for pre in nodes if len(pre) == t_star]
-        if A ** (len(nodes) + len(star_nodes)) > MAX_ENUMERATION:
+        if alpha.size ** (len(nodes) + len(star_nodes)) > MAX_ENUMERATION:
             raise ValueError("too many adversaries to enumerate; lower K, T or the alphabet size")
         for left in itertools.product(alpha, repeat=len(nodes)):
             lmap = dict(zip(nodes, left, strict=True))
@@ -678,12 +664,7 @@ def _check_stream(rewards, starts, name="rewards"):
     r = as_float_array(name, rewards)
     if r.ndim != 1 or r.size == 0 or np.any(np.isnan(r)) or np.any(r < 0) or np.any(r > 1):
         raise ValueError(f"{name} must be a non-empty 1-d array of rewards in [0, 1]")
-    st = np.asarray(starts)
-    if st.ndim != 1 or st.size == 0 or not np.issubdtype(st.dtype, np.integer):
-        raise ValueError("starts must be a non-empty 1-d array of integers")
-    if st[0] != 0 or st[-1] >= r.size or np.any(np.diff(st) <= 0):
-        raise ValueError("starts must increase strictly from 0 and stay below len(rewards)")
-    return r, st.astype(np.int64)
+    return r, _as_starts(starts, r.size)
 
 
 def continual_release(rewards, starts, eps, rng=None, size=None):
@@ -722,8 +703,7 @@ def continual_release(rewards, starts, eps, rng=None, size=None):
         Shape ``(len(starts),)``, or ``(size, len(starts))``.
     """
     r, st = _check_stream(rewards, starts)
-    e = float(as_positive("eps", eps, allow_inf=False))
-    _check_scale(1.0, e)
+    e = float(_eps_and_sensitivity(eps, 1.0)[0])
     rng = as_rng("rng", rng)
     s = np.add.reduceat(r, st)
     shape = (st.size,) if size is None else (as_int("size", size, minimum=1), st.size)
@@ -742,6 +722,14 @@ def phase_releases(running):
     if c.ndim == 0 or c.shape[-1] == 0:
         raise ValueError("running must have a non-empty last axis")
     return np.diff(c, axis=-1, prepend=0.0)
+
+
+def _phase_releases(o, phases: int) -> np.ndarray:
+    """The phase releases of running releases ``o`` whose last axis has one value per phase."""
+    o = as_finite("o", o)
+    if o.ndim == 0 or o.shape[-1] != phases:
+        raise ValueError(f"o must have a last axis of length {phases} (one value per phase)")
+    return phase_releases(o)
 
 
 def continual_release_log_density(o, rewards, starts, eps):
@@ -769,11 +757,9 @@ def continual_release_log_density(o, rewards, starts, eps):
     """
     r, st = _check_stream(rewards, starts)
     e = float(as_positive("eps", eps, allow_inf=False))
-    o = as_finite("o", o)
-    if o.ndim == 0 or o.shape[-1] != st.size:
-        raise ValueError(f"o must have a last axis of length {st.size} (one value per phase)")
+    u = _phase_releases(o, st.size)
     s = np.add.reduceat(r, st)
-    out = np.sum(np.log(e / 2) - e * np.abs(phase_releases(o) - s), axis=-1)
+    out = np.sum(np.log(e / 2) - e * np.abs(u - s), axis=-1)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -808,17 +794,14 @@ def continual_release_log_ratio(o, rewards, rewards_prime, starts, eps):
     Returns
     -------
     float or ndarray
-        Shape of ``o`` without its last axis.
+        The log ratio, of the shape of ``o`` without its last axis.
     """
     r, st = _check_stream(rewards, starts)
     rp, _ = _check_stream(rewards_prime, starts, "rewards_prime")
     if rp.size != r.size:
         raise ValueError("rewards and rewards_prime must have the same length")
     e = float(as_positive("eps", eps, allow_inf=False))
-    o = as_finite("o", o)
-    if o.ndim == 0 or o.shape[-1] != st.size:
-        raise ValueError(f"o must have a last axis of length {st.size} (one value per phase)")
-    u = phase_releases(o)
+    u = _phase_releases(o, st.size)
     s = np.add.reduceat(r, st)
     sp = np.add.reduceat(rp, st)
     out = e * np.sum(np.abs(u - sp) - np.abs(u - s), axis=-1)

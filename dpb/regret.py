@@ -53,8 +53,8 @@ import numpy as np
 
 from . import cache
 from ._io import save_npz_atomic
-from ._validate import (MAX_HORIZON, MAX_RUNS, as_directory, as_float_array, as_instance, as_int, as_positive,
-                        as_real, as_flag)
+from ._validate import (MAX_HORIZON, MAX_RUNS, as_choice, as_directory, as_float_array, as_instance, as_int,
+                        as_positive, as_real, as_flag)
 from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
@@ -125,23 +125,25 @@ def asymptotic_constants(mu, eps, alpha) -> dict:
     mu = as_float_array("mu", mu)
     if mu.ndim != 1:
         raise ValueError(f"mu must be a 1-D array of arm means, got shape {mu.shape}")
-    eps_arr = as_positive("eps", eps)
-    if eps_arr.ndim != 0:
-        raise ValueError(f"eps must be a scalar, got shape {eps_arr.shape}")
-    alpha_arr = as_float_array("alpha", alpha)
-    if alpha_arr.ndim != 0:
-        raise ValueError(f"alpha must be a scalar, got shape {alpha_arr.shape}")
-    lower = per_arm_constants(mu, float(eps_arr), bound="lower", weighted=False)
-    upper = per_arm_constants(mu, float(eps_arr), bound="upper", alpha=float(alpha_arr), weighted=False)
+    eps = _scalar("eps", as_positive("eps", eps))
+    alpha = _scalar("alpha", as_float_array("alpha", alpha))
+    lower = per_arm_constants(mu, eps, bound="lower", weighted=False)
+    upper = per_arm_constants(mu, eps, bound="upper", alpha=alpha, weighted=False)
     gaps = mu.max() - mu
     return {
         "lower_pulls": np.asarray(lower, dtype=float),
         "upper_pulls": np.asarray(upper, dtype=float),
-        "lower_regret": float(lower_bound_constant(mu, float(eps_arr))),
-        "upper_regret": float(upper_bound_constant(mu, float(eps_arr), float(alpha_arr))),
+        "lower_regret": float(lower_bound_constant(mu, eps)),
+        "upper_regret": float(upper_bound_constant(mu, eps, alpha)),
         "suboptimal": gaps > 0,
         "gaps": gaps,
     }
+
+
+def _scalar(name: str, arr: np.ndarray) -> float:
+    if arr.ndim != 0:
+        raise ValueError(f"{name} must be a scalar, got shape {arr.shape}")
+    return float(arr)
 
 
 def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
@@ -311,14 +313,16 @@ class DecomposedRuns:
     extra: dict = field(default_factory=dict)
 
     _ARRAYS = ("means", "grid", "pulls", "n_phases", "last_pre", "pre_at_end", "final_means")
-
-    @property
-    def runs(self) -> int:
-        return int(self.pulls.shape[0])
+    #: The parameters, each with the type it is read back as (the seed is written as a string).
+    _META = {"policy": str, "params": dict, "T": int, "seed": int, "delta": float}
 
     @property
     def K(self) -> int:  # noqa: N802 - the paper's notation
         return int(self.means.size)
+
+    @property
+    def runs(self) -> int:
+        return int(self.pulls.shape[0])
 
     @property
     def gaps(self) -> np.ndarray:
@@ -383,14 +387,7 @@ class DecomposedRuns:
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
         path.parent.mkdir(parents=True, exist_ok=True)
-        meta = {
-            "policy": self.policy,
-            "params": self.params,
-            "T": self.T,
-            "seed": str(self.seed),
-            "delta": self.delta,
-            "extra": self.extra,
-        }
+        meta = {k: getattr(self, k) for k in self._META} | {"seed": str(self.seed), "extra": self.extra}
         return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 
     @classmethod
@@ -399,20 +396,12 @@ class DecomposedRuns:
         with np.load(Path(path), allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
             arrays = {k: data[k] for k in cls._ARRAYS}
-        return cls(
-            policy=meta["policy"],
-            params=meta["params"],
-            T=int(meta["T"]),
-            seed=int(meta["seed"]),
-            delta=float(meta["delta"]),
-            extra=meta.get("extra", {}),
-            **arrays,
-        )
+        known = {k: read(meta[k]) for k, read in cls._META.items()}
+        return cls(**known, extra=meta.get("extra", {}), **arrays)
 
     def same_as(self, other: DecomposedRuns) -> bool:
         """True when every parameter and array is identical."""
-        meta = ("policy", "params", "T", "seed", "delta")
-        return all(getattr(self, k) == getattr(other, k) for k in meta) and all(
+        return all(getattr(self, k) == getattr(other, k) for k in self._META) and all(
             np.array_equal(getattr(self, k), getattr(other, k)) for k in self._ARRAYS
         )
 
@@ -548,9 +537,8 @@ def decompose_runs(
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     seed = as_int("seed", seed, minimum=0)
-    delta_arr = as_positive("delta", DEFAULTS["delta"] if delta is None else delta, allow_inf=False)
-    if delta_arr.ndim != 0:
-        raise ValueError(f"delta must be a scalar, got shape {delta_arr.shape}")
+    delta = DEFAULTS["delta"] if delta is None else delta
+    delta = _scalar("delta", as_positive("delta", delta, allow_inf=False))
     if T < pol.min_horizon(bandit.K):
         raise ValueError(
             f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms, got {T}"
@@ -564,7 +552,7 @@ def decompose_runs(
     means = np.asarray(bandit.means, dtype=float)
     gens = [run_generators(s) for s in child_seeds(seed, range(runs))]
     rec = Recorder(runs, bandit.gaps, np.array([T]))
-    hook = _PhaseLog(pol, means, float(delta_arr))
+    hook = _PhaseLog(pol, means, delta)
     run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
@@ -575,7 +563,7 @@ def decompose_runs(
         means=means.copy(),
         T=T,
         seed=seed,
-        delta=float(delta_arr),
+        delta=delta,
         grid=grid,
         pulls=pulls,
         n_phases=n_phases,
@@ -652,8 +640,7 @@ def cached_runs(
         Recompute even when the file exists.
     """
     refresh = as_flag("refresh", refresh)
-    if policy not in ("DP-IMED", "DP-KLUCB"):
-        raise ValueError(f"policy must be 'DP-IMED' or 'DP-KLUCB', got {policy!r}")
+    as_choice("policy", policy, ("DP-IMED", "DP-KLUCB"))
     if schedule is not None and alpha is not None:
         raise ValueError("give either alpha (geometric batches) or schedule, not both")
     kwargs = {"eps": eps, "n0": n0}

@@ -171,6 +171,38 @@ def _formatter(spec, column, floats: str) -> Callable[[object], str]:
                     f"got {type(spec).__name__}")
 
 
+def _check_columns(columns) -> list:
+    if isinstance(columns, str) or not isinstance(columns, Sequence):
+        raise TypeError(f"columns must be a sequence of names, got {type(columns).__name__}")
+    columns = list(columns)
+    if not columns:
+        raise ValueError("columns must name at least one column")
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"columns must be distinct, got {columns!r}")
+    return columns
+
+
+def _row_values(rows, columns: list) -> list[list]:
+    """The values of each row (a mapping or a sequence) in the order of ``columns``."""
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
+        raise TypeError(f"rows must be a sequence of mappings or sequences, got {type(rows).__name__}")
+    values = []
+    for i, row in enumerate(rows):
+        if isinstance(row, Mapping):
+            missing = [c for c in columns if c not in row]
+            if missing:
+                raise ValueError(f"rows[{i}] has no value for columns {missing!r}")
+            values.append([row[c] for c in columns])
+        elif isinstance(row, Sequence) and not isinstance(row, str):
+            if len(row) != len(columns):
+                raise ValueError(f"rows[{i}] has {len(row)} values, expected {len(columns)} "
+                                 f"(columns {columns!r})")
+            values.append(list(row))
+        else:
+            raise TypeError(f"rows[{i}] must be a mapping or a sequence, got {type(row).__name__}")
+    return values
+
+
 def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
                  headers: Mapping | None = None, title: str | None = None,
                  align: Mapping | None = None, floats: str = ".4g") -> Table:
@@ -213,15 +245,7 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
         ``formats``/``headers``/``align`` that is not a column, a bad alignment, or a format
         specification that does not apply to a value.
     """
-    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__iter__"):
-        raise TypeError(f"rows must be a sequence of mappings or sequences, got {type(rows).__name__}")
-    if isinstance(columns, str) or not isinstance(columns, Sequence):
-        raise TypeError(f"columns must be a sequence of names, got {type(columns).__name__}")
-    columns = list(columns)
-    if not columns:
-        raise ValueError("columns must name at least one column")
-    if len(set(columns)) != len(columns):
-        raise ValueError(f"columns must be distinct, got {columns!r}")
+    columns = _check_columns(columns)
     options = {"formats": formats or {}, "headers": headers or {}, "align": align or {}}
     for name, given in options.items():
         if not isinstance(given, Mapping):
@@ -232,22 +256,7 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
     bad = {k: v for k, v in options["align"].items() if v not in _ALIGNS}
     if bad:
         raise ValueError(f"align must map columns to 'left' or 'right', got {bad!r}")
-
-    values = []
-    for i, row in enumerate(rows):
-        if isinstance(row, Mapping):
-            missing = [c for c in columns if c not in row]
-            if missing:
-                raise ValueError(f"rows[{i}] has no value for columns {missing!r}")
-            values.append([row[c] for c in columns])
-        elif isinstance(row, Sequence) and not isinstance(row, str):
-            if len(row) != len(columns):
-                raise ValueError(f"rows[{i}] has {len(row)} values, expected {len(columns)} "
-                                 f"(columns {columns!r})")
-            values.append(list(row))
-        else:
-            raise TypeError(f"rows[{i}] must be a mapping or a sequence, got {type(row).__name__}")
-
+    values = _row_values(rows, columns)
     if not isinstance(floats, str):
         raise TypeError(f"floats must be a format specification (str), got {type(floats).__name__}")
     try:
@@ -257,12 +266,8 @@ def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
     values = [[_scalar(v) for v in row] for row in values]
     fmts = [_formatter(options["formats"].get(c), c, floats) for c in columns]
     cells = [[f(v) for f, v in zip(fmts, row, strict=True)] for row in values]
-    aligns = []
-    for j, c in enumerate(columns):
-        if c in options["align"]:
-            aligns.append(options["align"][c])
-        else:
-            numeric = bool(values) and all(_is_number(row[j]) for row in values)
-            aligns.append("right" if numeric else "left")
+    numeric = [bool(values) and all(_is_number(row[j]) for row in values) for j in range(len(columns))]
+    aligns = [options["align"].get(c, "right" if num else "left")
+              for c, num in zip(columns, numeric, strict=True)]
     names = [str(options["headers"].get(c, c)) for c in columns]
     return Table(names, cells, aligns, title=title)

@@ -2711,6 +2711,41 @@ def tail_specs() -> list[Spec]:
             aliases={"value": ("policy",)},
         ),
         S(w + "core:figure_output", dict(fig=Kind(st.just(B("a_figure")), bad=("x", None, 3))), **W),
+        S(
+            w + "core:eps_control",
+            dict(
+                value=Kind(st.sampled_from([0.1, 1.0]), edge=(0.01, 10, 1e300), bad=(NAN, INF, *NOT_NUMBERS)),
+                low=Kind(st.just(-2), optional=True),
+                high=Kind(st.just(1), optional=True),
+            ),
+            aliases={"value": ("eps",)},
+        ),
+        S(
+            w + "core:float_control",
+            dict(
+                name=Kind(st.just("mu"), bad=()),
+                value=Kind(
+                    st.sampled_from([0.1, 0.5]), edge=(0.0, 1.0, 1e300, -1.0), bad=(NAN, INF, "x", None, True)
+                ),
+                low=Kind(st.just(0.0)),
+                high=Kind(st.just(1.0)),
+                step=Kind(st.just(0.01)),
+                description=Kind(st.just("mean μ")),
+            ),
+            aliases={"value": ("mu",)},
+        ),
+        S(
+            w + "core:int_control",
+            dict(
+                name=Kind(st.just("n0"), bad=()),
+                value=Kind(st.sampled_from([1, 5]), edge=(0, 21, 2**62), bad=(NAN, INF, 1.5, *NOT_NUMBERS)),
+                low=Kind(st.just(1)),
+                high=Kind(st.just(20)),
+                description=Kind(st.just("first batch n0")),
+                step=Kind(st.just(1), optional=True),
+            ),
+            aliases={"value": ("n0",)},
+        ),
     ]
     # ------------------------------------------------------------------ policy registry and helpers
     rg = "dpb.policies.registry:"

@@ -16,7 +16,8 @@ import functools
 
 import numpy as np
 
-from .._validate import as_counts, as_int, as_positive, as_probability, check_elements, check_eps, plain
+from .._validate import (as_choice, as_counts, as_int, as_positive, as_probability, check_elements, check_eps,
+                         plain)
 from ..batching import DoublingSchedule, GeometricSchedule, PolynomialSchedule, make_schedule, phases_to_reach
 from ..environments import instance_names
 from ..policies import POLICIES
@@ -38,9 +39,7 @@ DESIGNS = ("accumulate", "forget")
 
 
 def _check_design(design: str) -> str:
-    if design not in DESIGNS:
-        raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
-    return design
+    return as_choice("design", design, DESIGNS)
 
 
 def _last_phase(n, n0, alpha, design, schedule):

@@ -12,7 +12,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from .._validate import as_float_array, as_int, as_positive, as_probability, check_elements, plain
+from .._validate import as_choice, as_int, as_positive, as_probability, check_elements, plain
 from ..concentration import (
     chernoff_bound,
     laplace_sum_logsf,
@@ -63,12 +63,15 @@ def m_of_n(n, rule: str = "log n") -> int:
     raise ValueError(f"rule must be one of {M_RULES}, got {rule!r}")
 
 
-def _threshold_means(x, mu: float) -> np.ndarray:
+def _upper_tail(x, mu, *eps):
+    """``mu`` in (0, 1), the thresholds ``x`` in [mu, 1] (upper tail) and ``eps > 0`` when given."""
+    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
+    out = [mu, *(float(as_positive("eps", e, allow_inf=False)) for e in eps)]
     arr = as_probability("x", x)
     if np.any(arr < mu):
         bad = arr[arr < mu].ravel()[0]
         raise ValueError(f"x must lie in [mu, 1] = [{mu:g}, 1] (upper tail), got {plain(bad)!r}")
-    return arr
+    return arr, *out
 
 
 def tail_comparison(x, n, m, mu, eps, runs: int = 20_000, seed: int = 0, confidence: float = 0.99):
@@ -115,10 +118,8 @@ def tail_comparison(x, n, m, mu, eps, runs: int = 20_000, seed: int = 0, confide
     """
     n = as_int("n", n, minimum=1)
     m = as_int("m", m, minimum=0)
-    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    eps = float(as_positive("eps", eps, allow_inf=False))
+    x, mu, eps = _upper_tail(x, mu, eps)
     runs = as_int("runs", runs, minimum=0)
-    x = _threshold_means(x, mu)
     s = n * x
     out = {
         "x": x,
@@ -173,9 +174,8 @@ def tail_contributions(x, n, m, mu, eps):
     n = as_int("n", n, minimum=1)
     check_elements("n (one term for each k = 0..n)", n + 1)
     m = as_int("m", m, minimum=0)
-    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    x = float(_threshold_means(as_float_array("x", x), mu))
+    x, mu, eps = _upper_tail(x, mu, eps)
+    x = float(x)
     k = np.arange(n + 1, dtype=float)
     log_pmf = stats.binom.logpmf(k, n, mu)
     log_noise = np.asarray(laplace_sum_logsf(n * x - k, m, eps), dtype=float)
@@ -218,11 +218,9 @@ def exponent_curves(x, mu, eps, m_rule: str = "log n", ns=None):
         ``"n"``, ``"m"``, ``"exact"``, ``"private"``, ``"separate"`` (arrays), ``"d_eps"`` and ``"kl"``
         (the limits :math:`d_\\epsilon(x, \\mu)` and :math:`\\mathrm{kl}(x, \\mu)`).
     """
-    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    x = float(_threshold_means(as_float_array("x", x), mu))
-    if m_rule not in M_RULES:
-        raise ValueError(f"m_rule must be one of {M_RULES}, got {m_rule!r}")
+    x, mu, eps = _upper_tail(x, mu, eps)
+    x = float(x)
+    as_choice("m_rule", m_rule, M_RULES)
     if ns is None:
         ns = np.unique(np.round(np.logspace(1, 4, 9)).astype(int))
     ns = [as_int("ns", v, minimum=1) for v in np.atleast_1d(ns)]
@@ -257,8 +255,8 @@ def rates_against_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000) -> di
     dict
         ``"x"``, ``"mu"``, ``"kl"`` (floats), ``"eps"``, ``"d_eps"``, ``"separate"`` (arrays).
     """
-    mu = float(as_probability("mu", mu, open_left=True, open_right=True))
-    x = float(_threshold_means(as_float_array("x", x), mu))
+    x, mu = _upper_tail(x, mu)
+    x = float(x)
     n = as_int("n", n, minimum=1)
     m = m_of_n(n, "log n")
     eps = np.logspace(-2, 1.5, 61)

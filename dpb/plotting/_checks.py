@@ -33,58 +33,47 @@ class FigureTextOverlapError(ValueError):
     """Two texts of a figure overlap (the figure would be printed with text over text)."""
 
 
-def _axis_texts(axis) -> list[Text]:
-    """The tick labels of the ticks that are drawn, the axis label and the offset text."""
-    out: list[Text] = []
-    for tick in axis._update_ticks():  # only the ticks inside the view limits are drawn
-        out.extend(lab for lab in (tick.label1, tick.label2) if lab.get_visible())
-    out.extend([axis.label, axis.offsetText])
-    return out
+def _axes_texts(ax, name: str):
+    """(text, where) of one axes: drawn tick labels, axis labels, titles, texts, legends, tables."""
+    for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+        if axis.get_visible():
+            for tick in axis._update_ticks():  # only the ticks inside the view limits are drawn
+                yield from ((lab, f"{name} {axis_name}-axis") for lab in (tick.label1, tick.label2)
+                            if lab.get_visible())
+            yield from ((t, f"{name} {axis_name}-axis") for t in (axis.label, axis.offsetText))
+    yield from ((t, f"{name} title") for t in (ax.title, ax._left_title, ax._right_title))
+    yield from ((t, f"{name} text") for t in ax.texts)
+    for child in ax.get_children():
+        if isinstance(child, Legend):
+            yield from ((t, f"{name} legend") for t in [*child.get_texts(), child.get_title()])
+        elif isinstance(child, Text):
+            yield child, f"{name} text"
+        elif hasattr(child, "get_celld"):  # a matplotlib Table
+            yield from ((cell.get_text(), f"{name} table") for cell in child.get_celld().values())
+
+
+def _figure_texts(f):
+    """(text, where) of one figure or subfigure: texts, legends, super title and labels."""
+    yield from ((t, "figure text") for t in f.texts)
+    for legend in f.legends:
+        yield from ((t, "figure legend") for t in [*legend.get_texts(), legend.get_title()])
+    for attr in ("_suptitle", "_supxlabel", "_supylabel"):
+        if getattr(f, attr, None) is not None:
+            yield getattr(f, attr), "figure title"
 
 
 def _texts(fig: Figure) -> list[tuple[Text, str]]:
     """Every visible, non-empty text of ``fig`` with a short description of where it is."""
+    figures = [fig, *fig.subfigs] if isinstance(fig, Figure) else [fig]
+    candidates = [pair for i, ax in enumerate(fig.get_axes()) if ax.get_visible()
+                  for pair in _axes_texts(ax, f"axes {i}")]
+    candidates += [pair for f in figures for pair in _figure_texts(f)]
     found: list[tuple[Text, str]] = []
     seen: set[int] = set()
-
-    def add(text: Text, where: str) -> None:
-        if id(text) in seen or not text.get_visible() or not text.get_text().strip():
-            return
-        seen.add(id(text))
-        found.append((text, where))
-
-    for i, ax in enumerate(fig.get_axes()):
-        if not ax.get_visible():
-            continue
-        name = f"axes {i}"
-        for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
-            if axis.get_visible():
-                for t in _axis_texts(axis):
-                    add(t, f"{name} {axis_name}-axis")
-        for t in (ax.title, ax._left_title, ax._right_title):
-            add(t, f"{name} title")
-        for t in ax.texts:
-            add(t, f"{name} text")
-        for child in ax.get_children():
-            if isinstance(child, Legend):
-                for t in [*child.get_texts(), child.get_title()]:
-                    add(t, f"{name} legend")
-            elif isinstance(child, Text):
-                add(child, f"{name} text")
-            elif hasattr(child, "get_celld"):  # a matplotlib Table
-                for cell in child.get_celld().values():
-                    add(cell.get_text(), f"{name} table")
-    figures = [fig, *fig.subfigs] if isinstance(fig, Figure) else [fig]
-    for f in figures:
-        for t in f.texts:
-            add(t, "figure text")
-        for legend in f.legends:
-            for t in [*legend.get_texts(), legend.get_title()]:
-                add(t, "figure legend")
-        for attr in ("_suptitle", "_supxlabel", "_supylabel"):
-            t = getattr(f, attr, None)
-            if t is not None:
-                add(t, "figure title")
+    for text, where in candidates:
+        if id(text) not in seen and text.get_visible() and text.get_text().strip():
+            seen.add(id(text))
+            found.append((text, where))
     return found
 
 

@@ -31,14 +31,6 @@ __all__ = [
     "plot_trace_phase",
 ]
 
-_C = {
-    "accumulate": color("accumulate"),
-    "forget": color("forget"),
-    "sampling": "grey",
-    "geometric": color("geometric"),
-    "doubling": color("doubling"),
-    "polynomial": color("polynomial"),
-}
 _LOG10 = math.log(10.0)
 
 
@@ -132,7 +124,7 @@ def plot_forgetting(n0: int = 1, alpha=2.0, eps: float = 0.25, mu: float = 0.5, 
     fig, (ax1, ax2) = new_figure(2, width=4.4, height=3.8)
     labels = {"accumulate": "accumulate (paper)", "forget": "forget (earlier designs)"}
     for design in DESIGNS:
-        d, col = data[design], _C[design]
+        d, col = data[design], color(design)
         ax1.plot(n, d["noise_std"], color=col, lw=1.8, label=labels[design])
         ax1.plot(n, d["mc_std"], "o", color=col, ms=3.5)
         ax1.fill_between(n, d["mc_med"], d["mc_hi"], color=col, alpha=0.15)
@@ -170,7 +162,7 @@ def plot_schedules(n0: int = 1, alpha=1.1, power=2, n_max: int = 10**6):
         "polynomial": f"polynomial $p = {float(power):g}$",
     }
     for name in ("geometric", "doubling", "polynomial"):
-        d, col = data[name], _C[name]
+        d, col = data[name], color(name)
         ls = "--" if name == "doubling" else "-"
         ax1.plot(np.arange(d["sizes"].size), d["sizes"], ls, color=col, marker=".", ms=3, label=labels[name])
         ax2.plot(n, d["phases"], ls, color=col, label=labels[name])

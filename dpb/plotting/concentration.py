@@ -28,15 +28,6 @@ __all__ = [
 ]
 
 #: Colours of the curves of this chapter (the exact tail is black).
-_C = {
-    "exact": color("exact"),
-    "private": color("private Chernoff bound"),
-    "rate": color("d_eps"),
-    "separate": color("separate bound"),
-    "chernoff": color("kl"),
-    "mc": color("Monte Carlo"),
-    "noise": color("Laplace noise"),
-}
 _LOG10 = math.log(10.0)
 
 def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
@@ -51,13 +42,13 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
     r = rates_against_eps(x, mu, n)
     x, mu, eps, d, sep = r["x"], r["mu"], r["eps"], r["d_eps"], r["separate"]
     fig, (ax1, ax2) = new_figure(2, width=4.3, height=3.3)
-    ax1.axhline(r["kl"], color=_C["chernoff"], ls=":", label=r"$\mathrm{kl}(x,\mu)$ (no noise)")
-    ax1.plot(eps, d, color=_C["rate"], label=r"$d_\varepsilon(x,\mu)$ (coupled)")
-    ax1.plot(eps, sep, color=_C["separate"], ls="--", label="separate analysis")
+    ax1.axhline(r["kl"], color=color("chernoff"), ls=":", label=r"$\mathrm{kl}(x,\mu)$ (no noise)")
+    ax1.plot(eps, d, color=color("d_eps"), label=r"$d_\varepsilon(x,\mu)$ (coupled)")
+    ax1.plot(eps, sep, color=color("separate"), ls="--", label="separate analysis")
     ax1.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="rate of decay (per sample)",
             title=f"$x = {x:g}$, $\\mu = {mu:g}$")
     ax1.legend(frameon=False, loc="upper left", fontsize=8)
-    ax2.plot(eps, sep / d, color=_C["separate"])
+    ax2.plot(eps, sep / d, color=color("separate"))
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"separate rate / $d_\varepsilon$",
             ylim=(0, 1.05), title="share of the rate kept by the separate analysis")
@@ -81,11 +72,11 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
     t = np.linspace(mu, 1.0, 41)
     data = tail_comparison(t, n, m, mu, eps, runs=runs, seed=seed)
     fig, (ax1, ax2) = new_figure(2, width=4.6, height=3.8)
-    ax1.plot(t, data["exact"] / _LOG10, color=_C["exact"], lw=2, label="exact")
-    ax1.plot(t, data["private"] / _LOG10, color=_C["private"],
+    ax1.plot(t, data["exact"] / _LOG10, color=color("exact"), lw=2, label="exact")
+    ax1.plot(t, data["private"] / _LOG10, color=color("private Chernoff bound"),
              label=r"private Chernoff $A_\varepsilon e^{-nd_\varepsilon}$")
-    ax1.plot(t, data["separate"] / _LOG10, color=_C["separate"], ls="--", label="separate bound")
-    ax1.plot(t, data["chernoff"] / _LOG10, color=_C["chernoff"], ls=":",
+    ax1.plot(t, data["separate"] / _LOG10, color=color("separate"), ls="--", label="separate bound")
+    ax1.plot(t, data["chernoff"] / _LOG10, color=color("chernoff"), ls=":",
              label=r"$e^{-n\,\mathrm{kl}}$ (no noise)" + ("" if m == 0 else ", not a bound"))
     if data["mc"] is not None:
         seen = np.isfinite(data["mc"])
@@ -94,7 +85,7 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
             lo = data["mc_lower"][seen] / _LOG10
             hi = data["mc_upper"][seen] / _LOG10
             lo = np.where(np.isfinite(lo), lo, mid - 1.0)
-            ax1.errorbar(t[seen], mid, yerr=[mid - lo, hi - mid], fmt="o", ms=3, color=_C["mc"],
+            ax1.errorbar(t[seen], mid, yerr=[mid - lo, hi - mid], fmt="o", ms=3, color=color("mc"),
                          label=f"Monte Carlo ({runs} runs)")
     ax1.axvline(x, color="grey", lw=0.8)
     bottom = max(np.min(data["exact"]) / _LOG10, -330.0) * 1.08 - 0.5
@@ -107,8 +98,8 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
     term = parts["log_term"] / _LOG10
     fin = np.isfinite(term)
     ax2.plot(k, parts["log_pmf"] / _LOG10, color="grey", ls=":", label=r"$P[S_n = k]$")
-    ax2.plot(k[fin], term[fin], color=_C["exact"], lw=2, label=r"$P[S_n = k]\,P[Z_m \geq nx-k]$")
-    ax2.axvline(parts["z_star"], color=_C["rate"], ls="--",
+    ax2.plot(k[fin], term[fin], color=color("exact"), lw=2, label=r"$P[S_n = k]\,P[Z_m \geq nx-k]$")
+    ax2.axvline(parts["z_star"], color=color("d_eps"), ls="--",
                 label=f"$z^\\star = {parts['z_star']:.3f}$ (minimiser in $d_\\varepsilon$)")
     ax2.axvline(x, color="grey", lw=0.8)
     top = np.max(term[fin]) if np.any(fin) else 0.0
@@ -133,11 +124,12 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
     data = exponent_curves(x, mu, eps, m_rule)
     fig, ax = new_figure(1, width=6.4, height=3.6)
     ns = data["n"]
-    ax.axhline(data["kl"], color=_C["chernoff"], ls=":", label=r"$\mathrm{kl}(x,\mu)$")
-    ax.axhline(data["d_eps"], color=_C["rate"], lw=0.9, label=r"$d_\varepsilon(x,\mu)$")
-    ax.plot(ns, data["exact"], "o-", color=_C["exact"], lw=2, ms=4, label="exact tail")
-    ax.plot(ns, data["private"], "s--", color=_C["private"], ms=3, label="private Chernoff bound")
-    ax.plot(ns, data["separate"], "^--", color=_C["separate"], ms=3, label="separate bound")
+    ax.axhline(data["kl"], color=color("chernoff"), ls=":", label=r"$\mathrm{kl}(x,\mu)$")
+    ax.axhline(data["d_eps"], color=color("d_eps"), lw=0.9, label=r"$d_\varepsilon(x,\mu)$")
+    ax.plot(ns, data["exact"], "o-", color=color("exact"), lw=2, ms=4, label="exact tail")
+    ax.plot(ns, data["private"], "s--", color=color("private Chernoff bound"), ms=3,
+            label="private Chernoff bound")
+    ax.plot(ns, data["separate"], "^--", color=color("separate"), ms=3, label="separate bound")
     ax.set(xscale="log", xlabel="number of samples $n$",
            ylabel=r"$-\frac{1}{n}\log P[\tilde S_{n,m}\geq nx]$",
            ylim=(0, 1.15 * max(data["kl"], np.max(data["exact"]))),

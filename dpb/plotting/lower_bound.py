@@ -45,6 +45,14 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 # figures
 # ----------------------------------------------------------------------------------------------
+def _panel(ax, title: str, legend_loc: str | None = None, *, title_size: float = 9, **props) -> None:
+    """Axis properties ``props``, a small title and (at ``legend_loc``) a frameless legend."""
+    ax.set(**props)
+    ax.set_title(title, fontsize=title_size)
+    if legend_loc is not None:
+        ax.legend(frameon=False, fontsize=8.5, loc=legend_loc)
+
+
 def _regime_text(eps: float, threshold: float) -> str:
     if eps >= threshold:
         return (rf"low privacy: $\varepsilon = {eps:.3g} \geq \varepsilon^\star = {threshold:.3g}$, "
@@ -103,10 +111,8 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
              label=rf"$z^\star = {zs:.3f}$, $d_\varepsilon = {dv:.4f}$")
     finite = total[np.isfinite(total)]
     top = 1.15 * float(np.max(finite)) if finite.size else 1.0
-    ax1.set(xlabel="intermediate mean $z$", ylabel="cost per pull", ylim=(0, max(top, 1e-3)),
-            xlim=(lo, hi))
-    ax1.set_title(_regime_text(eps, thr), fontsize=9.5)
-    ax1.legend(frameon=False, fontsize=8.5, loc="upper right" if x < y else "upper left")
+    _panel(ax1, _regime_text(eps, thr), "upper right" if x < y else "upper left", title_size=9.5,
+           xlabel="intermediate mean $z$", ylabel="cost per pull", ylim=(0, max(top, 1e-3)), xlim=(lo, hi))
 
     grid = np.logspace(-3, 2, 400)
     ax2.loglog(grid, d_eps(x, y, grid), color=color("d_eps"), lw=2,
@@ -183,10 +189,8 @@ def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float 
             for ax in (ax1, ax2):
                 ax.axvline(t, color="grey", lw=0.7, ls=":")
     means = ", ".join(f"{m:g}" for m in mu)
-    ax1.set(xlabel=r"privacy budget $\varepsilon$",
-            ylabel=r"constant $C$ in $\mathrm{Reg}_T \gtrsim C \log T$")
-    ax1.set_title(f"{label}: [{means}]", fontsize=9)
-    ax1.legend(frameon=False, fontsize=8.5, loc="upper right")
+    _panel(ax1, f"{label}: [{means}]", "upper right", xlabel=r"privacy budget $\varepsilon$",
+           ylabel=r"constant $C$ in $\mathrm{Reg}_T \gtrsim C \log T$")
 
     ratio = new / old
     top = float(np.max(thr))
@@ -198,9 +202,9 @@ def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float 
         ax2.text(eps_min * 1.2, 2.4,
                  "shaded: every arm in the\nlow-privacy regime; the\nthree bounds coincide",
                  fontsize=8, va="top")
-    ax2.set(xlabel=r"privacy budget $\varepsilon$", ylabel="new constant / 2022 constant",
-            ylim=(0.8, max(6.5, 1.05 * float(np.max(ratio)))))
-    ax2.set_title(r"improvement factor (dotted: thresholds $\varepsilon^\star_a$)", fontsize=9)
+    _panel(ax2, r"improvement factor (dotted: thresholds $\varepsilon^\star_a$)",
+           xlabel=r"privacy budget $\varepsilon$", ylabel="new constant / 2022 constant",
+           ylim=(0.8, max(6.5, 1.05 * float(np.max(ratio)))))
     return fig
 
 
@@ -259,12 +263,10 @@ def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5, mu2
     ax1.plot([opt.z_star], [opt.cost], "*", color=color("d_eps"), ms=14, zorder=6,
              label=rf"optimum $z^\star = {opt.z_star:.3f}$: $d_\varepsilon = {opt.cost:.4f}$")
     top = 1.15 * float(max(np.max(cost.total), pure.all_kl))
-    ax1.set(xlabel=r"intermediate mean $\mu_2'$", ylabel="cost per pull of arm 2", xlim=(mu2, mu1),
-            ylim=(0, top))
     note = " (clipped)" if clipped else ""
-    ax1.set_title(rf"$\mu_2 = {mu2:g}$, $\mu_1 = {mu1:g}$, $\varepsilon = {eps:g}$, "
-                  rf"$\mu_2' = {mp:.3f}${note}", fontsize=9)
-    ax1.legend(frameon=False, fontsize=8.5, loc="upper right")
+    _panel(ax1, rf"$\mu_2 = {mu2:g}$, $\mu_1 = {mu1:g}$, $\varepsilon = {eps:g}$, $\mu_2' = {mp:.3f}${note}",
+           "upper right", xlabel=r"intermediate mean $\mu_2'$", ylabel="cost per pull of arm 2",
+           xlim=(mu2, mu1), ylim=(0, top))
 
     names = [rf"your route $\mu_2'={mp:.2f}$", r"optimal $\mu_2'=z^\star$", "all KL (Lai–Robbins)",
              "all TV (group privacy)"]
@@ -278,9 +280,8 @@ def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5, mu2
         ax2.text(t + k + 0.02 * xmax, yv, f"{t + k:.4f}", va="center", fontsize=8.5)
     ax2.axvline(opt.cost, color=color("d_eps"), lw=1, ls=":")
     ax2.set_yticks(ypos, names, fontsize=8.5)
-    ax2.set(xlabel="cost per pull of arm 2", xlim=(0, 1.3 * xmax))
-    ax2.set_title("four routes from $\\nu$ to $\\nu''$", fontsize=9)
-    ax2.legend(frameon=False, fontsize=8.5, loc="lower right")
+    _panel(ax2, "four routes from $\\nu$ to $\\nu''$", "lower right", xlabel="cost per pull of arm 2",
+           xlim=(0, 1.3 * xmax))
     return fig
 
 
@@ -332,9 +333,8 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
     ax1.plot(line, tv * line, color="k", lw=2, label=rf"$\mathrm{{TV}}\cdot N_2$, TV $= {tv:g}$")
     ax1.plot(line, (1 + xi) * tv * line, color="k", ls="--", lw=1,
              label=rf"$(1+\xi)\mathrm{{TV}}\cdot N_2$, $\xi = {xi:g}$")
-    ax1.set(xlabel=r"pulls of arm 2, $N_2(T)$", ylabel=r"$d_{\mathrm{Ham}}(\mathbf{r}, \mathbf{r}')$")
-    ax1.set_title(f"{policy}: {n_runs} runs, T = {horizon}", fontsize=9)
-    ax1.legend(frameon=False, fontsize=8.5, loc="upper left")
+    _panel(ax1, f"{policy}: {n_runs} runs, T = {horizon}", "upper left", xlabel=r"pulls of arm 2, $N_2(T)$",
+           ylabel=r"$d_{\mathrm{Ham}}(\mathbf{r}, \mathbf{r}')$")
 
     ok = n2 > 0
     ax2.scatter(n2[ok], ratio[ok], s=8, alpha=0.35, color=color("Monte Carlo"), label="one run")
@@ -343,12 +343,10 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
     ax2.axhline(tv, color="k", lw=2, label="TV")
     ax2.axhline(pooled, color=color("pooled estimate"), ls="--",
                 label=rf"pooled $\sum d_{{\mathrm{{Ham}}}}/\sum N_2 = {pooled:.3f}$")
-    ax2.set(xlabel=r"pulls of arm 2, $N_2(T)$", ylabel=r"$d_{\mathrm{Ham}} / N_2$",
-            ylim=(-0.02, 1.02))
     if np.any(ok) and n2[ok].max() > 50 * max(n2[ok].min(), 1):
         ax2.set_xscale("log")
-    ax2.set_title(r"per-run ratio $d_{\mathrm{Ham}} / N_2$ against $N_2$", fontsize=9)
-    ax2.legend(frameon=False, fontsize=8.5, loc="upper right")
+    _panel(ax2, r"per-run ratio $d_{\mathrm{Ham}} / N_2$ against $N_2$", "upper right",
+           xlabel=r"pulls of arm 2, $N_2(T)$", ylabel=r"$d_{\mathrm{Ham}} / N_2$", ylim=(-0.02, 1.02))
     return fig
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._validate import as_int, as_positive, as_probability
 from ..audit import audit_lists, audit_lists_default, make_audit_policy, prefix_law_test
-from ..batching import make_schedule
+from ..batching import DoublingSchedule, make_schedule
 from ..interaction import LeaderAdversary, run_game
 from ..privacy import continual_release_log_ratio, partial_sums
 from . import _checks
@@ -30,13 +30,9 @@ def release_starts(T: int, schedule: str = "doubling") -> np.ndarray:
     """0-based phase starts of a stream of length ``T``: ``"doubling"`` (phases 1, 2, 4, ...),
     ``"constant"`` (phases of 3 steps) or ``"steps"`` (one release per step)."""
     T = as_int("T", T, minimum=1, maximum=MAX_STREAM)
-    if schedule == "doubling":
-        st = [0]
-        length = 1
-        while st[-1] + length < T:
-            st.append(st[-1] + length)
-            length *= 2
-        return np.asarray(st, dtype=np.int64)
+    if schedule == "doubling":  # a phase ends where a batch of the doubling schedule ends
+        ends = np.cumsum(DoublingSchedule(1).sizes_until(T))
+        return np.append(0, ends[ends < T]).astype(np.int64)
     if schedule == "constant":
         return np.arange(0, T, 3, dtype=np.int64)
     if schedule == "steps":
@@ -129,6 +125,16 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     return fig
 
 
+def _game_args(policy, eps, T, t_star, runs, *, min_T: int, min_runs: int):
+    """The audit policy named ``policy`` and the checked horizon, challenge step and runs."""
+    T = as_int("T", T, minimum=min_T)
+    t_star = as_int("t_star", t_star, minimum=1, maximum=T)
+    runs = as_int("runs", runs, minimum=min_runs)
+    if not isinstance(policy, str):
+        raise TypeError(f"policy must be a name of dpb.audit.audit_policy_names(), got {policy!r}")
+    return make_audit_policy(policy, eps), T, t_star, runs
+
+
 def _arm_share(tr) -> np.ndarray:
     """Fraction of runs playing the first arm at each step."""
     return (tr.actions == 0).mean(axis=0)
@@ -171,12 +177,7 @@ def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: in
     -------
     matplotlib.figure.Figure
     """
-    T = as_int("T", T, minimum=3)
-    t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    runs = as_int("runs", runs, minimum=10)
-    if not isinstance(policy, str):
-        raise TypeError(f"policy must be a name of dpb.audit.audit_policy_names(), got {policy!r}")
-    pol = make_audit_policy(policy, eps)
+    pol, T, t_star, runs = _game_args(policy, eps, T, t_star, runs, min_T=3, min_runs=10)
     adv = LeaderAdversary()
     trL = run_game(pol, adv, t_star, "L", runs, T, seed=seed)
     trR = run_game(pol, adv, t_star, "R", runs, T, seed=seed, offset=runs)
@@ -232,10 +233,7 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
     -------
     matplotlib.figure.Figure
     """
-    T = as_int("T", T, minimum=4)
-    t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    runs = as_int("runs", runs, minimum=20)
-    pol = make_audit_policy(policy, eps)
+    pol, T, t_star, runs = _game_args(policy, eps, T, t_star, runs, min_T=4, min_runs=20)
     r, rp = audit_lists_default(T, t_star, pattern)
     res = audit_lists(pol, r, rp, runs, seed)
     tr1, tr2 = res.transcripts

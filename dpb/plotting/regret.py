@@ -43,13 +43,6 @@ HORIZONS = (10**4, 10**6, 10**8)
 
 #: concept colours of this chapter's figures (the palette of :mod:`dpb.plotting.style`); a
 #: simulated policy's mean and median are drawn in the policy's own colour (median dashed)
-_C = {
-    "band": color("band"),
-    "upper": color("upper bound"),
-    "lower": color("lower bound"),
-    "pre": color("pre-convergence (A)"),
-    "post": color("post-convergence (B)"),
-}
 
 
 def _panels(width: float = 7.0, height: float = 3.9):
@@ -61,6 +54,16 @@ def _panels(width: float = 7.0, height: float = 3.9):
     fig, axes = plt.subplots(2, 1, figsize=(width, 2 * height))
     fig.subplots_adjust(left=0.11, right=0.975, bottom=0.065, top=0.96, hspace=0.3)
     return fig, axes
+
+
+def _dress(ax, xlabel: str, ylabel: str, title: str, *, scales: str = "xy", title_size: float = 10,
+           **legend) -> None:
+    """Log scale on the axes named in ``scales``, labels, title and legend (``legend``: its options)."""
+    for axis in scales:
+        getattr(ax, f"set_{axis}scale")("log")
+    ax.set(xlabel=xlabel, ylabel=ylabel)
+    ax.set_title(title, fontsize=title_size)
+    ax.legend(fontsize=8.5, **legend)
 
 
 def alpha_label(alpha) -> str:
@@ -139,26 +142,20 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     fig, (ax1, ax2) = _panels()
 
     up, lo = c["upper_pulls"][arm], c["lower_pulls"][arm]
-    ax1.fill_between(t, s["q_low"][:, arm], s["q_high"][:, arm], color=_C["band"], alpha=0.5,
+    ax1.fill_between(t, s["q_low"][:, arm], s["q_high"][:, arm], color=color("band"), alpha=0.5,
                      label="10%–90% of runs")
     own = color(res.policy)
     ax1.plot(t, s["median"][:, arm], color=own, ls="--", lw=1.6, label=f"median, {res.policy}")
     ax1.fill_between(t, np.maximum(s["ci_low"][:, arm], 1e-9), s["ci_high"][:, arm], color=own,
                      alpha=0.2, lw=0)
     ax1.plot(t, s["mean"][:, arm], color=own, lw=1.6, label=f"mean (95% CI), {res.policy}")
-    ax1.axhline(up, color=_C["upper"], ls="--", lw=1.2, label=f"{_upper_label(res)} = {up:.1f}")
-    ax1.axhline(lo, color=_C["lower"], ls=":", lw=1.4, label=f"1 / d_ε = {lo:.1f}")
-    ax1.set_xscale("log")
-    ax1.set_yscale("log")
-    top = max(3.0 * up, float(np.nanmax(s["ci_high"][:, arm])) * 1.5)
-    ax1.set_ylim(0.2 * lo, top)
-    ax1.set_xlabel("horizon t")
-    ax1.set_ylabel(r"$N_i(t)\,/\,\log t$")
+    ax1.axhline(up, color=color("upper"), ls="--", lw=1.2, label=f"{_upper_label(res)} = {up:.1f}")
+    ax1.axhline(lo, color=color("lower"), ls=":", lw=1.4, label=f"1 / d_ε = {lo:.1f}")
     # arms are numbered from 1 in the book (arm 1 is the optimal arm of mu1..mu4)
-    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}: "
-                  f"arm {arm + 1} (μ = {res.means[arm]:g})",
-                  fontsize=10)
-    ax1.legend(fontsize=8.5, loc="upper left")
+    _dress(ax1, "horizon t", r"$N_i(t)\,/\,\log t$",
+           f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}: arm {arm + 1} (μ = {res.means[arm]:g})",
+           loc="upper left")
+    ax1.set_ylim(0.2 * lo, max(3.0 * up, float(np.nanmax(s["ci_high"][:, arm])) * 1.5))
 
     d = 1.0 / c["lower_pulls"][sub]
     ratio = np.median(res.total_pulls()[:, :, sub] * d / np.log(t)[None, :, None], axis=0)
@@ -166,14 +163,11 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
         ax2.plot(t, ratio[:, k], color=series_color(int(a)), lw=1.4,
                  label=f"arm {a + 1} (μ = {res.means[a]:g})")
     a_up = res.alpha if res.alpha is not None else 1.0
-    ax2.axhline(a_up, color=_C["upper"], ls="--", lw=1.2, label="upper bound (α)")
-    ax2.axhline(1.0, color=_C["lower"], ls=":", lw=1.4, label="lower bound (1)")
-    ax2.set_xscale("log")
+    ax2.axhline(a_up, color=color("upper"), ls="--", lw=1.2, label="upper bound (α)")
+    ax2.axhline(1.0, color=color("lower"), ls=":", lw=1.4, label="lower bound (1)")
+    _dress(ax2, "horizon t", r"$N_i(t)\, d_\varepsilon(\mu_i, \mu^\star) / \log t$",
+           f"median over {res.runs} runs, every sub-optimal arm", scales="x", loc="upper right", ncol=2)
     ax2.set_ylim(0, max(2.0, 1.8 * a_up))
-    ax2.set_xlabel("horizon t")
-    ax2.set_ylabel(r"$N_i(t)\, d_\varepsilon(\mu_i, \mu^\star) / \log t$")
-    ax2.set_title(f"median over {res.runs} runs, every sub-optimal arm", fontsize=10)
-    ax2.legend(fontsize=8.5, loc="upper right", ncol=2)
     return fig
 
 
@@ -208,16 +202,13 @@ def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str =
         label = "pre-convergence (A)" if name == "pre" else "post-convergence (B)"
         mean = terms[..., k].mean(axis=0)
         med = np.median(terms[..., k], axis=0)
-        ax1.plot(t, np.where(mean > 0, mean, np.nan), color=_C[name], lw=1.7, label=f"{label}, mean")
-        ax1.plot(t, np.where(med > 0, med, np.nan), color=_C[name], lw=1.2, ls="--", label=f"{label}, median")
-    ax1.plot(t, c["upper_regret"] * np.log(t), color=_C["upper"], lw=1.0, ls="--", label="α C log t")
-    ax1.plot(t, c["lower_regret"] * np.log(t), color=_C["lower"], lw=1.2, ls=":", label="C log t")
-    ax1.set_xscale("log")
-    ax1.set_yscale("log")
-    ax1.set_xlabel("horizon t")
-    ax1.set_ylabel("regret of the term")
-    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}, δ = {res.delta:g}", fontsize=10)
-    ax1.legend(fontsize=8.5, loc="upper left")
+        col = color(name)
+        ax1.plot(t, np.where(mean > 0, mean, np.nan), color=col, lw=1.7, label=f"{label}, mean")
+        ax1.plot(t, np.where(med > 0, med, np.nan), color=col, lw=1.2, ls="--", label=f"{label}, median")
+    ax1.plot(t, c["upper_regret"] * np.log(t), color=color("upper"), lw=1.0, ls="--", label="α C log t")
+    ax1.plot(t, c["lower_regret"] * np.log(t), color=color("lower"), lw=1.2, ls=":", label="C log t")
+    _dress(ax1, "horizon t", "regret of the term",
+           f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}, δ = {res.delta:g}", loc="upper left")
 
     k = TERMS.index("pre")
     for j, a in enumerate(alphas):
@@ -227,13 +218,9 @@ def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str =
         keep = pre > 0
         ax2.step(pre[keep], surv[keep], where="post", color=series_color(j), lw=1.5,
                  label=f"{alpha_label(a)}: mean {pre.mean():,.0f}")
-    ax2.set_xscale("log")
-    ax2.set_yscale("log")
+    _dress(ax2, f"pre-convergence regret (A) at T = {res.T:.0e}".replace("e+0", "e"), "fraction of runs ≥ x",
+           f"tail over {res.runs} runs", loc="lower left")
     ax2.set_ylim(0.5 / res.runs, 1.2)
-    ax2.set_xlabel(f"pre-convergence regret (A) at T = {res.T:.0e}".replace("e+0", "e"))
-    ax2.set_ylabel("fraction of runs ≥ x")
-    ax2.set_title(f"tail over {res.runs} runs", fontsize=10)
-    ax2.legend(fontsize=8.5, loc="lower left")
     return fig
 
 
@@ -273,32 +260,25 @@ def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLU
                      ms=4, lw=1.4, capsize=2, label=f"{lab}: mean")
         ax1.plot(a, tr["median"][:, h] / logs[h], color=col, ls="--", lw=1.1, label=f"{lab}: median")
     grid = np.linspace(1.0, a.max() * 1.05, 50)
-    ax1.plot(grid, grid * C, color=_C["upper"], lw=1.0, label="α C (upper bound)")
-    ax1.axhline(C, color=_C["lower"], ls=":", lw=1.4, label="C (lower bound)")
-    ax1.set_yscale("log")
+    ax1.plot(grid, grid * C, color=color("upper"), lw=1.0, label="α C (upper bound)")
+    ax1.axhline(C, color=color("lower"), ls=":", lw=1.4, label="C (lower bound)")
+    _dress(ax1, "batch ratio α", r"$\mathrm{Reg}_T / \log T$", f"{policy}, ε = {eps:g}, instance {instance}",
+           scales="y", loc="upper right", ncol=2)
     lo_y, hi_y = ax1.get_ylim()
     ax1.set_ylim(lo_y, hi_y * 12)  # room for the legend above the curves
-    ax1.set_xlabel("batch ratio α")
-    ax1.set_ylabel(r"$\mathrm{Reg}_T / \log T$")
-    ax1.set_title(f"{policy}, ε = {eps:g}, instance {instance}", fontsize=10)
-    ax1.legend(fontsize=8.5, loc="upper right", ncol=2)
 
     last = len(tr["horizons"]) - 1
     pre = tr["pre_mean"][:, last] / logs[last]
-    ax2.plot(a, np.where(pre > 0, pre, np.nan), color=_C["pre"], marker="o", ms=4, lw=1.5,
+    ax2.plot(a, np.where(pre > 0, pre, np.nan), color=color("pre"), marker="o", ms=4, lw=1.5,
              label="pre-convergence (A), mean (0: not drawn)")
-    ax2.plot(a, tr["post_mean"][:, last] / logs[last], color=_C["post"], marker="s", ms=4, lw=1.5,
+    ax2.plot(a, tr["post_mean"][:, last] / logs[last], color=color("post"), marker="s", ms=4, lw=1.5,
              label="post-convergence (B), mean")
-    ax2.plot(grid, grid * C, color=_C["upper"], lw=1.0, label="α C")
-    ax2.axhline(C, color=_C["lower"], ls=":", lw=1.4, label="C")
-    ax2.set_yscale("log")
-    ax2.set_xlabel("batch ratio α")
-    ax2.set_ylabel(r"term $/ \log T$")
-    top = tr["horizons"][last]
-    ax2.set_title(f"the two terms at T = 1e{round(np.log10(top))}; phases per run: "
-                  f"{tr['phases'][0]:.0f} (α = {a[0]:g}) to {tr['phases'][-1]:.0f} (α = {a[-1]:g})",
-                  fontsize=9)
-    ax2.legend(fontsize=8.5, loc="upper right")
+    ax2.plot(grid, grid * C, color=color("upper"), lw=1.0, label="α C")
+    ax2.axhline(C, color=color("lower"), ls=":", lw=1.4, label="C")
+    _dress(ax2, "batch ratio α", r"term $/ \log T$",
+           f"the two terms at T = 1e{round(np.log10(tr['horizons'][last]))}; phases per run: "
+           f"{tr['phases'][0]:.0f} (α = {a[0]:g}) to {tr['phases'][-1]:.0f} (α = {a[-1]:g})",
+           scales="y", title_size=9, loc="upper right")
     return fig
 
 
@@ -333,38 +313,31 @@ def plot_regret_distribution(instance="mu2", eps: float = 0.25, alpha=2, policy:
     hi_edge = max(x.max(), c["upper_regret"]) * 1.5
     bins = np.geomspace(lo_edge, hi_edge, 40)
     dominated = pre_share > 0.5
-    ax1.hist([x[~dominated], x[dominated]], bins=bins, stacked=True, color=[_C["post"], _C["pre"]],
+    ax1.hist([x[~dominated], x[dominated]], bins=bins, stacked=True, color=[color("post"), color("pre")],
              label=[f"post-convergence dominates ({np.sum(~dominated)})",
                     f"pre-convergence dominates ({np.sum(dominated)})"])
-    ax1.axvline(c["lower_regret"], color=_C["lower"], ls=":", lw=1.6, label=f"C = {c['lower_regret']:.1f}")
-    ax1.axvline(c["upper_regret"], color=_C["upper"], ls="--", lw=1.2, label=f"α C = {c['upper_regret']:.1f}")
+    ax1.axvline(c["lower_regret"], color=color("lower"), ls=":", lw=1.6, label=f"C = {c['lower_regret']:.1f}")
+    ax1.axvline(c["upper_regret"], color=color("upper"), ls="--", lw=1.2,
+                label=f"α C = {c['upper_regret']:.1f}")
     own = color(res.policy)
     ax1.axvline(x.mean(), color=own, lw=1.4, label=f"mean = {x.mean():.1f}, {res.policy}")
     ax1.axvline(np.median(x), color=own, ls="--", lw=1.4, label=f"median = {np.median(x):.1f}, {res.policy}")
-    ax1.set_xscale("log")
-    ax1.set_yscale("log")
+    _dress(ax1, r"$\mathrm{Reg}_T / \log T$", "runs (log scale)",
+           f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}, T = 1e{round(np.log10(T))}",
+           loc="upper right")
     ax1.set_ylim(0.7, res.runs * 3)
-    ax1.set_xlabel(r"$\mathrm{Reg}_T / \log T$")
-    ax1.set_ylabel("runs (log scale)")
-    ax1.set_title(f"{res.policy}, {alpha_label(alpha)}, ε = {res.eps:g}, T = 1e{round(np.log10(T))}",
-                  fontsize=10)
-    ax1.legend(fontsize=8.5, loc="upper right")
 
     t = res.grid
     y = reg / np.log(t)[None, :]
     q10, q25, q50, q75, q90 = np.quantile(y, [0.1, 0.25, 0.5, 0.75, 0.9], axis=0)
-    ax2.fill_between(t, q10, q90, color=_C["band"], alpha=0.45, lw=0, label="10%–90%")
-    ax2.fill_between(t, q25, q75, color=_C["band"], alpha=0.9, lw=0, label="25%–75%")
+    ax2.fill_between(t, q10, q90, color=color("band"), alpha=0.45, lw=0, label="10%–90%")
+    ax2.fill_between(t, q25, q75, color=color("band"), alpha=0.9, lw=0, label="25%–75%")
     ax2.plot(t, q50, color=own, ls="--", lw=1.6, label=f"median, {res.policy}")
     ax2.plot(t, y.mean(axis=0), color=own, lw=1.6, label=f"mean, {res.policy}")
-    ax2.axhline(c["upper_regret"], color=_C["upper"], ls="--", lw=1.2, label="α C")
-    ax2.axhline(c["lower_regret"], color=_C["lower"], ls=":", lw=1.6, label="C")
-    ax2.set_xscale("log")
-    ax2.set_yscale("log")
-    ax2.set_xlabel("horizon t")
-    ax2.set_ylabel(r"$\mathrm{Reg}_t / \log t$")
-    ax2.set_title(f"quantiles over {res.runs} runs", fontsize=10)
-    ax2.legend(fontsize=8.5, loc="upper left", ncol=2)
+    ax2.axhline(c["upper_regret"], color=color("upper"), ls="--", lw=1.2, label="α C")
+    ax2.axhline(c["lower_regret"], color=color("lower"), ls=":", lw=1.6, label="C")
+    _dress(ax2, "horizon t", r"$\mathrm{Reg}_t / \log t$", f"quantiles over {res.runs} runs",
+           loc="upper left", ncol=2)
     return fig
 
 

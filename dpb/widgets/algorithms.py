@@ -9,11 +9,10 @@ from ..environments import instance_names
 from ..chapters.algorithms import trace_for
 from ..plotting.algorithms import plot_forgetting, plot_schedules, plot_trace_phase
 from ..policies import POLICIES
-from .core import control, explorer
+from .core import control, explorer, float_control, int_control
 
 __all__ = ["trace_explorer", "forgetting_explorer", "schedule_explorer"]
 
-_STYLE = {"description_width": "initial"}
 #: horizons offered by the step-through (per-step policies record one phase per round)
 _T_CHOICES = (500, 1000, 2000, 5000, 10_000)
 #: privacy budgets offered by the sliders (exact values, so that the default run is the static one)
@@ -35,27 +34,24 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
     n_phases = len(trace_for(policy, env, eps, seed, T))
     phase = min(as_int("phase", phase, minimum=0), n_phases - 1)  # past the run: its last phase
     controls = {
-        "policy": control("policy", W.Dropdown, options=list(POLICIES), value=policy, description="policy",
-                          style=_STYLE),
-        "env": control("env", W.Dropdown, options=instance_names(), value=env, description="environment",
-                       style=_STYLE),
-        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε",
-                       style=_STYLE),
+        "policy": control("policy", W.Dropdown, options=list(POLICIES), value=policy,
+                          description="policy"),
+        "env": control("env", W.Dropdown, options=instance_names(), value=env,
+                       description="environment"),
+        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε"),
         "seed": control("seed", W.BoundedIntText, value=seed, min=0, max=10**6, description="seed",
-                        style=_STYLE,
                         layout=W.Layout(width="150px")),
-        "T": control("T", W.Dropdown, options=_T_CHOICES, value=T, description="horizon T", style=_STYLE),
-        "phase": control("phase", W.IntSlider, value=phase, min=0, max=n_phases - 1,
-                         description="phase",
-                         style=_STYLE, continuous_update=False),
+        "T": control("T", W.Dropdown, options=_T_CHOICES, value=T, description="horizon T"),
+        "phase": int_control("phase", phase, 0, n_phases - 1, "phase"),
     }
     slider = controls["phase"]
 
-    def rerun(_change=None) -> None:
-        v = {k: controls[k].value for k in ("policy", "env", "eps", "seed", "T")}
-        slider.max = len(trace_for(v["policy"], v["env"], v["eps"], v["seed"], v["T"])) - 1
+    run_keys = ("policy", "env", "eps", "seed", "T")  # the run; the phase only moves along it
 
-    for key in ("policy", "env", "eps", "seed", "T"):
+    def rerun(_change=None) -> None:
+        slider.max = len(trace_for(**{k: controls[k].value for k in run_keys})) - 1
+
+    for key in run_keys:
         controls[key].observe(rerun, names="value")
 
     prev_btn = W.Button(description="◀ previous phase")
@@ -70,9 +66,7 @@ def trace_explorer(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25,
     prev_btn.on_click(step(-1))
     next_btn.on_click(step(+1))
     box = explorer(plot_trace_phase, controls, "One run, phase by phase")
-    children = list(box.children)
-    children.insert(2, W.HBox([prev_btn, next_btn]))
-    box.children = tuple(children)
+    box.children = (*box.children[:2], W.HBox([prev_btn, next_btn]), *box.children[2:])
     return box
 
 
@@ -87,15 +81,11 @@ def forgetting_explorer(n0: int = 1, alpha: float = 2.0, eps: float = 0.25, mu: 
     if eps not in _EPS_CHOICES:
         raise ValueError(f"eps must be one of {_EPS_CHOICES}, got {eps!r}")
     controls = {
-        "n0": control("n0", W.IntSlider, value=n0, min=1, max=20, description="first batch n0", style=_STYLE),
-        "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.1, max=4.0, step=0.1,
-                         description="ratio α", style=_STYLE),
-        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε",
-                       style=_STYLE),
-        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.9, step=0.05, description="mean μ",
-                      style=_STYLE),
-        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01, description="threshold x",
-                     style=_STYLE),
+        "n0": int_control("n0", n0, 1, 20, "first batch n0"),
+        "alpha": float_control("alpha", alpha, 1.1, 4.0, 0.1, "ratio α"),
+        "eps": control("eps", W.SelectionSlider, options=_EPS_CHOICES, value=eps, description="ε"),
+        "mu": float_control("mu", mu, 0.05, 0.9, 0.05, "mean μ"),
+        "x": float_control("x", x, 0.05, 1.0, 0.01, "threshold x"),
     }
 
     def plot(n0, alpha, eps, mu, x):
@@ -111,12 +101,9 @@ def schedule_explorer(n0: int = 1, alpha: float = 1.1, power: float = 2.0) -> W.
     Redraws :func:`dpb.plotting.algorithms.plot_schedules`.
     """
     controls = {
-        "n0": control("n0", W.IntSlider, value=n0, min=1, max=50, description="first batch n0", style=_STYLE),
-        "alpha": control("alpha", W.FloatSlider, value=alpha, min=1.05, max=4.0, step=0.05,
-                         description="ratio α",
-                         style=_STYLE),
-        "power": control("power", W.FloatSlider, value=power, min=0.5, max=4.0, step=0.5,
-                         description="power p", style=_STYLE),
+        "n0": int_control("n0", n0, 1, 50, "first batch n0"),
+        "alpha": float_control("alpha", alpha, 1.05, 4.0, 0.05, "ratio α"),
+        "power": float_control("power", power, 0.5, 4.0, 0.5, "power p"),
     }
     def plot(n0, alpha, power):
         return plot_schedules(n0=n0, alpha=round(alpha, 6), power=round(power, 6))

@@ -5,11 +5,10 @@ from __future__ import annotations
 import ipywidgets as W
 
 from ..plotting.background import plot_kl, plot_laplace_mechanism
-from .core import control, explorer
+from .core import control, eps_control, explorer, float_control
 
 __all__ = ["laplace_explorer", "kl_explorer"]
 
-_STYLE = {"description_width": "initial"}
 
 
 def laplace_explorer(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.0) -> W.VBox:
@@ -19,11 +18,9 @@ def laplace_explorer(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.0) -> 
     not neighbours, and the figure then shows the group-privacy bound instead.
     """
     controls = {
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=1, step=0.05,
-                       description="ε", style=_STYLE),
-        "s": control("s", W.FloatSlider, value=s, min=0, max=10, step=0.5, description="sum S", style=_STYLE),
-        "s_prime": control("s_prime", W.FloatSlider, value=s_prime, min=0, max=10, step=0.5,
-                           description="sum S'", style=_STYLE),
+        "eps": eps_control(eps),
+        "s": float_control("s", s, 0, 10, 0.5, "sum S"),
+        "s_prime": float_control("s_prime", s_prime, 0, 10, 0.5, "sum S'"),
     }
     return explorer(plot_laplace_mechanism, controls, "Laplace mechanism on two sums")
 
@@ -34,11 +31,9 @@ def kl_explorer(p: float = 0.1, c: float = 0.1, eps: float = 1.0) -> W.VBox:
     Redraws :func:`dpb.plotting.background.plot_kl`.
     """
     controls = {
-        "p": control("p", W.FloatSlider, value=p, min=0.0, max=1.0, step=0.01, description="p", style=_STYLE),
+        "p": float_control("p", p, 0.0, 1.0, 0.01, "p"),
         "c": control("c", W.FloatLogSlider, value=c, base=10, min=-3, max=0.5, step=0.05,
-                     description="level c",
-                     style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=1, step=0.05,
-                       description="ε", style=_STYLE),
+                     description="level c"),
+        "eps": eps_control(eps),
     }
     return explorer(plot_kl, controls, "Bernoulli kl, the KL-UCB index and ε·TV")

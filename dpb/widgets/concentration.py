@@ -6,11 +6,10 @@ import ipywidgets as W
 
 from ..chapters.concentration import M_RULES
 from ..plotting.concentration import plot_tail_bounds, plot_tail_exponent
-from .core import control, explorer
+from .core import control, eps_control, explorer, float_control, int_control
 
 __all__ = ["tail_explorer", "exponent_explorer"]
 
-_STYLE = {"description_width": "initial"}
 #: sample sizes offered by the tail explorer (the exact tail costs O(n m) per threshold)
 _N_CHOICES = (20, 50, 100, 200, 500, 1000, 2000)
 
@@ -25,15 +24,11 @@ def tail_explorer(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0.5,
     if n not in _N_CHOICES:
         raise ValueError(f"n must be one of {_N_CHOICES}, got {n!r}")
     controls = {
-        "n": control("n", W.SelectionSlider, options=_N_CHOICES, value=n, description="samples n",
-                     style=_STYLE),
-        "m": control("m", W.IntSlider, value=m, min=0, max=20, step=1, description="noises m", style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=1, step=0.05,
-                       description="ε", style=_STYLE),
-        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.95, step=0.05, description="mean μ",
-                      style=_STYLE),
-        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01, description="threshold x",
-                     style=_STYLE),
+        "n": control("n", W.SelectionSlider, options=_N_CHOICES, value=n, description="samples n"),
+        "m": int_control("m", m, 0, 20, "noises m"),
+        "eps": eps_control(eps),
+        "mu": float_control("mu", mu, 0.05, 0.95, 0.05, "mean μ"),
+        "x": float_control("x", x, 0.05, 1.0, 0.01, "threshold x"),
     }
     return explorer(plot_tail_bounds, controls, "Tail of the private sum: exact, simulated and bounded")
 
@@ -45,13 +40,10 @@ def exponent_explorer(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rule
     is moved to ``mu`` (the upper tail is shown).
     """
     controls = {
-        "x": control("x", W.FloatSlider, value=x, min=0.05, max=1.0, step=0.01, description="threshold x",
-                     style=_STYLE),
-        "mu": control("mu", W.FloatSlider, value=mu, min=0.05, max=0.95, step=0.05, description="mean μ",
-                      style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=1, step=0.05,
-                       description="ε", style=_STYLE),
-        "m_rule": control("m_rule", W.Dropdown, options=M_RULES, value=m_rule, description="m grows like",
-                          style=_STYLE),
+        "x": float_control("x", x, 0.05, 1.0, 0.01, "threshold x"),
+        "mu": float_control("mu", mu, 0.05, 0.95, 0.05, "mean μ"),
+        "eps": eps_control(eps),
+        "m_rule": control("m_rule", W.Dropdown, options=M_RULES, value=m_rule,
+                          description="m grows like"),
     }
     return explorer(plot_tail_exponent, controls, "Exponent of the private tail against n")

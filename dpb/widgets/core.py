@@ -30,9 +30,10 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_flag
+from .._validate import as_flag, as_real
 
-__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "NOTICE_HTML", "QUIET_SECONDS"]
+__all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "float_control",
+           "int_control", "NOTICE_HTML", "QUIET_SECONDS"]
 
 #: Seconds without a new change before a coalesced redraw starts.
 QUIET_SECONDS = 0.15
@@ -61,11 +62,7 @@ def _same(a, b) -> bool:
 
 
 def _quiet(quiet) -> float:
-    if isinstance(quiet, (bool, np.bool_)) or not isinstance(quiet, numbers.Real):
-        raise TypeError(f"quiet must be a number of seconds, got {type(quiet).__name__} {quiet!r}")
-    if not 0 <= quiet <= 60:  # NaN fails too
-        raise ValueError(f"quiet must lie in [0, 60] seconds, got {quiet!r}")
-    return float(quiet)
+    return as_real("quiet", quiet, low=0.0, high=60.0)  # seconds
 
 
 def control(name: str, factory, **kwargs):
@@ -84,8 +81,10 @@ def control(name: str, factory, **kwargs):
     factory : type
         An ``ipywidgets`` control class (slider, dropdown, text box, ...).
     **kwargs
-        Its arguments, ``value`` included.
+        Its arguments, ``value`` included; ``style`` defaults to a description shown in full
+        (``{"description_width": "initial"}``).
     """
+    kwargs.setdefault("style", {"description_width": "initial"})  # the whole description shows
     value = kwargs.get("value")
     if "options" in kwargs:
         allowed = _option_values(kwargs["options"])
@@ -111,6 +110,24 @@ def control(name: str, factory, **kwargs):
         if not lo <= value <= hi:  # NaN fails too
             raise ValueError(f"{name} must lie in [{lo:g}, {hi:g}] (the range of its control), got {value!r}")
     return factory(**kwargs)
+
+
+def eps_control(value: float, low: float = -2, high: float = 1):
+    """The control of a privacy budget ``eps``: a log slider from ``10**low`` to ``10**high``."""
+    return control("eps", W.FloatLogSlider, value=value, base=10, min=low, max=high, step=0.05,
+                   description="ε")
+
+
+def float_control(name: str, value: float, low: float, high: float, step: float, description: str,
+                  **kwargs):
+    """The slider of a real parameter ``name`` from ``low`` to ``high`` in steps of ``step``."""
+    return control(name, W.FloatSlider, value=value, min=low, max=high, step=step, description=description,
+                   **kwargs)
+
+
+def int_control(name: str, value: int, low: int, high: int, description: str, step: int = 1):
+    """The slider of an integer parameter ``name`` from ``low`` to ``high`` in steps of ``step``."""
+    return control(name, W.IntSlider, value=value, min=low, max=high, step=step, description=description)
 
 
 class Explorer(W.VBox):

@@ -7,11 +7,10 @@ import ipywidgets as W
 from ..environments import instance_names
 from ..experiments import ALGORITHMS
 from ..plotting import experiments as pe
-from .core import control, explorer
+from .core import control, eps_control, explorer, int_control
 
 __all__ = ["experiment_explorer", "live_figure"]
 
-_STYLE = {"description_width": "initial"}
 _HORIZONS = [("10^3", 1_000), ("10^4", 10_000), ("10^5", 100_000), ("10^6", 1_000_000)]
 
 
@@ -45,20 +44,14 @@ def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: flo
         raise ValueError(f"T must be one of {[v for _, v in _HORIZONS]}, got {T!r}")
     controls = {
         "env": control("env", W.Dropdown, options=[*instance_names(), "custom"], value=env,
-                       description="instance",
-                       style=_STYLE),
-        "means": control("means", W.Text, value=means, description="custom means", continuous_update=False,
-                         style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=0.5, step=0.05,
-                       description="ε",
-                       continuous_update=False, style=_STYLE),
-        "T": control("T", W.Dropdown, options=_HORIZONS, value=T, description="T", style=_STYLE),
-        "runs": control("runs", W.IntSlider, value=runs, min=2, max=50, step=1, description="runs",
-                        continuous_update=False,
-                        style=_STYLE),
+                       description="instance"),
+        "means": control("means", W.Text, value=means, description="custom means"),
+        "eps": eps_control(eps, -2, 0.5),
+        "T": control("T", W.Dropdown, options=_HORIZONS, value=T, description="T"),
+        "runs": int_control("runs", runs, 2, 50, "runs"),
         "algorithms": control("algorithms", W.SelectMultiple, options=list(ALGORITHMS),
-                              value=tuple(algorithms),
-                              rows=len(ALGORITHMS), description="algorithms", style=_STYLE),
+                              value=tuple(algorithms), rows=len(ALGORITHMS),
+                              description="algorithms"),
     }
     return explorer(live_figure, controls, "The paper's comparison, simulated live (press Run)",
                     run_button=True)

@@ -21,7 +21,7 @@ from ..plotting.lower_bound import (
     plot_double_change,
     plot_lower_bound_constants,
 )
-from .core import control, explorer
+from .core import control, eps_control, explorer, float_control, int_control
 
 __all__ = [
     "parse_means",
@@ -33,7 +33,6 @@ __all__ = [
     "coupled_simulation_explorer",
 ]
 
-_STYLE = {"description_width": "initial"}
 #: The entry of the environment menu that reads the means from the text box.
 CUSTOM = "custom"
 
@@ -123,13 +122,9 @@ def plot_environment_constants(instance: str = "mu2", custom_means: str = "0.9, 
 def d_eps_explorer(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5) -> W.VBox:
     """Move ``mu_a``, ``mu*`` and ``eps``; see the objective defining ``d_eps``, its minimiser, the regime."""
     controls = {
-        "mu_a": control("mu_a", W.FloatSlider, value=mu_a, min=0.01, max=0.99, step=0.01, description="μ_a",
-                        style=_STYLE),
-        "mu_star": control("mu_star", W.FloatSlider, value=mu_star, min=0.01, max=0.99, step=0.01,
-                           description="μ*",
-                           style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=1, step=0.05,
-                       description="ε", style=_STYLE),
+        "mu_a": float_control("mu_a", mu_a, 0.01, 0.99, 0.01, "μ_a"),
+        "mu_star": float_control("mu_star", mu_star, 0.01, 0.99, 0.01, "μ*"),
+        "eps": eps_control(eps),
     }
     return explorer(message_on_error(plot_d_eps), controls, "The divergence d_ε and its two regimes")
 
@@ -137,12 +132,10 @@ def d_eps_explorer(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5) ->
 def lower_bound_explorer(instance: str = "mu2", custom_means: str = "0.9, 0.8, 0.6, 0.3") -> W.VBox:
     """Pick one of the paper's environments or type means; see the three regret constants against ``eps``."""
     controls = {
-        "instance": control("instance", W.Dropdown, options=[*instance_names(), CUSTOM], value=instance,
-                            description="environment",
-                            style=_STYLE),
-        "custom_means": control("custom_means", W.Text, value=custom_means, description="custom means",
-                                continuous_update=False,
-                                placeholder="e.g. 0.9, 0.8, 0.6, 0.3", style=_STYLE),
+        "instance": control("instance", W.Dropdown, options=[*instance_names(), CUSTOM],
+                            value=instance, description="environment"),
+        "custom_means": control("custom_means", W.Text, value=custom_means,
+                                description="custom means", placeholder="e.g. 0.9, 0.8, 0.6, 0.3"),
     }
     return explorer(message_on_error(plot_environment_constants), controls,
                     "Regret lower bounds against ε (custom means: choose 'custom', type, press Enter)")
@@ -152,15 +145,11 @@ def double_change_explorer(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5,
                            mu2_prime: float = 0.45) -> W.VBox:
     """Move the intermediate mean ``mu2'``; see the TV leg, the KL leg, their sum and the optimum."""
     controls = {
-        "mu2_prime": control("mu2_prime", W.FloatSlider, value=mu2_prime, min=0.0, max=1.0, step=0.005,
-                             readout_format=".3f",
-                             description="intermediate μ₂'", style=_STYLE),
-        "mu2": control("mu2", W.FloatSlider, value=mu2, min=0.01, max=0.98, step=0.01, description="μ₂",
-                       style=_STYLE),
-        "mu1": control("mu1", W.FloatSlider, value=mu1, min=0.02, max=0.99, step=0.01, description="μ₁",
-                       style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-2, max=1, step=0.05,
-                       description="ε", style=_STYLE),
+        "mu2_prime": float_control("mu2_prime", mu2_prime, 0.0, 1.0, 0.005, "intermediate μ₂'",
+                                   readout_format=".3f"),
+        "mu2": float_control("mu2", mu2, 0.01, 0.98, 0.01, "μ₂"),
+        "mu1": float_control("mu1", mu1, 0.02, 0.99, 0.01, "μ₁"),
+        "eps": eps_control(eps),
     }
     return explorer(message_on_error(plot_double_change), controls,
                     "The double change of environment: ν → ν' (TV leg) → ν'' (KL leg)")
@@ -170,20 +159,14 @@ def coupled_simulation_explorer(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: f
                                 policy: str = "random rate", horizon: int = 1000, seed: int = 0) -> W.VBox:
     """Simulate the coupled environment; see the Hamming distance of the reward lists against ``N_2 TV``."""
     controls = {
-        "mu2_prime": control("mu2_prime", W.FloatSlider, value=mu2_prime, min=0.0, max=1.0, step=0.01,
-                             description="μ₂'",
-                             style=_STYLE),
-        "mu2": control("mu2", W.FloatSlider, value=mu2, min=0.0, max=1.0, step=0.01, description="μ₂",
-                       style=_STYLE),
-        "mu1": control("mu1", W.FloatSlider, value=mu1, min=0.0, max=1.0, step=0.01, description="μ₁",
-                       style=_STYLE),
-        "policy": control("policy", W.Dropdown, options=list(PULLING_RULES), value=policy, description="rule",
-                          style=_STYLE),
-        "horizon": control("horizon", W.IntSlider, value=horizon, min=50, max=3000, step=50,
-                           description="T", style=_STYLE),
+        "mu2_prime": float_control("mu2_prime", mu2_prime, 0.0, 1.0, 0.01, "μ₂'"),
+        "mu2": float_control("mu2", mu2, 0.0, 1.0, 0.01, "μ₂"),
+        "mu1": float_control("mu1", mu1, 0.0, 1.0, 0.01, "μ₁"),
+        "policy": control("policy", W.Dropdown, options=list(PULLING_RULES), value=policy,
+                          description="rule"),
+        "horizon": int_control("horizon", horizon, 50, 3000, "T", step=50),
         "seed": control("seed", W.BoundedIntText, value=seed, min=0, max=10**9, description="seed",
-                        layout=W.Layout(width="140px"),
-                        style=_STYLE),
+                        layout=W.Layout(width="140px")),
     }
     return explorer(message_on_error(plot_coupled_hamming), controls,
                     "The coupled environment γ: Hamming distance between r and r'")

@@ -6,11 +6,10 @@ import ipywidgets as W
 
 from ..audit import audit_policy_names
 from ..plotting.privacy import plot_audit, plot_continual_release
-from .core import control, explorer
+from .core import control, eps_control, explorer, int_control
 
 __all__ = ["audit_explorer", "continual_release_explorer"]
 
-_STYLE = {"description_width": "initial"}
 
 
 def audit_explorer(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, t_star: int = 1,
@@ -23,19 +22,12 @@ def audit_explorer(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, 
     """
     controls = {
         "policy": control("policy", W.Dropdown, options=audit_policy_names(), value=policy,
-                          description="policy", style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-1, max=0.6, step=0.05,
-                       description="ε",
-                       style=_STYLE),
-        "runs": control("runs", W.IntSlider, value=runs, min=200, max=6000, step=200,
-                        description="runs per list",
-                        style=_STYLE),
-        "t_star": control("t_star", W.IntSlider, value=t_star, min=1, max=10, step=1,
-                          description="changed step t*",
-                          style=_STYLE),
-        "pattern": control("pattern", W.Dropdown, options=["ones", "zeros", "alternate"], value=pattern,
-                           description="base list",
-                           style=_STYLE),
+                          description="policy"),
+        "eps": eps_control(eps, -1, 0.6),
+        "runs": int_control("runs", runs, 200, 6000, "runs per list", step=200),
+        "t_star": int_control("t_star", t_star, 1, 10, "changed step t*"),
+        "pattern": control("pattern", W.Dropdown, options=["ones", "zeros", "alternate"],
+                           value=pattern, description="base list"),
     }
     return explorer(plot_audit, controls, "Empirical privacy audit (View DP, two arms, T = 30)")
 
@@ -47,16 +39,12 @@ def continual_release_explorer(T: int = 24, t_star: int = 5, eps: float = 1.0, s
     Redraws :func:`dpb.plotting.privacy.plot_continual_release`.
     """
     controls = {
-        "T": control("T", W.IntSlider, value=T, min=4, max=64, step=1, description="T", style=_STYLE),
-        "t_star": control("t_star", W.IntSlider, value=t_star, min=1, max=64, step=1,
-                          description="changed step t*",
-                          style=_STYLE),
-        "eps": control("eps", W.FloatLogSlider, value=eps, base=10, min=-1, max=1, step=0.05,
-                       description="ε", style=_STYLE),
-        "schedule": control("schedule", W.Dropdown, options=["doubling", "constant", "steps"], value=schedule,
-                            description="phases", style=_STYLE),
-        "seed": control("seed", W.IntSlider, value=seed, min=0, max=50, step=1, description="seed",
-                        style=_STYLE),
+        "T": int_control("T", T, 4, 64, "T"),
+        "t_star": int_control("t_star", t_star, 1, 64, "changed step t*"),
+        "eps": eps_control(eps, -1, 1),
+        "schedule": control("schedule", W.Dropdown, options=["doubling", "constant", "steps"],
+                            value=schedule, description="phases"),
+        "seed": int_control("seed", seed, 0, 50, "seed"),
     }
 
     def plot(T, t_star, eps, schedule, seed):

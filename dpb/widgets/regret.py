@@ -30,7 +30,6 @@ __all__ = [
     "distribution_explorer",
 ]
 
-_STYLE = {"description_width": "initial"}
 #: Privacy budgets offered by the explorers.
 EPS_OPTIONS = (0.1, 0.25, 0.5, 1.0)
 #: Batch schedules offered by the explorers: geometric ratios, and the polynomial schedule.
@@ -45,17 +44,15 @@ _POLICIES = ("DP-IMED", "DP-KLUCB")
 def _common(instance, eps, policy, alpha=None) -> dict:
     controls = {
         "instance": control("instance", W.Dropdown, options=instance_names(), value=instance,
-                            description="environment",
-                            style=_STYLE, layout=W.Layout(width="190px")),
-        "eps": control("eps", W.Dropdown, options=list(EPS_OPTIONS), value=eps, description="ε", style=_STYLE,
+                            description="environment", layout=W.Layout(width="190px")),
+        "eps": control("eps", W.Dropdown, options=list(EPS_OPTIONS), value=eps, description="ε",
                        layout=W.Layout(width="110px")),
         "policy": control("policy", W.ToggleButtons, options=list(_POLICIES), value=policy,
                           style={"button_width": "85px"}),
     }
     if alpha is not None:
         controls["alpha"] = control("alpha", W.Dropdown, options=list(ALPHA_OPTIONS), value=alpha,
-                                    description="batches α",
-                                    style=_STYLE, layout=W.Layout(width="230px"))
+                                    description="batches α", layout=W.Layout(width="230px"))
     return controls
 
 
@@ -64,7 +61,6 @@ def convergence_explorer(instance: str = "mu2", eps: float = 0.25, alpha=2, poli
     """Environment, ``eps``, schedule, policy, arm: ``N_i(t)/log t`` against ``t`` and both asymptotes."""
     controls = _common(instance, eps, policy, alpha)
     controls["arm"] = control("arm", W.BoundedIntText, value=arm, min=0, max=9, description="arm",
-                              style=_STYLE,
                               layout=W.Layout(width="110px"))
     return explorer(message_on_error(plot_convergence), controls,
                     "Normalised pulls N_i(t) / log t (400 runs, T = 1e8; a new setting is simulated once)")
@@ -80,8 +76,7 @@ def distribution_explorer(instance: str = "mu2", eps: float = 0.25, alpha=2, pol
                           T: int = 10**8) -> W.VBox:
     """Environment, ``eps``, schedule, policy, horizon: histogram and quantile bands of ``Reg_T / log T``."""
     controls = _common(instance, eps, policy, alpha)
-    controls["T"] = control("T", W.Dropdown, options=list(HORIZON_OPTIONS), value=T, description="T",
-                            style=_STYLE,
-                            layout=W.Layout(width="120px"))
+    controls["T"] = control("T", W.Dropdown, options=list(HORIZON_OPTIONS), value=T,
+                            description="T", layout=W.Layout(width="120px"))
     return explorer(message_on_error(plot_regret_distribution), controls,
                     "The regret over runs: distribution at T and quantiles against t")
