@@ -67,11 +67,11 @@ def simulate_lazy_dpts_fast(
     eye = np.eye(K, dtype=np.int64)
     for run, (genv, gpol) in enumerate(zip(env_generators, policy_generators, strict=True)):
         row = np.array([run])
-        laplace = _LaplaceBuffer(gpol)
+        laplace = _laplace_draws(gpol)
         mu_tilde = np.empty(K)
         for j in range(K):  # initialisation, in arm order: mu~_j = reward + Lap(1/eps)
             recorder.record(row, np.array([j + 1]), eye[j][None, :])
-            mu_tilde[j] = genv.binomial(1, means[j]) + laplace.draw() / eps
+            mu_tilde[j] = genv.binomial(1, means[j]) + next(laplace) / eps
         recorder.laplace[run] += K
         obs = np.ones(K)
         bonus = np.full(K, c / eps)  # c / (eps O_j)
@@ -93,7 +93,7 @@ def simulate_lazy_dpts_fast(
             fill += counts
             if j >= 0:  # release: the buffer's sum is one Binomial draw, plus one Laplace draw
                 nb = int(cap[j])
-                mu_tilde[j] = (genv.binomial(nb, means[j]) + laplace.draw() / eps) / nb
+                mu_tilde[j] = (genv.binomial(nb, means[j]) + next(laplace) / eps) / nb
                 recorder.laplace[run] += 1
                 obs[j] = nb
                 bonus[j] = (c / eps) / nb
@@ -314,10 +314,6 @@ class _Window:
         if env_arms:
             events.update(self._rare_events_many(env_arms, envs))
         return events
-
-    def _rare_events_envelope(self, j, H, g, gw, w, M):
-        """:meth:`_rare_events_many` for one arm ``j`` with the envelope (H, g, gw, w, M)."""
-        return self._rare_events_many([j], [(H, g, gw, w, M)])[j]
 
     def _rare_events_many(self, arms, envs) -> dict:
         """Rare-side events and samples of several skipped ``arms`` at once, each with its envelope
@@ -659,17 +655,7 @@ class _GroupRecorder:
                              np.repeat(np.where(virt, 1, lengths), reps))
 
 
-class _LaplaceBuffer:
-    """Standard Laplace draws from one generator, pre-drawn in blocks."""
-
-    def __init__(self, gen: np.random.Generator, block: int = 64) -> None:
-        self.gen, self.block = gen, block
-        self.buf = gen.laplace(0.0, 1.0, block)
-        self.i = 0
-
-    def draw(self) -> float:
-        if self.i == self.block:
-            self.buf = self.gen.laplace(0.0, 1.0, self.block)
-            self.i = 0
-        self.i += 1
-        return float(self.buf[self.i - 1])
+def _laplace_draws(gen: np.random.Generator, block: int = 64):
+    """Standard Laplace draws from one generator, pre-drawn in blocks (an endless iterator)."""
+    while True:
+        yield from gen.laplace(0.0, 1.0, block).tolist()
