@@ -256,16 +256,19 @@ def _resume(run, env_gen):
 
 
 @numba.njit(cache=True)
-def _pause(run, t, nout, iters, budget):
-    """The status a kernel returns now, 0 to go on: 1 when ``budget`` decisions are done, 2 when
-    the tapes (fewer than ``ROOM`` free places on one) or the stretches (no room for one more)
-    need more room; then the run's (t, nout) is saved in ``st``."""
-    code = 0
-    if iters >= budget:
+def _pause(run, t, nout, budget):
+    """The status a kernel returns now, -1 to go on: 0 when the horizon is reached, 1 when the
+    ``budget`` of decisions is spent, 2 when the tapes (fewer than ``ROOM`` free places on one) or
+    the stretches (no room for one more) need more room; then the run's (t, nout) is saved in
+    ``st``."""
+    code = -1
+    if t > run.T:
+        code = 0
+    elif budget <= 0:
         code = 1
     elif run.tn.max() + ROOM > run.tl.shape[1] or nout + 2 > run.oarm.shape[0]:
         code = 2
-    if code:
+    if code >= 0:
         run.st[0], run.st[1] = t, nout
     return code
 
@@ -492,12 +495,11 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
     K = N.shape[0]
     t, nout, mu = _resume(run, env_gen)
     ubs, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
-    iters = 0
-    while t <= T:
-        code = _pause(run, t, nout, iters, budget)
-        if code:
+    while True:
+        code = _pause(run, t, nout, budget)
+        if code >= 0:
             return code
-        iters += 1
+        budget -= 1
         # leader block of the most pulled arm A (first in arm order): the others do not move and
         # their indexes grow with t only, below U0 + ku (t - t0) (tangents, and
         # f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0)
@@ -517,8 +519,6 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
             mu[A] = sA / nA
             nout = _add_stretch(oarm, olen, nout, A, acc)
             continue
-        if t > T:
-            break
         b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
         x = _pull(tl, ts, tn, b, t, T, means, env_gen)
         valid = ancn[b] == N[b]
@@ -530,8 +530,6 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
             anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
         nout = _add_stretch(oarm, olen, nout, b, 1)
         t += 1
-    st[0], st[1] = t, nout
-    return 0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -624,12 +622,11 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
     idx = np.empty(K)
     top = -1.0
     dirty = -1  # arm whose index is stale (-1: all of them)
-    iters = 0
-    while t <= T:
-        code = _pause(run, t, nout, iters, budget)
-        if code:
+    while True:
+        code = _pause(run, t, nout, budget)
+        if code >= 0:
             return code
-        iters += 1
+        budget -= 1
         new_top = mu.max()
         if new_top != top or dirty < 0:
             top = new_top
@@ -657,8 +654,6 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
         nout = _add_stretch(oarm, olen, nout, b, 1)
         t += 1
         dirty = b
-    st[0], st[1] = t, nout
-    return 0
 
 
 # ----------------------------------------------------------------------------------------------
