@@ -30,6 +30,7 @@ from .cost import call_cost, check_cost
 from .engine import child_seeds, resolve_checkpoints
 from .environments import as_bandit
 from .plans import PlanError, is_integer
+from .policies.base import check_horizon
 from .policies.registry import as_policy, policy_class, reference_of, registered
 from .result import Result
 
@@ -352,9 +353,7 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
         raise TypeError(f"params must be a dict of the policy's parameters, got {type(params).__name__}")
     pol = as_policy(policy, dict(params))  # the policy's own constructor checks the parameters
     bandit = as_bandit(means)
-    if T < pol.min_horizon(bandit.K):
-        raise ValueError(f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
-                         f"(its initialisation pulls every arm), got T={T}")
+    check_horizon(pol, bandit.K, T)
     if max_seconds is not None:
         check_cost(call_cost(pol, bandit.K, T, 1, "reference"), max_seconds,
                    f"reference_run({cls.name!r})", T, 1)

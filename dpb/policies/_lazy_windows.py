@@ -572,22 +572,17 @@ class _ClippedGroup:
     """
 
     def __init__(self, gen, clipped, mu_tilde, bonus, obs) -> None:
-        self.gen, self.C = gen, clipped
-        K = mu_tilde.size
-        member = np.zeros(K, dtype=bool)
-        member[clipped] = True
-        self.rest = np.flatnonzero(~member)
+        self.gen, self.C, self.K = gen, clipped, mu_tilde.size
+        self.rest = np.setdiff1d(np.arange(self.K), clipped)
         a = obs[clipped] + 1.0
         self.S = float(a.sum())
         self.cum = np.cumsum(a / self.S)
         self.cum[-1] = 1.0
-        self.v = v = self.rest.size  # index of the virtual arm in the reduced problem
-        self.mu, self.bonus, self.obs = np.empty(v + 1), np.empty(v + 1), np.empty(v + 1)
-        self.mu[:v], self.bonus[:v], self.obs[:v] = mu_tilde[self.rest], bonus[self.rest], obs[self.rest]
-        self.mu[v], self.bonus[v], self.obs[v] = 2.0, 0.0, self.S - 1.0
-        self.to_real = np.empty(v + 1, dtype=np.int64)
-        self.to_real[:v], self.to_real[v] = self.rest, -1
-        self.K = K
+        self.v = self.rest.size  # index of the virtual arm in the reduced problem (the last)
+        self.mu = np.append(mu_tilde[self.rest], 2.0)
+        self.bonus = np.append(bonus[self.rest], 0.0)
+        self.obs = np.append(obs[self.rest], self.S - 1.0)
+        self.to_real = np.append(self.rest, -1)
 
     def _labels(self, room: np.ndarray) -> tuple[np.ndarray, int]:
         """Labels (indices into C) of the virtual wins, and the win at which a buffer fills."""

@@ -43,6 +43,7 @@ __all__ = [
     "PerStepPolicy",
     "Recorder",
     "RunRandom",
+    "check_horizon",
     "pick_max",
     "pick_min",
     "check_eps",
@@ -121,6 +122,15 @@ def pick_max(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
 def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
     """Row-wise argmin with ties broken uniformly at random (one uniform per tied row)."""
     return pick_max(-np.asarray(values, dtype=float), rows, rand)
+
+
+def check_horizon(policy, K: int, T: int) -> int:
+    """``T``, refused (``ValueError``) when shorter than the initialisation of ``policy`` on ``K``
+    arms (:meth:`Policy.min_horizon`)."""
+    if T < policy.min_horizon(K):
+        raise ValueError(f"T must be >= {policy.min_horizon(K)} for {policy.name} on K={K} arms "
+                         f"(its initialisation pulls every arm), got T={T}")
+    return T
 
 
 @runtime_checkable
@@ -270,12 +280,7 @@ class Policy(ABC):
     def start(self, K: int, T: int, generators: Sequence[np.random.Generator]) -> None:
         """Allocate the state of ``len(generators)`` runs for a ``K``-armed problem of horizon T."""
         self.K = as_int("K", K, minimum=1)
-        self.T = as_int("T", T, minimum=1)
-        if self.T < self.min_horizon(self.K):
-            raise ValueError(
-                f"T must be >= {self.min_horizon(self.K)} for {self.name} with K={self.K} arms "
-                f"(its initialisation pulls every arm), got T={self.T}"
-            )
+        self.T = check_horizon(self, self.K, as_int("T", T, minimum=1))
         self.rand = RunRandom(generators)
         self.R = self.rand.R
         self.index = np.full((self.R, self.K), np.nan)
