@@ -38,6 +38,7 @@ from ._validate import (MAX_ELEMENTS, MAX_RUNS, MAX_SECONDS, as_choice, as_int, 
                         check_elements)
 from .cost import check_cost, transcript_cost
 from .engine import drive, policy_generators
+from .policies import Policy
 from .policies.registry import as_policy
 
 __all__ = [
@@ -289,22 +290,14 @@ def _round_robin(counts: np.ndarray) -> np.ndarray:
     return np.nonzero(mask)[1]
 
 
-def _drive(what: str, policy, params, K: int, T: int, runs: int, seed, offset: int, max_seconds,
-           feed) -> Transcript:
-    """``runs`` runs of ``policy`` (with ``params``) on ``K`` arms for ``T`` steps through
-    :func:`dpb.engine.drive` (the arguments :func:`run_on_list` and :func:`run_game` share checked
-    first, the cost as ``what``), the rewards of each step coming from ``feed``.
+def _drive(policy: Policy, K: int, T: int, gens, feed) -> Transcript:
+    """Run ``policy`` for ``len(gens)`` runs through :func:`dpb.engine.drive`, the rewards of each
+    step coming from ``feed``.
 
     ``feed(rows, t, actions) -> rewards`` returns the reward observed at step ``t[i]`` (1-based)
     by run ``rows[i]``; ``actions[rows]`` are those runs' actions so far (-1 beyond ``t``).
     """
-    K = as_int("K", K, minimum=1, maximum=2**15 - 1)
-    R = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    horizon = "len(rewards)" if what == "run_on_list" else "T"
-    check_elements(f"runs * {horizon}", R * T, MAX_ELEMENTS // 2)
-    check_work(what, T, R, max_seconds)
-    policy = as_policy(policy, params)
-    gens = run_generators_fast(seed, R, offset)
+    R = len(gens)
     actions = np.full((R, T), -1, dtype=np.int8 if K <= 127 else np.int16)
     starts = np.zeros((R, T), dtype=bool)
 
@@ -381,11 +374,17 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     Transcript
     """
     r = rewards_list("rewards", rewards)
+    K = as_int("K", K, minimum=1, maximum=2**15 - 1)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    check_elements("runs * len(rewards)", runs * r.size, MAX_ELEMENTS // 2)
+    check_work("run_on_list", r.size, runs, max_seconds)
+    pol = as_policy(policy, params)
+    gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, acts):
         return r[t - 1]
 
-    out = _drive("run_on_list", policy, params, K, r.size, runs, seed, offset, max_seconds, feed)
+    out = _drive(pol, K, r.size, gens, feed)
     out.info = {"model": "view", "rewards": r.tolist(), "seed": seed}
     return out
 
@@ -424,10 +423,16 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
     T = as_int("T", T, minimum=1)
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
     as_choice("b", b, ("L", "R"))
+    K = as_int("K", K, minimum=1, maximum=2**15 - 1)
+    runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
+    check_elements("runs * T", runs * T, MAX_ELEMENTS // 2)
+    check_work("run_game", T, runs, max_seconds)
     fed = (adversary.left.size if isinstance(adversary, ListAdversary)
            else adversary.x.shape[0] if isinstance(adversary, TableAdversary) else None)
     if fed is not None and fed < T:
         raise ValueError(f"T = {T} is longer than the adversary's {fed} steps of rewards")
+    pol = as_policy(policy, params)
+    gens = run_generators_fast(seed, runs, offset)
 
     def feed(rows, t, actions):
         left, right = adversary.rewards(actions[rows], t)
@@ -435,7 +440,7 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
         right = np.broadcast_to(as_probability("the adversary's right rewards", right), t.shape)
         return np.where((t == t_star) & (b == "R"), right, left)
 
-    out = _drive("run_game", policy, params, K, T, runs, seed, offset, max_seconds, feed)
+    out = _drive(pol, K, T, gens, feed)
     out.info = {"model": "adaptive", "t_star": t_star, "b": b, "seed": seed, **adversary.describe()}
     return out
 

@@ -126,7 +126,7 @@ def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
 
 def check_horizon(policy, K: int, T: int) -> int:
     """``T``, refused (``ValueError``) when shorter than the initialisation of ``policy`` on ``K``
-    arms (:meth:`Policy.min_horizon`)."""
+    arms (:meth:`~dpb.policies.base.Policy.min_horizon`)."""
     if T < policy.min_horizon(K):
         raise ValueError(f"T must be >= {policy.min_horizon(K)} for {policy.name} on K={K} arms "
                          f"(its initialisation pulls every arm), got T={T}")
