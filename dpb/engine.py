@@ -316,16 +316,16 @@ def takes_engine(pol) -> bool:
         return False
 
 
-def run_seeds(pol, env, T: int, seeds, checkpoints, fast: bool, engine: str) -> Recorder:
+def run_seeds(pol, env, T: int, seeds, checkpoints, fast: bool, engine: str | None, hook=None) -> Recorder:
     """Simulate one run of ``pol`` on ``env`` per child seed of ``seeds``, recorded at
     ``checkpoints``: the policy's exact fast path when ``fast`` (given ``engine`` when it takes
-    one), else the generic engine."""
+    one), else the generic engine (with ``hook``, as in :func:`drive`)."""
     bandit = as_bandit(env)
     means = np.asarray(bandit.means, dtype=float)
     rec = Recorder(len(seeds), bandit.gaps, checkpoints)
     env_gens, pol_gens = (list(g) for g in zip(*(run_generators(s) for s in seeds), strict=True))
     if not fast:
-        run_phases(pol, means, T, env_gens, pol_gens, rec)
+        run_phases(pol, means, T, env_gens, pol_gens, rec, hook)
     elif takes_engine(pol):
         pol.fast_simulate(means, T, env_gens, pol_gens, rec, engine=engine)
     else:

@@ -30,11 +30,11 @@ are events on the published output.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._validate import (MAX_ELEMENTS, MAX_RUNS, MAX_SECONDS, as_choice, as_float_array, as_int, as_real,
+from ._validate import (MAX_ELEMENTS, MAX_RUNS, MAX_SECONDS, as_choice, as_int, as_probability, as_real,
                         check_elements)
 from .cost import check_cost, transcript_cost
 from .engine import drive, policy_generators
@@ -88,6 +88,8 @@ class Transcript:
     T: int
     info: dict = field(default_factory=dict)
 
+    _RUNS = ("actions", "starts", "laplace_draws")  # the arrays with one row per run
+
     @property
     def runs(self) -> int:
         return int(self.actions.shape[0])
@@ -95,10 +97,8 @@ class Transcript:
     def counts(self, upto: int | None = None) -> np.ndarray:
         """Pulls of every arm in steps ``1..upto`` (default T), shape (R, K)."""
         h = self.T if upto is None else as_int("upto", upto, minimum=0, maximum=self.T)
-        out = np.zeros((self.runs, self.K), dtype=np.int64)
-        for k in range(self.K):
-            out[:, k] = np.count_nonzero(self.actions[:, :h] == k, axis=1)
-        return out
+        counts = [np.count_nonzero(self.actions[:, :h] == k, axis=1) for k in range(self.K)]
+        return np.stack(counts, axis=1).astype(np.int64)
 
     def decision_after(self, step: int, which: int = 1) -> np.ndarray:
         """The arm chosen at the ``which``-th decision made *after* the phase containing ``step``.
@@ -125,29 +125,12 @@ class Transcript:
         """Stack the runs of two transcripts of the same policy and horizon."""
         if (self.K, self.T) != (other.K, other.T):
             raise ValueError("transcripts must have the same K and T to be concatenated")
-        return Transcript(
-            np.concatenate([self.actions, other.actions]),
-            np.concatenate([self.starts, other.starts]),
-            np.concatenate([self.laplace_draws, other.laplace_draws]),
-            self.policy,
-            self.params,
-            self.K,
-            self.T,
-            dict(self.info),
-        )
+        stacked = {k: np.concatenate([getattr(self, k), getattr(other, k)]) for k in self._RUNS}
+        return replace(self, info=dict(self.info), **stacked)
 
     def take(self, rows) -> Transcript:
         """The sub-transcript of the runs ``rows`` (an index array or a slice)."""
-        return Transcript(
-            self.actions[rows],
-            self.starts[rows],
-            self.laplace_draws[rows],
-            self.policy,
-            self.params,
-            self.K,
-            self.T,
-            dict(self.info),
-        )
+        return replace(self, info=dict(self.info), **{k: getattr(self, k)[rows] for k in self._RUNS})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -181,11 +164,9 @@ def check_transcript(name: str, value) -> Transcript:
 
 
 def rewards_list(name: str, value) -> np.ndarray:
-    r = as_float_array(name, value)
+    r = as_probability(name, value)  # rewards in [0, 1]
     if r.ndim != 1 or r.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-d array of rewards")
-    if np.any(np.isnan(r)) or np.any(r < 0) or np.any(r > 1):
-        raise ValueError(f"{name} must hold rewards in [0, 1]")
     return r
 
 
@@ -229,12 +210,12 @@ class TableAdversary(Adversary):
     name = "table"
 
     def __init__(self, table, table_right=None) -> None:
-        x = as_float_array("table", table)
-        if x.ndim != 2 or x.size == 0 or np.any(np.isnan(x)) or np.any(x < 0) or np.any(x > 1):
+        x = as_probability("table", table)  # rewards in [0, 1]
+        if x.ndim != 2 or x.size == 0:
             raise ValueError("table must be a non-empty (T, K) array of rewards in [0, 1]")
-        y = x if table_right is None else as_float_array("table_right", table_right)
-        if y.shape != x.shape or np.any(np.isnan(y)) or np.any(y < 0) or np.any(y > 1):
-            raise ValueError("table_right must have the shape of table and rewards in [0, 1]")
+        y = x if table_right is None else as_probability("table_right", table_right)
+        if y.shape != x.shape:
+            raise ValueError("table_right must have the shape of table")
         self.x, self.y = x, y
 
     def rewards(self, actions, t):
@@ -455,11 +436,8 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
 
     def feed(rows, t, actions):
         left, right = adversary.rewards(actions[rows], t)
-        left = np.broadcast_to(np.asarray(left, dtype=float), t.shape)
-        right = np.broadcast_to(np.asarray(right, dtype=float), t.shape)
-        for name, v in (("left", left), ("right", right)):
-            if np.any(np.isnan(v)) or np.any(v < 0) or np.any(v > 1):
-                raise ValueError(f"the adversary's {name} rewards must lie in [0, 1]")
+        left = np.broadcast_to(as_probability("the adversary's left rewards", left), t.shape)
+        right = np.broadcast_to(as_probability("the adversary's right rewards", right), t.shape)
         return np.where((t == t_star) & (b == "R"), right, left)
 
     out = _drive(pol, K, T, gens, feed)

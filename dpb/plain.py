@@ -90,34 +90,33 @@ def _pull(rng: random.Random, mu: float, pulls: int, eps: float) -> float:
     return rewards + rng.expovariate(eps) - rng.expovariate(eps)
 
 
-def dp_klucb(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: int = 0) -> list[int]:
-    """One run of DP-KLUCB on Bernoulli arms ``means`` for ``T`` rounds; returns the pull counts."""
+def _dp_run(algorithm: str, means, eps: float, T: int, n0: int, alpha: float, seed: int) -> list[int]:
+    """One run of ``algorithm`` (DP-KLUCB or DP-IMED) on Bernoulli arms ``means`` for ``T`` rounds;
+    returns the pull counts.  The two algorithms differ only in the index."""
     _checked(means=means, eps=eps, T=T, n0=n0, alpha=alpha, seed=seed)
     rng, K = random.Random(seed), len(means)
     S = [_pull(rng, mu, n0, eps) for mu in means]  # running sums: rewards + noises
     n, m, t = [n0] * K, [0] * K, K * n0 + 1  # pulls, batch index, next round
     while t <= T:
         x = [min(max(S[i] / n[i], 0.0), 1.0) for i in range(K)]  # clipped private means
-        index = [d_eps_ucb(x[i], math.log(t) / n[i], eps) for i in range(K)]
-        i = rng.choice([a for a in range(K) if index[a] == max(index)])  # random ties
+        if algorithm == "DP-KLUCB":  # the largest max{mu : d_eps(x_i, mu) <= log(t) / n_i}
+            index = [d_eps_ucb(x[i], math.log(t) / n[i], eps) for i in range(K)]
+            i = rng.choice([a for a in range(K) if index[a] == max(index)])  # random ties
+        else:  # DP-IMED: the smallest n_i d_eps(x_i, x*) + log n_i
+            best = max(x)
+            index = [n[i] * d_eps(x[i], best, eps) + math.log(n[i]) for i in range(K)]
+            i = rng.choice([a for a in range(K) if index[a] == min(index)])  # random ties
         B = min(_batch_end(m[i] + 1, n0, alpha) - n[i], T - t + 1)  # next batch, cut at T
         S[i] += _pull(rng, means[i], B, eps)  # accumulate: nothing is forgotten
         n[i], m[i], t = n[i] + B, m[i] + 1, t + B
     return n
+
+
+def dp_klucb(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: int = 0) -> list[int]:
+    """One run of DP-KLUCB on Bernoulli arms ``means`` for ``T`` rounds; returns the pull counts."""
+    return _dp_run("DP-KLUCB", means, eps, T, n0, alpha, seed)
 
 
 def dp_imed(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: int = 0) -> list[int]:
     """One run of DP-IMED on Bernoulli arms ``means`` for ``T`` rounds; returns the pull counts."""
-    _checked(means=means, eps=eps, T=T, n0=n0, alpha=alpha, seed=seed)
-    rng, K = random.Random(seed), len(means)
-    S = [_pull(rng, mu, n0, eps) for mu in means]  # running sums: rewards + noises
-    n, m, t = [n0] * K, [0] * K, K * n0 + 1  # pulls, batch index, next round
-    while t <= T:
-        x = [min(max(S[i] / n[i], 0.0), 1.0) for i in range(K)]  # clipped private means
-        best = max(x)
-        index = [n[i] * d_eps(x[i], best, eps) + math.log(n[i]) for i in range(K)]
-        i = rng.choice([a for a in range(K) if index[a] == min(index)])  # random ties
-        B = min(_batch_end(m[i] + 1, n0, alpha) - n[i], T - t + 1)  # next batch, cut at T
-        S[i] += _pull(rng, means[i], B, eps)  # accumulate: nothing is forgotten
-        n[i], m[i], t = n[i] + B, m[i] + 1, t + B
-    return n
+    return _dp_run("DP-IMED", means, eps, T, n0, alpha, seed)

@@ -20,14 +20,19 @@ import math
 import time
 from collections.abc import Mapping
 from fractions import Fraction
+from functools import partial
 
 import numpy as np
 
 from . import divergences as dv
-from ._validate import MAX_HORIZON, MAX_RUNS, as_int, as_seed_sequence, check_elements
+from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_int, as_seed_sequence, check_elements
+from .cost import call_cost, check_cost
+from .engine import child_seeds, resolve_checkpoints
 from .environments import as_bandit
 from .plans import PlanError, is_integer
-from .simulate import MAX_SECONDS
+from .policies.base import check_horizon
+from .policies.registry import as_policy, policy_class, reference_of, registered
+from .result import Result
 
 __all__ = ["reference_run", "reference_simulate", "reference_policies", "ReferenceBandit"]
 
@@ -242,7 +247,7 @@ def _dpse(env: ReferenceBandit, rng, params: dict) -> None:
 
 def _adap(env: ReferenceBandit, rng, params: dict, kind: str) -> None:
     """AdaP-KLUCB / AdaP-UCB (:doc:`/book/algorithms_as_run`): doubling episodes, forgetting."""
-    eps, alpha = float(params["eps"]), float(params["alpha"])
+    eps, alpha = float(params["eps"]), float(params.get("alpha", 3.1))
     K = env.K
     mu_t, n_last, N = [0.0] * K, [1] * K, [1] * K
     for a in range(K):
@@ -319,34 +324,15 @@ def _klucb(env: ReferenceBandit, rng, params: dict) -> None:
     _per_step(env, rng, index, maximise=True)
 
 
-def _dp_klucb(env: ReferenceBandit, rng, params: dict) -> None:
-    _dp_batched(env, rng, params, "klucb")
-
-
-def _dp_imed(env: ReferenceBandit, rng, params: dict) -> None:
-    _dp_batched(env, rng, params, "imed")
-
-
-def _adap_klucb(env: ReferenceBandit, rng, params: dict) -> None:
-    _adap(env, rng, {"alpha": 3.1, **params}, "klucb")
-
-
-def _adap_ucb(env: ReferenceBandit, rng, params: dict) -> None:
-    _adap(env, rng, {"alpha": 3.1, **params}, "ucb")
+# the references the policy classes name ("dpb.reference:_dp_klucb", ...)
+_dp_klucb, _dp_imed = partial(_dp_batched, kind="klucb"), partial(_dp_batched, kind="imed")
+_adap_klucb, _adap_ucb = partial(_adap, kind="klucb"), partial(_adap, kind="ucb")
 
 
 def reference_policies() -> dict:
     """The per-step references by policy name: every registered policy that declares one
     (:attr:`dpb.policies.base.Policy.reference`), including policies registered later."""
-    from .policies.registry import reference_of, registered
-
     return {name: reference_of(cls) for name, cls in registered(reference=True).items()}
-
-
-def __getattr__(name: str):
-    if name == "REFERENCE_POLICIES":  # derived from the registry at each access
-        return reference_policies()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator, *,
@@ -357,9 +343,6 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
     ``max_seconds`` (default None here, no limit) refuses a run estimated above that many
     CPU-seconds, as :func:`dpb.simulate.simulate` does; :func:`reference_simulate` sets it.
     """
-    from .policies.registry import as_policy, policy_class, reference_of
-    from .cost import call_cost, check_cost
-
     cls = policy_class(policy)
     ref = reference_of(cls)
     if ref is None:
@@ -370,9 +353,7 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
         raise TypeError(f"params must be a dict of the policy's parameters, got {type(params).__name__}")
     pol = as_policy(policy, dict(params))  # the policy's own constructor checks the parameters
     bandit = as_bandit(means)
-    if T < pol.min_horizon(bandit.K):
-        raise ValueError(f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
-                         f"(its initialisation pulls every arm), got T={T}")
+    check_horizon(pol, bandit.K, T)
     if max_seconds is not None:
         check_cost(call_cost(pol, bandit.K, T, 1, "reference"), max_seconds,
                    f"reference_run({cls.name!r})", T, 1)
@@ -396,15 +377,9 @@ def reference_simulate(
     any work, a call estimated above that many CPU-seconds (:func:`dpb.simulate.estimate_cost`
     with ``engine="reference"``; None lifts the limit).
     """
-    from .cost import call_cost, check_cost
-    from .engine import child_seeds, resolve_checkpoints
-    from .result import Result
-
     t0 = time.perf_counter()
     bandit = as_bandit(env)
     params = dict(params or {})
-    from .policies.registry import as_policy
-
     pol = as_policy(policy, params)  # the policy's own constructor checks the parameters
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
@@ -418,10 +393,8 @@ def reference_simulate(
         curve, n = reference_run(policy, params, bandit.means, T, np.random.default_rng(child))
         regret[i] = curve[ck - 1]
         pulls[i] = n
-    from .policies.registry import policy_class
-
     return Result(
-        policy=policy_class(policy).name,
+        policy=pol.name,
         params=params,
         means=np.asarray(bandit.means, dtype=float).copy(),
         env_name=bandit.name,

@@ -54,10 +54,11 @@ import numpy as np
 from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, as_seed_sequence
 from .cost import MAX_SECONDS, Cost, call_cost, check_cost, estimate_cost, uses_fast_path
-from .engine import (Recorder, checkpoint_grid, child_seeds, resolve_checkpoints, run_generators, run_phases,
-                     run_seeds, takes_engine)
+from .engine import (Recorder, checkpoint_grid, child_seeds, resolve_checkpoints, run_generators, run_seeds,
+                     takes_engine)
 from .environments import as_bandit
 from .policies import Policy
+from .policies.base import check_horizon
 from .policies._tapes import check_engine
 from .policies.registry import as_policy
 from .result import Result
@@ -106,14 +107,11 @@ def _simulate_with_progress(pol: Policy, bandit, T: int, seeds, ck, use_fast: bo
     from tqdm.auto import tqdm
 
     R = len(seeds)
-    rec = Recorder(R, bandit.gaps, ck)
     desc = f"{pol.name}, T={T}"
     if not use_fast:
-        env_gens, pol_gens = zip(*(run_generators(s) for s in seeds), strict=True)
         with tqdm(total=R * T, desc=desc, unit="round", unit_scale=True) as bar:
-            run_phases(pol, np.asarray(bandit.means, dtype=float), T, list(env_gens), list(pol_gens), rec,
-                       hook=_ProgressHook(bar))
-        return rec
+            return run_seeds(pol, bandit, T, seeds, ck, False, engine, _ProgressHook(bar))
+    rec = Recorder(R, bandit.gaps, ck)
     size = -(-R // 10)
     with tqdm(total=R, desc=desc, unit="run") as bar:
         for lo in range(0, R, size):
@@ -131,10 +129,7 @@ def _priced(policy, params, env, T, fast, engine, runs: int, max_seconds) -> tup
     cost is above ``max_seconds``."""
     fast = as_flag("fast", fast)
     pol, bandit = as_policy(policy, params), as_bandit(env)
-    T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
-    if T < pol.min_horizon(bandit.K):
-        raise ValueError(f"T must be >= {pol.min_horizon(bandit.K)} for {pol.name} on K={bandit.K} arms "
-                         f"(its initialisation pulls every arm), got T={T}")
+    T = check_horizon(pol, bandit.K, as_int("T", T, minimum=1, maximum=MAX_HORIZON))
     engine, use_fast = check_engine(engine), uses_fast_path(pol, fast)
     cost = call_cost(pol, bandit.K, T, runs, "fast" if use_fast else "phases", engine == "numba")
     check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, runs)

@@ -14,7 +14,7 @@ import numpy as np
 from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_SECONDS, as_int
 from .cost import call_cost, check_cost
-from .engine import Recorder, child_seeds, run_generators, run_phases
+from .engine import child_seeds, run_seeds
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
@@ -100,8 +100,6 @@ def simulate_trace(
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     check_cost(call_cost(pol, bandit.K, T, 1, "phases"), max_seconds, f"simulate_trace({pol.name!r})", T, 1)
     (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
-    genv, gpol = run_generators(child)
     hook = _TraceHook(pol, bandit.gaps)
-    rec = Recorder(1, bandit.gaps, np.array([T]))
-    run_phases(pol, np.asarray(bandit.means, dtype=float), T, [genv], [gpol], rec, hook=hook)
+    run_seeds(pol, bandit, T, [child], np.array([T]), False, None, hook)
     return Trace(policy=pol.name, params=dict(pol.params), means=bandit.means.copy(), T=T, phases=hook.rows)

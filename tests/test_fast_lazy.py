@@ -78,7 +78,7 @@ def _events(key, reps=300, shift=0.0):
     assert np.isfinite(M) and M <= 1.0, (key, M)
     offs, xs = [], []
     for _ in range(reps):  # one generator, consumed window after window
-        o, x = w._rare_events_envelope(j, H - shift, g, gw, width, M)
+        o, x = w._rare_events_many([j], [(H - shift, g, gw, width, M)])[j]
         assert np.all(np.diff(o) > 0) and (o.size == 0 or (o[0] >= 0 and o[-1] < L))  # <= 1 a round
         offs.append(o)
         xs.append(x)

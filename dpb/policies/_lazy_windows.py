@@ -67,11 +67,11 @@ def simulate_lazy_dpts_fast(
     eye = np.eye(K, dtype=np.int64)
     for run, (genv, gpol) in enumerate(zip(env_generators, policy_generators, strict=True)):
         row = np.array([run])
-        laplace = _LaplaceBuffer(gpol)
+        laplace = _laplace_draws(gpol)
         mu_tilde = np.empty(K)
         for j in range(K):  # initialisation, in arm order: mu~_j = reward + Lap(1/eps)
             recorder.record(row, np.array([j + 1]), eye[j][None, :])
-            mu_tilde[j] = genv.binomial(1, means[j]) + laplace.draw() / eps
+            mu_tilde[j] = genv.binomial(1, means[j]) + next(laplace) / eps
         recorder.laplace[run] += K
         obs = np.ones(K)
         bonus = np.full(K, c / eps)  # c / (eps O_j)
@@ -93,7 +93,7 @@ def simulate_lazy_dpts_fast(
             fill += counts
             if j >= 0:  # release: the buffer's sum is one Binomial draw, plus one Laplace draw
                 nb = int(cap[j])
-                mu_tilde[j] = (genv.binomial(nb, means[j]) + laplace.draw() / eps) / nb
+                mu_tilde[j] = (genv.binomial(nb, means[j]) + next(laplace) / eps) / nb
                 recorder.laplace[run] += 1
                 obs[j] = nb
                 bonus[j] = (c / eps) / nb
@@ -314,10 +314,6 @@ class _Window:
         if env_arms:
             events.update(self._rare_events_many(env_arms, envs))
         return events
-
-    def _rare_events_envelope(self, j, H, g, gw, w, M):
-        """:meth:`_rare_events_many` for one arm ``j`` with the envelope (H, g, gw, w, M)."""
-        return self._rare_events_many([j], [(H, g, gw, w, M)])[j]
 
     def _rare_events_many(self, arms, envs) -> dict:
         """Rare-side events and samples of several skipped ``arms`` at once, each with its envelope
@@ -576,22 +572,17 @@ class _ClippedGroup:
     """
 
     def __init__(self, gen, clipped, mu_tilde, bonus, obs) -> None:
-        self.gen, self.C = gen, clipped
-        K = mu_tilde.size
-        member = np.zeros(K, dtype=bool)
-        member[clipped] = True
-        self.rest = np.flatnonzero(~member)
+        self.gen, self.C, self.K = gen, clipped, mu_tilde.size
+        self.rest = np.setdiff1d(np.arange(self.K), clipped)
         a = obs[clipped] + 1.0
         self.S = float(a.sum())
         self.cum = np.cumsum(a / self.S)
         self.cum[-1] = 1.0
-        self.v = v = self.rest.size  # index of the virtual arm in the reduced problem
-        self.mu, self.bonus, self.obs = np.empty(v + 1), np.empty(v + 1), np.empty(v + 1)
-        self.mu[:v], self.bonus[:v], self.obs[:v] = mu_tilde[self.rest], bonus[self.rest], obs[self.rest]
-        self.mu[v], self.bonus[v], self.obs[v] = 2.0, 0.0, self.S - 1.0
-        self.to_real = np.empty(v + 1, dtype=np.int64)
-        self.to_real[:v], self.to_real[v] = self.rest, -1
-        self.K = K
+        self.v = self.rest.size  # index of the virtual arm in the reduced problem (the last)
+        self.mu = np.append(mu_tilde[self.rest], 2.0)
+        self.bonus = np.append(bonus[self.rest], 0.0)
+        self.obs = np.append(obs[self.rest], self.S - 1.0)
+        self.to_real = np.append(self.rest, -1)
 
     def _labels(self, room: np.ndarray) -> tuple[np.ndarray, int]:
         """Labels (indices into C) of the virtual wins, and the win at which a buffer fills."""
@@ -659,17 +650,7 @@ class _GroupRecorder:
                              np.repeat(np.where(virt, 1, lengths), reps))
 
 
-class _LaplaceBuffer:
-    """Standard Laplace draws from one generator, pre-drawn in blocks."""
-
-    def __init__(self, gen: np.random.Generator, block: int = 64) -> None:
-        self.gen, self.block = gen, block
-        self.buf = gen.laplace(0.0, 1.0, block)
-        self.i = 0
-
-    def draw(self) -> float:
-        if self.i == self.block:
-            self.buf = self.gen.laplace(0.0, 1.0, self.block)
-            self.i = 0
-        self.i += 1
-        return float(self.buf[self.i - 1])
+def _laplace_draws(gen: np.random.Generator, block: int = 64):
+    """Standard Laplace draws from one generator, pre-drawn in blocks (an endless iterator)."""
+    while True:
+        yield from gen.laplace(0.0, 1.0, block).tolist()

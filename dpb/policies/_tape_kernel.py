@@ -247,35 +247,28 @@ def _pull(tl, ts, tn, a, t, T, means, gen):
 
 
 @numba.njit(cache=True)
-def _room_needed(tn, cap, nout, ocap):
-    """True when a tape has fewer than ``ROOM`` free places or the stretches array has no room
-    for one more stretch."""
-    return tn.max() + ROOM > cap or nout + 2 > ocap
-
-
-@numba.njit(cache=True)
 def _resume(run, env_gen):
     """(t, number of stretches, empirical means) of a run, after its initial round robin (played
     on the first call)."""
-    N, S, st = run.N, run.S, run.st
-    if st[0] == 0:
+    if run.st[0] == 0:
         _start(run, env_gen)
-    mu = np.empty(N.shape[0])
-    for a in range(N.shape[0]):
-        mu[a] = S[a] / N[a]
-    return st[0], st[1], mu
+    return run.st[0], run.st[1], run.S / run.N
 
 
 @numba.njit(cache=True)
-def _pause(run, t, nout, iters, budget):
-    """The status a kernel returns now, 0 to go on: 1 when ``budget`` decisions are done, 2 when
-    the tapes or the stretches need more room; then the run's (t, nout) is saved in ``st``."""
-    code = 0
-    if iters >= budget:
+def _pause(run, t, nout, budget):
+    """The status a kernel returns now, -1 to go on: 0 when the horizon is reached, 1 when the
+    ``budget`` of decisions is spent, 2 when the tapes (fewer than ``ROOM`` free places on one) or
+    the stretches (no room for one more) need more room; then the run's (t, nout) is saved in
+    ``st``."""
+    code = -1
+    if t > run.T:
+        code = 0
+    elif budget <= 0:
         code = 1
-    elif _room_needed(run.tn, run.tl.shape[1], nout, run.oarm.shape[0]):
+    elif run.tn.max() + ROOM > run.tl.shape[1] or nout + 2 > run.oarm.shape[0]:
         code = 2
-    if code:
+    if code >= 0:
         run.st[0], run.st[1] = t, nout
     return code
 
@@ -387,20 +380,21 @@ def _klucb_others(A, f0, mu, N, anc, ancn):
 
 
 @numba.njit(cache=True)
-def _klucb_block(run, A, t0, U0, ku, fmarg, env_gen, wrong):
-    """A leader block of arm A from round t0 (the others' indexes below U0 + ku (t - t0)): the
-    segments of A's tape certified one after the other, split where a check fails, until a step
-    is uncertain or the block ends.  Returns (t, N_A, S_A, pulls of A in the block)."""
+def _leader_block(run, A, t, t_stop, p, klucb, env_gen, wrong):
+    """A leader block of arm A from round t to at most round t_stop: the segments of A's tape
+    certified one after the other (:func:`_klucb_check` when ``klucb``, else :func:`_imed_check`,
+    with the block's parameters ``p``), split where a check fails, until a step is uncertain or
+    the block ends.  Returns (t, N_A, S_A, pulls of A in the block)."""
     means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
-    t, nA, sA, acc = t0, run.N[A], run.S[A], 0
-    t_stop = t0 + (t0 >> 6)
-    if t_stop > T:
-        t_stop = T
-    while t <= t_stop and ku < math.inf:
+    nA, sA, acc = run.N[A], run.S[A], 0
+    while t <= t_stop:
         if tn[A] + 2 > tl.shape[1]:
             break  # (no room to split: leave the rest to the next decision)
         L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
-        L1 = _klucb_check(L, s, t, nA, sA, (U0, ku, float(t0), fmarg, 0.0), wrong)
+        if klucb:
+            L1 = _klucb_check(L, s, t, nA, sA, p, wrong)
+        else:
+            L1 = _imed_check(L, s, nA, sA, p, wrong)
         if L1 == L:  # the whole segment is the leader's
             tn[A] -= 1
             nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
@@ -501,12 +495,11 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
     K = N.shape[0]
     t, nout, mu = _resume(run, env_gen)
     ubs, vals, done = np.empty(K), np.empty(K), np.zeros(K, dtype=np.bool_)
-    iters = 0
-    while t <= T:
-        code = _pause(run, t, nout, iters, budget)
-        if code:
+    while True:
+        code = _pause(run, t, nout, budget)
+        if code >= 0:
             return code
-        iters += 1
+        budget -= 1
         # leader block of the most pulled arm A (first in arm order): the others do not move and
         # their indexes grow with t only, below U0 + ku (t - t0) (tangents, and
         # f(t) - f(t0) <= (t - t0)(1 + c / log t0) / t0)
@@ -517,14 +510,15 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
         f0 = _budget(t, c)
         U0, smax = _klucb_others(A, f0, mu, N, anc, ancn)
         ku = smax * (1.0 + c / math.log(t)) / t if U0 <= 1.0 and smax < math.inf else math.inf
-        t, nA, sA, acc = _klucb_block(run, A, t, U0, ku, f0 - 1e-9 * (1.0 + f0), env_gen, wrong)
+        # (a block of at most t / 64 rounds, none when an index has no tangent)
+        t_stop = min(t + (t >> 6), T) if ku < math.inf else t - 1
+        p = (U0, ku, float(t), f0 - 1e-9 * (1.0 + f0), 0.0)
+        t, nA, sA, acc = _leader_block(run, A, t, t_stop, p, True, env_gen, wrong)
         if acc:
             N[A], S[A] = nA, sA
             mu[A] = sA / nA
             nout = _add_stretch(oarm, olen, nout, A, acc)
             continue
-        if t > T:
-            break
         b = _klucb_exact_step(_budget(t, c), mu, N, anc, ancn, ubs, vals, done, pol_gen)
         x = _pull(tl, ts, tn, b, t, T, means, env_gen)
         valid = ancn[b] == N[b]
@@ -536,8 +530,6 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
             anc[b, 3] = -1.0  # a zero lowers the index: the upper bound stays
         nout = _add_stretch(oarm, olen, nout, b, 1)
         t += 1
-    st[0], st[1] = t, nout
-    return 0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -595,29 +587,6 @@ def _imed_envelope(A, mu, N, anc, ancn):
     return True, mmax, thr0, slope
 
 
-@numba.njit(cache=True)
-def _imed_block(run, A, t, mmax, thr0, slope, env_gen, wrong):
-    """A leader block of arm A from round t (mean above mmax and the threshold envelope
-    thr0 + slope (n - n0) / n0): the segments of A's tape certified one after the other, split
-    where a check fails, until a step is uncertain.  Returns (t, N_A, S_A, pulls of A in the block)."""
-    means, T, tl, ts, tn = run.means, run.T, run.tl, run.ts, run.tn
-    nA, sA, acc = run.N[A], run.S[A], 0
-    n0, k = nA, slope / nA
-    while t <= T:
-        if tn[A] + 2 > tl.shape[1]:
-            break  # (no room to split: leave the rest to the next decision)
-        L, s = _leader_top(tl, ts, tn, A, t, T, means, env_gen)
-        L1 = _imed_check(L, s, nA, sA, (thr0, k, float(n0), mmax, slope), wrong)
-        if L1 == L:  # the whole segment is the leader's
-            tn[A] -= 1
-            nA, sA, t, acc = nA + L, sA + s, t + L, acc + L
-            continue
-        if L1 == 0:
-            break  # the next step is uncertain: the exact rule decides it
-        _split_top(tl, ts, tn, A, L1, env_gen)
-    return t, nA, sA, acc
-
-
 @numba.njit(cache=True, inline="always")
 def _imed_check(L, s, nA, sA, p, wrong):
     """The verdict on the leader's segment (L, s) of an IMED leader block, as
@@ -653,12 +622,11 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
     idx = np.empty(K)
     top = -1.0
     dirty = -1  # arm whose index is stale (-1: all of them)
-    iters = 0
-    while t <= T:
-        code = _pause(run, t, nout, iters, budget)
-        if code:
+    while True:
+        code = _pause(run, t, nout, budget)
+        if code >= 0:
             return code
-        iters += 1
+        budget -= 1
         new_top = mu.max()
         if new_top != top or dirty < 0:
             top = new_top
@@ -670,7 +638,8 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
         if lead:  # leader block: the thresholds' envelope, then A's segments
             lead, mmax, thr0, slope = _imed_envelope(A, mu, N, anc, ancn)
         if lead:
-            t, nA, sA, acc = _imed_block(run, A, t, mmax + 1e-12, thr0, slope, env_gen, wrong)
+            p = (thr0, slope / N[A], float(N[A]), mmax + 1e-12, slope)
+            t, nA, sA, acc = _leader_block(run, A, t, T, p, False, env_gen, wrong)
             N[A], S[A] = nA, sA
             if acc:
                 nout = _add_stretch(oarm, olen, nout, A, acc)
@@ -685,8 +654,6 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
         nout = _add_stretch(oarm, olen, nout, b, 1)
         t += 1
         dirty = b
-    st[0], st[1] = t, nout
-    return 0
 
 
 # ----------------------------------------------------------------------------------------------

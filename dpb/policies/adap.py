@@ -51,7 +51,7 @@ class _AdaP(InitialRoundRobin, Policy):
         self.mu_tilde = np.zeros((R, K))
         self.n_last = np.zeros((R, K), dtype=np.int64)
         self.N = np.zeros((R, K), dtype=np.int64)  # total pulls of each arm
-        self._init_state(1)
+        self._init_state()
 
     def statistic(self) -> np.ndarray:
         return np.where(self.n_last > 0, self.mu_tilde, np.nan)

@@ -43,6 +43,7 @@ __all__ = [
     "PerStepPolicy",
     "Recorder",
     "RunRandom",
+    "check_horizon",
     "pick_max",
     "pick_min",
     "check_eps",
@@ -101,8 +102,12 @@ class RunRandom:
         return self._draw("uniform", rows)
 
 
-def _pick_tied(tied: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
-    """Index of a uniformly random True entry in each row of the boolean matrix ``tied``."""
+def pick_max(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
+    """Row-wise argmax with ties broken uniformly at random (one uniform per tied row)."""
+    values = np.asarray(values, dtype=float)
+    if np.isnan(values).any():
+        raise FloatingPointError("a policy index is NaN")
+    tied = values == values.max(axis=1, keepdims=True)
     n_tied = tied.sum(axis=1)
     choice = np.argmax(tied, axis=1)  # the only candidate when there is no tie
     multi = np.flatnonzero(n_tied > 1)
@@ -114,17 +119,18 @@ def _pick_tied(tied: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
     return choice
 
 
-def pick_max(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
-    """Row-wise argmax with ties broken uniformly at random (one uniform per tied row)."""
-    values = np.asarray(values, dtype=float)
-    if np.isnan(values).any():
-        raise FloatingPointError("a policy index is NaN")
-    return _pick_tied(values == values.max(axis=1, keepdims=True), rows, rand)
-
-
 def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarray:
     """Row-wise argmin with ties broken uniformly at random (one uniform per tied row)."""
     return pick_max(-np.asarray(values, dtype=float), rows, rand)
+
+
+def check_horizon(policy, K: int, T: int) -> int:
+    """``T``, refused (``ValueError``) when shorter than the initialisation of ``policy`` on ``K``
+    arms (:meth:`~dpb.policies.base.Policy.min_horizon`)."""
+    if T < policy.min_horizon(K):
+        raise ValueError(f"T must be >= {policy.min_horizon(K)} for {policy.name} on K={K} arms "
+                         f"(its initialisation pulls every arm), got T={T}")
+    return T
 
 
 @runtime_checkable
@@ -274,12 +280,7 @@ class Policy(ABC):
     def start(self, K: int, T: int, generators: Sequence[np.random.Generator]) -> None:
         """Allocate the state of ``len(generators)`` runs for a ``K``-armed problem of horizon T."""
         self.K = as_int("K", K, minimum=1)
-        self.T = as_int("T", T, minimum=1)
-        if self.T < self.min_horizon(self.K):
-            raise ValueError(
-                f"T must be >= {self.min_horizon(self.K)} for {self.name} with K={self.K} arms "
-                f"(its initialisation pulls every arm), got T={self.T}"
-            )
+        self.T = check_horizon(self, self.K, as_int("T", T, minimum=1))
         self.rand = RunRandom(generators)
         self.R = self.rand.R
         self.index = np.full((self.R, self.K), np.nan)
@@ -328,23 +329,17 @@ class Policy(ABC):
 
 
 class InitialRoundRobin:
-    """Mixin: the first K phases pull arms 0, 1, ..., K-1 once each (``B0`` pulls each).
+    """Mixin: the first K phases pull arms 0, 1, ..., K-1, one each (the policy's ``decide`` says
+    how many pulls).
 
-    ``self._init_left[r]`` counts the initial phases not yet made; :meth:`_init_plan` returns
-    the plan rows for those runs still in initialisation.
+    ``self._next_init[r]`` is the next initial arm of run r (K once the initialisation is over).
     """
 
-    def _init_state(self, B0: int = 1) -> None:
-        self._B0 = B0
+    def _init_state(self) -> None:
         self._next_init = np.zeros(self.R, dtype=np.int64)
 
     def _in_init(self, rows: np.ndarray) -> np.ndarray:
         return self._next_init[rows] < self.K
-
-    def _init_plan(self, rows: np.ndarray) -> np.ndarray:
-        arms = self._next_init[rows]
-        self._next_init[rows] += 1
-        return arms
 
     def _choose_arms(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         """The arm of the next phase of each run: the next initial arm while initialising, then
@@ -355,7 +350,8 @@ class InitialRoundRobin:
         arms = np.empty(rows.size, dtype=np.int64)
         init = self._in_init(rows)
         if init.any():
-            arms[init] = self._init_plan(rows[init])
+            arms[init] = self._next_init[rows[init]]
+            self._next_init[rows[init]] += 1
             self.index[rows[init]] = np.nan
         main = ~init
         if main.any():
@@ -385,7 +381,7 @@ class PerStepPolicy(InitialRoundRobin, Policy):
     def _start(self) -> None:
         self.N = np.zeros((self.R, self.K), dtype=np.int64)
         self.S = np.zeros((self.R, self.K))
-        self._init_state(1)
+        self._init_state()
 
     def statistic(self) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -98,7 +98,7 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
         self.n = np.zeros((R, K), dtype=np.int64)  # pulls n_{m_i}
         self.m = np.full((R, K), -1, dtype=np.int64)  # index of the last phase made
         self.phases = np.zeros((R, K), dtype=np.int64)
-        self._init_state(int(self.sizes[0]))
+        self._init_state()
 
     def statistic(self) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -145,13 +145,11 @@ class DPSE(Policy):
         r, a = rows[full], act[full]
         rr, aa = np.nonzero(a)  # one Laplace draw per (run, active arm): forgetting
         noisy = np.full((r.size, self.K), np.nan)
+        sums_f, r_e_f = sums[full], r_e[full]
         for k in range(self.K):  # arm by arm, so each run draws its noise in arm order
-            sel = aa == k
-            if sel.any():
-                rk = r[rr[sel]]
-                noisy[rr[sel], k] = (sums[full][rr[sel], k] + self._noise(rk, np.full(rk.size, k))) / r_e[
-                    full
-                ][rr[sel]]
+            i = rr[aa == k]
+            if i.size:
+                noisy[i, k] = (sums_f[i, k] + self._noise(r[i], np.full(i.size, k))) / r_e_f[i]
         self.noise_in_stat[r] = np.where(a, 1, 0)
         self.mu_tilde[r] = noisy
         _, h_e, c_e = self._epoch_terms(a.sum(axis=1), self.epoch[r])

@@ -70,7 +70,7 @@ class LazyDPTS(InitialRoundRobin, Policy):
         self.r = np.zeros((R, K), dtype=np.int64)
         self.buf_n = np.zeros((R, K), dtype=np.int64)
         self.buf_sum = np.zeros((R, K))
-        self._init_state(1)
+        self._init_state()
 
     def statistic(self) -> np.ndarray:
         return np.where(self.obs > 0, self.mu_tilde, np.nan)
