@@ -1490,6 +1490,8 @@ NOT_FUZZED = {
     "specs load failing files)",
     "dpb.experiments.MissingResultsError": "an exception class raised by load (load of a fresh directory)",
     "dpb.policies.lazy_dpts.simulate_lazy_dpts_fast": _FAST,
+    "dpb.policies.base.check_horizon": "the horizon check that Policy.start, simulate and "
+    "reference_run share, given their already validated integers K and T; fuzzed through them",
     "dpb.policies.base.pick_max": _STEP,
     "dpb.policies.base.pick_min": _STEP,
     "dpb.policies.base.RunRandom": _STEP,
