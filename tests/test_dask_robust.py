@@ -199,6 +199,26 @@ def test_a_scheduler_killed_mid_run_is_one_line(tmp_path, verbose):
         assert not _session_processes(p.pid)
 
 
+def test_a_scheduler_lost_while_counting_workers_is_the_same_one_line_error():
+    # The scheduler can go between two polls: the next count of worker threads (before submitting
+    # more chunks) then meets distributed's CommClosedError, which must read as the loss it is.
+    # (Seen once under load in the test above: a traceback ending in CommClosedError.)
+    from distributed.comm.core import CommClosedError
+
+    from dpb.experiments.execution import _Dask
+
+    class GoneClient:
+        def nthreads(self):
+            raise CommClosedError("in <TCP (closed) ConnectionPool.ncores>: Connection reset by peer")
+
+    backend = object.__new__(_Dask)
+    backend.client, backend._address, backend._futures = GoneClient(), "tcp://127.0.0.1:1", {}
+    backend._threads, backend._checked = 0, 0.0
+    with pytest.raises(E.SchedulerLostError, match="lost the Dask scheduler at tcp://127.0.0.1:1 in the "
+                                                    "middle of the run"):
+        backend.free()
+
+
 def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path):
     """A class defined in a function (as in a notebook cell) cannot be imported by a worker: it is
     sent by value and gives the numbers of the local run."""

@@ -334,9 +334,17 @@ class _Dask:
     def _nthreads(self) -> int:
         now = time.monotonic()
         if now - self._checked > 1.0:
-            self._threads = sum(self.client.nthreads().values())
+            try:
+                self._threads = sum(self.client.nthreads().values())
+            except OSError as exc:  # distributed's CommClosedError: the scheduler went away
+                raise self._lost_error() from exc
             self._checked = now
         return self._threads
+
+    def _lost_error(self) -> SchedulerLostError:
+        return SchedulerLostError(f"lost the Dask scheduler at {self._address} in the middle of the run "
+                                  f"(the finished files are kept; rerun to compute the rest; "
+                                  f"--verbose shows the Dask log)")
 
     def free(self) -> int:
         return max(0, 2 * self._nthreads() - len(self._futures))
@@ -367,9 +375,7 @@ class _Dask:
             time.sleep(0.01)
         events = []
         if self._lost(done):
-            raise SchedulerLostError(f"lost the Dask scheduler at {self._address} in the middle of the run "
-                                     f"(the finished files are kept; rerun to compute the rest; "
-                                     f"--verbose shows the Dask log)")
+            raise self._lost_error()
         for fut in done:
             tag, (cell, a, b, *_) = self._futures[fut]
             if fut.status == "finished":
