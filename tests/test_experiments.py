@@ -11,6 +11,7 @@ import json
 import math
 import os
 import struct
+import time
 import zipfile
 from types import SimpleNamespace
 
@@ -527,3 +528,33 @@ def test_format_table():
     assert E.format_table([{"x": 1.23456}], digits=3).splitlines()[-1].strip() == "1.235"
     with pytest.raises(ValueError, match="digits"):
         E.format_table([{"x": 1.0}], digits=-1)
+
+
+def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
+    """A chunk's ``cpu_seconds`` is its runs' cost: the once-per-process loading (or compiling) of
+    the policy's numba kernels comes before its clock.  The warm-up is stood in for by one that burns
+    0.4 CPU-s; the old code counted it in the first chunk (ch07's cost table showed IMED's cost
+    inflated by the compilation when ``dpb compile`` had not run)."""
+    from dpb.experiments import execution
+
+    real = execution.simulate
+    warmups = []
+
+    def simulate_with_slow_warmup(policy, env, T, **kw):
+        if T == 50 and kw.get("runs") == 1:  # the warm-up's tiny run (dpb._jit.KERNEL_RUNS)
+            warmups.append(policy)
+            t0 = time.thread_time()
+            while time.thread_time() - t0 < 0.4:
+                pass
+        return real(policy, env, T, **kw)
+
+    monkeypatch.setattr(execution, "simulate", simulate_with_slow_warmup)
+    monkeypatch.setattr(execution, "_WARM", set(), raising=False)
+    monkeypatch.setenv("DPB_JIT", "1")
+    cell = E.Cell.make("IMED", "mu1", 200, 4)
+    stamp = store.chunk_provenance("IMED")
+    first = execution._compute_chunk(cell, 0, 2, 5, stamp, None)
+    second = execution._compute_chunk(cell, 2, 4, 5, stamp, None)
+    assert warmups == ["IMED"], warmups  # once per process and policy
+    assert first.extra["cpu_seconds"] < 0.3 and second.extra["cpu_seconds"] < 0.3, \
+        (first.extra["cpu_seconds"], second.extra["cpu_seconds"])

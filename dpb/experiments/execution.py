@@ -161,6 +161,27 @@ def _policy_of(cell: Cell):
     return cls if policy_file(cls) == cell.source else cell.source
 
 
+#: the policies whose compiled kernels this process has loaded (:func:`_warm_kernels`)
+_WARM: set[str] = set()
+
+
+def _warm_kernels(policy: str) -> None:
+    """Load (or compile) the numba kernels of ``policy`` once per process, before a chunk's CPU
+    clock starts: a chunk's ``cpu_seconds`` is what its runs cost -- the cost tables and the chunk
+    budgets read it --, not the one-off compilation (15-40 CPU-s on a cold cache) or the loading of
+    the machine code from numba's disk cache that the first chunk of every worker would pay.  The
+    tiny runs are those of ``dpb compile`` (:data:`dpb._jit.KERNEL_RUNS`); other policies have no
+    kernels."""
+    from .._jit import KERNEL_RUNS, jit_enabled
+
+    if policy in _WARM or not jit_enabled():
+        return
+    _WARM.add(policy)
+    for name, params in KERNEL_RUNS:
+        if name == policy:
+            simulate(name, "mu1", 50, runs=1, seed=0, params=params)
+
+
 def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
                    seconds: float | None = None, policy_bytes: bytes | None = None):
     """Simulate runs ``[start, stop)`` of ``cell`` (in a worker); save the file when ``out`` is given.
@@ -170,6 +191,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
 
     Returns the :class:`~dpb.simulate.Result` with its provenance in ``extra``.
     """
+    _warm_kernels(cell.policy)
     c0 = time.thread_time()
     policy = _policy_of(cell) if policy_bytes is None else __import__("pickle").loads(policy_bytes)
     with _time_limit(seconds):
