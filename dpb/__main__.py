@@ -675,16 +675,13 @@ def _export(args, out: Path, exps: list, client=None) -> int:
 def _compile(args) -> int:
     """Compile every numba kernel once (numba caches the machine code on disk beside its module):
     one tiny run of each compiled fast path."""
-    from ._jit import KERNEL_RUNS
-
     if not jit_enabled():  # (not an error: `make venv` calls this with the user's environment)
         print("dpb: DPB_JIT=0, the compiled kernels are off: nothing to compile")
         return 0
-    from .simulate import simulate
+    from .simulate import warm_kernels
 
     t0 = time.process_time()
-    for name, params in KERNEL_RUNS:
-        simulate(name, "mu1", 50, runs=1, seed=0, params=params)
+    warm_kernels()
     print(f"dpb: compiled kernels ready ({time.process_time() - t0:.1f} CPU-s)")
     return 0
 

@@ -292,3 +292,14 @@ def simulate(
 from ._callable import make_callable  # noqa: E402
 
 make_callable(__name__, "simulate")
+
+
+def warm_kernels(policy: str | None = None) -> None:
+    """Load (or, on a cold cache, compile) the numba kernels: one tiny run of each compiled fast
+    path in :data:`dpb._jit.KERNEL_RUNS`, or only of ``policy``'s (none for a policy without
+    kernels).  ``dpb compile`` warms them all; a worker warms a cell's before timing its chunk."""
+    from ._jit import KERNEL_RUNS
+
+    for name, params in KERNEL_RUNS:
+        if policy is None or name == policy:
+            simulate(name, "mu1", 50, runs=1, seed=0, params=params)

@@ -535,9 +535,10 @@ def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
     the policy's numba kernels comes before its clock.  The warm-up is stood in for by one that burns
     0.4 CPU-s; the old code counted it in the first chunk (ch07's cost table showed IMED's cost
     inflated by the compilation when ``dpb compile`` had not run)."""
+    import dpb.simulate as simulating
     from dpb.experiments import execution
 
-    real = execution.simulate
+    real = simulating.simulate
     warmups = []
 
     def simulate_with_slow_warmup(policy, env, T, **kw):
@@ -548,7 +549,7 @@ def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
                 pass
         return real(policy, env, T, **kw)
 
-    monkeypatch.setattr(execution, "simulate", simulate_with_slow_warmup)
+    monkeypatch.setattr(simulating, "simulate", simulate_with_slow_warmup)  # warm_kernels' runs
     monkeypatch.setattr(execution, "_WARM", set(), raising=False)
     monkeypatch.setenv("DPB_JIT", "1")
     cell = E.Cell.make("IMED", "mu1", 200, 4)

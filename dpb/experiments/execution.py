@@ -172,14 +172,13 @@ def _warm_kernels(policy: str) -> None:
     the machine code from numba's disk cache that the first chunk of every worker would pay.  The
     tiny runs are those of ``dpb compile`` (:data:`dpb._jit.KERNEL_RUNS`); other policies have no
     kernels."""
-    from .._jit import KERNEL_RUNS, jit_enabled
+    from .._jit import jit_enabled
+    from ..simulate import warm_kernels
 
     if policy in _WARM or not jit_enabled():
         return
     _WARM.add(policy)
-    for name, params in KERNEL_RUNS:
-        if name == policy:
-            simulate(name, "mu1", 50, runs=1, seed=0, params=params)
+    warm_kernels(policy)
 
 
 def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, out: str | None,
