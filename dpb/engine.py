@@ -29,7 +29,13 @@ from ._validate import MAX_HORIZON, as_int, as_seed_sequence
 from .environments import as_bandit
 from .plans import check_plan
 
-__all__ = ["child_seeds", "run_generators", "checkpoint_grid", "Recorder", "drive", "run_phases"]
+#: The arithmetic the engines' numbers depend on, recorded with every cached result: a result
+#: computed under another (another tag, another numpy) is recomputed, never mixed with these.
+#: "detmath-1": logarithms, exponentials and Laplace noise by :mod:`dpb._detmath` (the same bits on
+#: every CPU), numpy's Generator for the uniform, binomial, hypergeometric and Beta draws.
+ARITHMETIC = "detmath-1"
+
+__all__ = ["ARITHMETIC", "child_seeds", "run_generators", "checkpoint_grid", "Recorder", "drive", "run_phases"]
 
 
 # ----------------------------------------------------------------------------------------------

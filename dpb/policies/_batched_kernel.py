@@ -21,6 +21,7 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
+from .. import _detmath, _detmath_kernels  # noqa: F401  (_detmath_kernels: its functions compilable)
 from . import _scalar
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where the kernel calls it
@@ -48,7 +49,7 @@ def _dp_imed_indexes(S, n, idx, eps):
     z, log_term = _d_eps_terms(x_star, eps)
     best = math.inf
     for k in range(K):
-        v = n[k] * _d_eps_below(idx[k], x_star, z, log_term, eps) + math.log(n[k])
+        v = n[k] * _d_eps_below(idx[k], x_star, z, log_term, eps) + _detmath.log(n[k])
         if math.isnan(v):
             return math.nan
         idx[k] = v
@@ -58,10 +59,22 @@ def _dp_imed_indexes(S, n, idx, eps):
 
 
 @numba.njit(cache=True)
+def _standard_laplace(gen):
+    """numpy's Laplace(0, 1) algorithm (inversion of one uniform, a new one if it is 0) with
+    :func:`dpb._detmath.log`: :func:`dpb.policies.base.standard_laplace` draw for draw."""
+    while True:
+        u = gen.random()
+        if u >= 0.5:
+            return -_detmath.log(2.0 - u - u)
+        if u > 0.0:
+            return _detmath.log(u + u)
+
+
+@numba.njit(cache=True)
 def _refill(buf, gen, laplace):
     """A new block of standard Laplace (``laplace``) or uniform variates, as ``RunRandom`` draws it."""
     for j in range(buf.size):
-        buf[j] = gen.laplace(0.0, 1.0) if laplace else gen.random()
+        buf[j] = _standard_laplace(gen) if laplace else gen.random()
 
 
 @numba.njit(cache=True)
@@ -112,4 +125,4 @@ def dp_imed_run(env_gen, pol_gen, means, sizes, T, eps, arms_out, counts_out):
     return step
 
 
-_scalar.stamp_kernels([_dp_imed_indexes, _refill, dp_imed_run])
+_scalar.stamp_kernels([_dp_imed_indexes, _standard_laplace, _refill, dp_imed_run])

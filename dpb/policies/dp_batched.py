@@ -28,6 +28,8 @@ from abc import abstractmethod
 
 import numpy as np
 
+from .._detmath import log_array
+
 from ..batching import BatchSchedule, make_schedule
 from ..plans import check_index
 from . import _lockstep
@@ -205,7 +207,7 @@ class DPKLUCB(BatchedPrivatePolicy):
     reference = "dpb.reference:_dp_klucb"
 
     def private_index(self, x, n, t, releases):
-        return d_eps_ucb_fast(x, np.log(t) / n, self.eps)
+        return d_eps_ucb_fast(x, log_array(t) / n, self.eps)
 
 
 class DPIMED(BatchedPrivatePolicy):
@@ -224,4 +226,4 @@ class DPIMED(BatchedPrivatePolicy):
 
     def private_index(self, x, n, t, releases):
         x_star = x.max(axis=1, keepdims=True)
-        return n * d_eps_below_fast(x, x_star, self.eps) + np.log(n)
+        return n * d_eps_below_fast(x, x_star, self.eps) + log_array(n)
