@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from test_site import CHROMIUM_ARGS, SITE, browser, watch  # noqa: F401 (browser is a fixture)
@@ -354,6 +355,7 @@ def reader(live_server, logged_in, browser):  # noqa: F811
     context = _context(browser, logged_in, viewport={"width": 1200, "height": 900})
     page = context.new_page()
     watch(page)
+    earlier = _kernel_ids(live_server)  # kernels of other tests' renders are not the reader's
     if hasattr(live_server, "login_url"):
         _open_live(page, live_server, CHAPTER, 2)
     else:  # before issue 21: the Live button carried the token to the Jupyter server
@@ -362,7 +364,7 @@ def reader(live_server, logged_in, browser):  # noqa: F811
         explorers_with_images(page, 2, LIVE_TIMEOUT_MS)
     if hasattr(live_server, "kernels"):  # the live page's kernel, not a chapter warming up
         kernels = {k["id"] for k in live_server.kernels()
-                   if not k["warm"] and k["chapter"] == f"{CHAPTER}.ipynb"}
+                   if not k["warm"] and k["chapter"] == f"{CHAPTER}.ipynb"} - earlier
     else:
         kernels = _kernel_ids(live_server)
     assert len(kernels) == 1, kernels
@@ -923,14 +925,19 @@ def test_kernel_limit_holds_for_renders_sent_at_once(own_server):
     threads = [threading.Thread(target=render, daemon=True) for _ in range(5)]
     for th in threads:
         th.start()
-    peak = 0
+    peak, list_errors = 0, []
     while any(th.is_alive() for th in threads):
-        peak = max(peak, len(server.kernels()))
+        try:
+            peak = max(peak, len(server.kernels()))
+        except OSError as exc:  # the kernel list itself failing (a 500 while kernels start)
+            list_errors.append(repr(exc))
         time.sleep(0.1)
     for th in threads:
         th.join(1)
     statuses = sorted(r[0] for r in results)
-    print(f"\nATTEMPT kernel limit: statuses {statuses}, peak {peak} kernels")
+    print(f"\nATTEMPT kernel limit: statuses {statuses}, peak {peak} kernels, "
+          f"{len(list_errors)} failed kernel lists")
+    assert not list_errors, f"the kernel list failed while kernels started: {list_errors[:3]}"
     assert peak <= 2, f"{peak} kernels ran at once with --max-kernels 2 ({statuses})"
     refused = [r for r in results if r[0] == 503]
     assert len(refused) >= 3, statuses
@@ -1016,9 +1023,15 @@ def test_a_cookie_flood_does_not_log_the_reader_out(live_server, logged_in, brow
         names = {c["name"] for c in context.cookies()}
         login_names = {c["name"] for c in logged_in["cookies"]} - {"_xsrf"}
         page = context.new_page()
+        evicted = not login_names & names
         page.goto(f"{live_server.url}/dpb/login?next=/book/{CHAPTER}.html", wait_until="load", timeout=30_000)
-        page.wait_for_url(f"**/book/{CHAPTER}.html", timeout=15_000)
-        print(f"\nATTEMPT 200 cookies: login cookie evicted: {not login_names & names}, ended on {page.url}")
+        try:
+            page.wait_for_url(lambda url: urlparse(url).path == f"/book/{CHAPTER}.html", timeout=15_000)
+        except Exception:  # noqa: BLE001 - the assertion below says where the reader ended
+            pass
+        print(f"\nATTEMPT 200 cookies: login cookie evicted: {evicted}, ended on {page.url}")
+        assert evicted, "the flood did not push the login cookie out (the attempt did not happen)"
+        assert urlparse(page.url).path == f"/book/{CHAPTER}.html", f"the reader was logged out: {page.url}"
     finally:
         context.close()
 
@@ -1040,8 +1053,8 @@ def test_an_oversized_cookie_header_gets_a_page_that_fixes_it(live_server, logge
         page = context.new_page()
         try:
             page.goto(f"{live_server.url}/book/{CHAPTER}.html", wait_until="load", timeout=30_000)
-            page.wait_for_url(f"**/book/{CHAPTER}.html", timeout=15_000)
             page.wait_for_selector(".dpb-live-banner", timeout=15_000)
+            assert urlparse(page.url).path == f"/book/{CHAPTER}.html", page.url
         except Exception as exc:
             raise AssertionError(f"the book did not open after a cookie flood: {exc}") from exc
     finally:

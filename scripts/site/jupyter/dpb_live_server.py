@@ -543,12 +543,15 @@ class KernelListHandler(APIHandler):
         km = self.kernel_manager
         rows = []
         for kid in km.list_kernel_ids():
-            model = await km.kernel_model(kid) if asyncio.iscoroutinefunction(km.kernel_model) \
-                else km.kernel_model(kid)
+            try:  # a kernel may be starting or stopping while this runs: list what is there
+                model = await km.kernel_model(kid) if asyncio.iscoroutinefunction(km.kernel_model) \
+                    else km.kernel_model(kid)
+                prov = getattr(km.get_kernel(kid), "provisioner", None)
+            except (KeyError, web.HTTPError):
+                continue
             rows.append({"id": kid, "chapter": km.chapter_of(kid), "warm": km.is_pooled(kid),
                          "execution_state": model.get("execution_state"),
-                         "pid": getattr(km.get_kernel(kid).provisioner, "pid", None)
-                         if getattr(km.get_kernel(kid), "provisioner", None) else None})
+                         "pid": getattr(prov, "pid", None) if prov else None})
         self.finish(json.dumps(rows))
 
 
