@@ -1043,7 +1043,9 @@ def test_an_oversized_cookie_header_gets_a_page_that_fixes_it(live_server, logge
     status, _, body = _get(port, "/index.html", {"Cookie": "; ".join(f"c{i}={'x' * 3900}" for i in range(24)),
                                                  "Accept": "text/html"})
     assert status == 431 and b"cookies" in body.lower(), (status, body[:300])
-    status, _, body = _get(port, "/index.html", {"Cookie": "c=" + "x" * (1100 * 1024)})
+    # the most Chromium sends for one host: 180 cookies of 4 KB
+    jar = "; ".join(f"c{i}={'x' * 4000}" for i in range(180))
+    status, _, body = _get(port, "/index.html", {"Cookie": jar})
     assert status == 431, (status, body[:300])
     context = _context(browser, logged_in)
     try:
@@ -1197,7 +1199,8 @@ def test_renders_without_fetch_metadata_are_judged_by_origin_and_referer(live_se
     time.sleep(1.0)
     started = _kernel_ids(live_server) - before
     print(f"\nATTEMPT no Fetch Metadata: render {status}, warm {status2}, kernels started {len(started)}")
-    assert status == 403 and status2 == 403 and not started, (status, status2, started)
+    # (Jupyter's own Origin check already answered the cross-origin POST with 404 before issue 36)
+    assert status == 403 and status2 in (403, 404) and not started, (status, status2, started)
     assert b"Live button" in body, body[:400]
 
 

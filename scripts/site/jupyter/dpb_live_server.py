@@ -60,7 +60,7 @@ from jupyter_server.auth.authorizer import Authorizer
 from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.auth.identity import IdentityProvider
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
-from tornado import gen, iostream, web
+from tornado import web
 from tornado.http1connection import HTTP1ServerConnection
 from tornado.httpserver import HTTPServer, _HTTPRequestContext
 from tornado.ioloop import PeriodicCallback
@@ -80,8 +80,9 @@ RENDERING: contextvars.ContextVar[str | None] = contextvars.ContextVar("RENDERIN
 SLOT: contextvars.ContextVar[dict | None] = contextvars.ContextVar("SLOT", default=None)
 
 #: Limits of the HTTP server (issue 36): bodies (the server takes no uploads; a refused body is
-#: never buffered), headers (Chromium may send ~720 KB of cookies for 127.0.0.1; more is answered
-#: 431), seconds to send a request's headers and body, open connections (oldest idle dropped first).
+#: never buffered), headers (Chromium sends at most ~720 KB of cookies for one host: 180 of 4 KB;
+#: a cookie header over COOKIE_LIMIT is answered with the 431 page, headers over MAX_HEADER are
+#: dropped by Tornado), seconds to send a request's headers and body, open connections.
 MAX_BODY = 64 * 1024
 MAX_HEADER = 1024 * 1024
 HEADER_TIMEOUT = 10.0
@@ -547,11 +548,11 @@ class KernelListHandler(APIHandler):
                 model = await km.kernel_model(kid) if asyncio.iscoroutinefunction(km.kernel_model) \
                     else km.kernel_model(kid)
                 prov = getattr(km.get_kernel(kid), "provisioner", None)
-            except (KeyError, web.HTTPError):
-                continue
-            rows.append({"id": kid, "chapter": km.chapter_of(kid), "warm": km.is_pooled(kid),
-                         "execution_state": model.get("execution_state"),
-                         "pid": getattr(prov, "pid", None) if prov else None})
+                rows.append({"id": kid, "chapter": km.chapter_of(kid), "warm": km.is_pooled(kid),
+                             "execution_state": model.get("execution_state"),
+                             "pid": getattr(prov, "pid", None) if prov else None})
+            except Exception:  # noqa: BLE001 - gone meanwhile, or not registered yet
+                self.log.debug("kernel %s not listed", kid, exc_info=True)
         self.finish(json.dumps(rows))
 
 
@@ -598,8 +599,11 @@ class BookHandler(_PageErrors, web.StaticFileHandler):
         page = page.replace(b"<head>", f'<head><meta name="dpb-warm" content="{nonce}">'.encode(), 1)
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
-        if include_body:
-            self.finish(page)
+        self._nonce_page = True
+        self.finish(page if include_body else None)
+
+    def compute_etag(self):
+        return None if getattr(self, "_nonce_page", False) else super().compute_etag()
 
     def validate_absolute_path(self, root, absolute_path):
         if any(part.startswith(".") for part in Path(os.path.relpath(absolute_path, root)).parts):
@@ -721,7 +725,8 @@ def _kernel_manager_class(base):
         def is_pooled(self, kernel_id: str) -> bool:
             for pool in self._pools.values():
                 for task in pool:
-                    if task.done() and not task.exception() and task.result().get("kernel_id") == kernel_id:
+                    if task.done() and not task.cancelled() and not task.exception() and \
+                            task.result().get("kernel_id") == kernel_id:
                         return True
             return False
 
@@ -742,44 +747,6 @@ def _kernel_manager_class(base):
                             pass
 
     return LiveKernelManager
-
-
-class _LiveConnection(HTTP1ServerConnection):
-    """Tornado's server connection, answering a request whose headers exceed the limit with 431."""
-
-    async def _server_request_loop(self, delegate) -> None:
-        from tornado.http1connection import HTTP1Connection
-
-        try:
-            while True:
-                conn = HTTP1Connection(self.stream, False, self.params, self.context)
-                request_delegate = delegate.start_request(self, conn)
-                try:
-                    ret = await conn.read_response(request_delegate)
-                except iostream.UnsatisfiableReadError:  # headers over MAX_HEADER
-                    logging.getLogger("tornado.general").warning("refused: request headers over %d bytes",
-                                                                 MAX_HEADER)
-                    body = error_page(431).encode()
-                    try:
-                        await gen.with_timeout(self.stream.io_loop.time() + 5, self.stream.write(
-                            b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
-                            b"Content-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n"
-                            % len(body) + body))
-                    except Exception:  # noqa: BLE001 - the client is gone or stalls: close anyway
-                        pass
-                    self.stream.close()
-                    return
-                except (iostream.StreamClosedError, asyncio.CancelledError):
-                    return
-                except Exception:  # noqa: BLE001
-                    logging.getLogger("tornado.general").error("Uncaught exception", exc_info=True)
-                    conn.close()
-                    return
-                if not ret:
-                    return
-                await asyncio.sleep(0)
-        finally:
-            delegate.on_close(self)
 
 
 class _Busy:
@@ -832,7 +799,7 @@ class LiveHTTPServer(HTTPServer):
                 stream.close()
                 return
         context = _HTTPRequestContext(stream, address, self.protocol, self.trusted_downstream)
-        conn = _LiveConnection(stream, self.conn_params, context)
+        conn = HTTP1ServerConnection(stream, self.conn_params, context)
         self._connections.add(conn)
         self._waiting[conn] = None
         conn.start_serving(self)
@@ -1008,9 +975,9 @@ def main(argv=None) -> None:
         *rest,
     ])
     once = _Once()
-    for name in ("", "tornado.access", "tornado.application", "tornado.general", app.log.name):
-        for handler in logging.getLogger(name).handlers:
-            handler.addFilter(once)
+    for logger in (logging.getLogger("tornado.access"), logging.getLogger("tornado.application"),
+                   logging.getLogger("tornado.general"), app.log):
+        logger.addFilter(once)
     app.start()
 
 
