@@ -24,14 +24,26 @@ plus the built book:
 - **Host and Origin.**  Every request (static files included) with a ``Host`` other than
   ``127.0.0.1``/``localhost`` (with the server's port) is refused (403): a DNS-rebinding page
   cannot read anything; cross-origin requests are refused by Jupyter's Origin check, and a chapter
-  render is refused when the browser says another origin asked for it (``Sec-Fetch-Site``), so a
-  foreign page cannot make the server start kernels; every response forbids framing by another
-  origin and cross-origin embedding (``Cross-Origin-Resource-Policy: same-origin``);
+  render is refused when the browser says another origin asked for it (``Sec-Fetch-Site``, else
+  ``Origin``/``Referer``: :func:`own_request`), so a foreign page cannot make the server start
+  kernels; every response forbids framing by another origin, cross-origin embedding
+  (``Cross-Origin-Resource-Policy``) and keeping a handle on a window (``-Opener-Policy``);
+- **cookies.**  The login cookie has a random name per run, ``SameSite=Strict`` and ``HttpOnly``;
+  the login page keeps a restore key in the book's ``localStorage`` and brings the cookie back
+  when pages of other local ports crowd it out of the jar; a cookie header over
+  :data:`COOKIE_LIMIT` gets a page (431) that removes what it can and reloads;
+- **limits.**  Bodies, headers, header time and open connections are bounded
+  (:class:`LiveHTTPServer`); floods are logged once a minute (:class:`_Once`); the token never
+  reaches the log (paths without queries, :class:`_Redacting`); ``next=`` is a path of the book
+  (:func:`safe_next`); a live page takes no query (no template or theme from the address bar);
+  error pages say what happened (:data:`ERRORS`);
 - **fast, bounded kernels.**  A chapter page of the book asks (``/dpb/warm``) for its chapter to be
   pre-rendered in a kernel while the reader reads (Voilà's pre-heated kernels), so Live shows a
-  rendered chapter at once; at most ``--warm-max`` chapters are kept warm (the oldest is shut
-  down), ``--preheat all`` warms every chapter at start; used kernels are shut down when their
-  page goes and culled after ``--cull-idle`` seconds of idleness; at most ``--max-kernels`` run.
+  rendered chapter at once; only with the one-time nonce the server wrote into a page the reader
+  opened; at most ``--warm-max`` chapters are kept warm (the oldest is shut down), one nobody
+  opened is shut down after ``--warm-idle`` seconds, ``--preheat all`` warms every chapter at
+  start; used kernels are shut down when their page goes and culled after ``--cull-idle`` seconds
+  of idleness; at most ``--max-kernels`` run (a place is reserved before a kernel starts).
 - **stops with its launcher.**  SIGTERM/SIGINT/SIGHUP kill every kernel at once (SIGKILL) and exit;
   so does the death of the parent process (polled every 0.5 s).
 """
