@@ -33,7 +33,7 @@ import numpy as np
 from .._validate import as_flag, as_real
 
 __all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "float_control",
-           "int_control", "guard_front_end", "NOTICE_HTML", "QUIET_SECONDS", "FRONT_END_KEYS"]
+           "int_control", "NOTICE_HTML", "QUIET_SECONDS"]
 
 #: Seconds without a new change before a coalesced redraw starts.
 QUIET_SECONDS = 0.15
