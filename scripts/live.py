@@ -76,6 +76,28 @@ def _alive(pid: int) -> bool:
         return False
 
 
+#: SIGINT, SIGTERM, SIGHUP as bits of /proc/PID/status masks
+_STOP_BITS = sum(1 << (sig - 1) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
+
+
+def _parent_interrupted(ppid: int) -> bool:
+    """Whether the parent ``make`` is handling a fatal signal sent to its PID alone.
+
+    GNU make then waits for its children (it forwards nothing to them): its handler blocks the
+    signal it is handling (``SigBlk``) while it waits, which is what this reads.
+    """
+    try:
+        comm = Path(f"/proc/{ppid}/comm").read_text().strip()
+        if comm not in ("make", "gmake"):
+            return False
+        for line in Path(f"/proc/{ppid}/status").read_text().splitlines():
+            if line.startswith("SigBlk:"):
+                return bool(int(line.split()[1], 16) & _STOP_BITS)
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
 @dataclass
 class Live:
     """A running ``make live``: the book and the chapters at :attr:`url`."""
@@ -156,7 +178,11 @@ def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
            "--port", str(port), "--preheat", preheat, *(extra or [])]
     log = log or (ROOT / "_build" / "live-server.log")
     log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "wb") as fh:
+    # the log is the owner's alone (0600); it holds no token (the server redacts it), but it
+    # names the chapters read and the addresses asked
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with open(fd, "wb") as fh:
         server = subprocess.Popen(cmd, cwd=CHAPTERS, env=env, stdout=fh, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, start_new_session=True)
     live = Live(url, token, server, log)
@@ -209,7 +235,11 @@ def main(argv: list[str] | None = None) -> int:
             import webbrowser
 
             webbrowser.open(live.login_url)
+        parent = os.getppid()
         while live.server.poll() is None:
+            if os.getppid() != parent or _parent_interrupted(parent):
+                print("make live: `make` was stopped (a signal to its PID alone): stopping", file=sys.stderr)
+                return 0
             time.sleep(0.2)
         print("make live: the live server stopped; see its log", file=sys.stderr)
         return 1

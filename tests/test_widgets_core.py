@@ -85,3 +85,36 @@ def test_errors_are_shown_not_raised():
 
     box = explorer(bad, {"a": W.IntSlider(value=1)})
     assert "a must be positive" in box.output.outputs[0]["text"]
+
+
+def test_front_end_cannot_widen_a_control_or_set_it_outside_its_range():
+    """Issue 36: state a page sends through the kernel's websocket (``set_state``, what ipywidgets
+    applies for a comm ``update``): a slider's range stays, its value is clamped, NaN is dropped,
+    a dropdown's options stay and a bad index is dropped; other widgets take no state at all."""
+    from dpb.widgets.core import float_control, int_control
+
+    calls = []
+
+    def plot(a, n, kind):
+        calls.append((a, n, kind))
+        fig, ax = plt.subplots()
+        ax.plot([0, a], [0, n])
+        return fig
+
+    box = explorer(plot, {"a": float_control("a", 0.5, 0.0, 1.0, 0.1, "a"),
+                          "n": int_control("n", 3, 1, 10, "n"),
+                          "kind": W.Dropdown(options=["x", "y"], value="x")}, quiet=0)
+    n, a, kind = box.controls["n"], box.controls["a"], box.controls["kind"]
+    n.set_state({"max": 10**9, "min": -(10**9), "value": 10**9})
+    assert (n.min, n.max, n.value) == (1, 10, 10)
+    a.set_state({"value": float("nan")})
+    assert a.value == 0.5
+    a.set_state({"value": -1e300, "step": 1e-300})
+    assert (a.value, a.step) == (0.0, 0.1)
+    kind.set_state({"options": ["x", "y", "z" * 10**6], "index": 2})
+    assert kind.options == ("x", "y") and kind.value == "x"
+    kind.set_state({"index": 1})
+    assert kind.value == "y"
+    assert max(abs(c[1]) for c in calls) <= 10 and all(abs(c[0]) <= 1 for c in calls)
+    box.output.set_state({"outputs": [{"output_type": "stream", "name": "stdout", "text": "forged"}]})
+    assert "forged" not in str(box.output.outputs)

@@ -112,6 +112,47 @@ def control(name: str, factory, **kwargs):
     return factory(**kwargs)
 
 
+#: The state a front end may set on a control: a slider, text box or checkbox sends ``value``, a
+#: dropdown or list sends ``index``; its range, step, options and everything else stay the kernel's.
+FRONT_END_KEYS = frozenset({"value", "index"})
+
+
+def guard_front_end(widget, keys=FRONT_END_KEYS) -> None:
+    """Let the front end (a page's websocket) set only ``keys`` of ``widget``, within its range.
+
+    ipywidgets applies any state a front end sends, ``min``/``max``/``options`` included, so a page
+    could widen a slider and ask for any size of computation.  After this, other keys are dropped,
+    a numeric ``value`` that is not finite is dropped and one outside ``[min, max]`` is clamped to
+    the nearest end (as the slider itself would), and a bad ``index`` is dropped.
+    """
+    original = widget.set_state
+
+    def set_state(sync_data):
+        state = {k: v for k, v in dict(sync_data).items() if k in keys and k in widget.keys}
+        value = state.get("value")
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and hasattr(widget, "max"):
+            if not math.isfinite(value):
+                state.pop("value")
+            else:
+                lo, hi = widget.min, widget.max
+                if isinstance(widget, W.FloatLogSlider):
+                    lo, hi = widget.base ** lo, widget.base ** hi
+                state["value"] = min(max(value, lo), hi)
+        if "index" in state:
+            n = len(getattr(widget, "options", ()))
+
+            def ok(i) -> bool:
+                return isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n
+
+            idx = state["index"]
+            if not (ok(idx) or idx is None or (isinstance(idx, (list, tuple)) and all(map(ok, idx)))):
+                state.pop("index")
+        if state:
+            original(state)
+
+    widget.set_state = set_state
+
+
 def eps_control(value: float, low: float = -2, high: float = 1):
     """The control of a privacy budget ``eps``: a log slider from ``10**low`` to ``10**high``."""
     return control("eps", W.FloatLogSlider, value=value, base=10, min=low, max=high, step=0.05,
@@ -280,6 +321,7 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
     for control in controls.values():
         if hasattr(control, "continuous_update"):
             control.continuous_update = False
+        guard_front_end(control)
     out = W.Output()
     takes_progress = "progress" in inspect.signature(plot).parameters
     bar = W.FloatProgress(value=0.0, min=0.0, max=1.0, description="", bar_style="info",
@@ -330,6 +372,12 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
     if title:
         rows.insert(0, W.HTML(f"<b>{title}</b>"))
     box = Explorer(rows)
+    todo, own = [box], {id(c) for c in controls.values()}
+    while todo:  # nothing but the controls takes state from the front end
+        w = todo.pop()
+        todo.extend(getattr(w, "children", ()))
+        if id(w) not in own:
+            guard_front_end(w, keys=frozenset())
     box.controls = controls
     box.output = out
     box.redraws = 0

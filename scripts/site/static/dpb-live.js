@@ -53,11 +53,14 @@
     return m ? decodeURIComponent(m[1]) : "";
   }
 
-  // `make live` only: start pre-rendering this chapter in a kernel while the reader reads it.
+  // `make live` only: start pre-rendering this chapter in a kernel while the reader reads it,
+  // with the one-time nonce the server wrote into this page (only into pages the reader opened).
   function warm() {
     var url = fill(config().warm);
-    if (!url || !window.fetch) return;
-    fetch(url, { method: "POST", credentials: "same-origin", headers: { "X-XSRFToken": cookie("_xsrf") } })
+    var nonce = document.querySelector('meta[name="dpb-warm"]');
+    if (!url || !nonce || !window.fetch) return;
+    fetch(url, { method: "POST", credentials: "same-origin",
+                 headers: { "X-XSRFToken": cookie("_xsrf"), "X-DPB-Warm": nonce.getAttribute("content") } })
       .catch(function () { /* not logged in yet: Live will ask for the login address */ });
   }
 
