@@ -35,7 +35,8 @@ from .plans import check_plan
 #: every CPU), numpy's Generator for the uniform, binomial, hypergeometric and Beta draws.
 ARITHMETIC = "detmath-1"
 
-__all__ = ["ARITHMETIC", "child_seeds", "run_generators", "checkpoint_grid", "Recorder", "drive", "run_phases"]
+__all__ = ["ARITHMETIC", "child_seeds", "run_generators", "checkpoint_grid", "Recorder", "drive",
+           "run_phases"]
 
 
 # ----------------------------------------------------------------------------------------------

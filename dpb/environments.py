@@ -108,7 +108,10 @@ class BernoulliBandit:
             raise ValueError("pulls must be finite counts >= 0")
         if n.shape[-1:] != (self.K,):
             raise ValueError(f"pulls must have a last axis of length K={self.K}, got shape {n.shape}")
-        return n @ self._gaps
+        out = np.zeros(n.shape[:-1])
+        for k in range(self.K):  # arm after arm: one order on every CPU (a BLAS product has its own)
+            out = out + n[..., k] * self._gaps[k]
+        return out
 
     def pull(self, arm: int, n: int, rng: np.random.Generator) -> int:
         """Sum of ``n`` independent rewards of ``arm``: one Binomial(n, mu_arm) draw.

@@ -149,8 +149,13 @@ def _check_level(level, name: str = "level") -> float:
 def _boot_means(x: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     """Means of ``n_boot`` resamples (with replacement) of the rows of ``x`` (shape ``(n, C)``):
     shape ``(n_boot, C)``.  The resample counts of each replicate multiply all ``C`` columns at
-    once, so a whole regret curve costs one matrix product per block of replicates."""
+    once, so a whole regret curve costs one pass per block of replicates.  The sums run in one fixed
+    order (:mod:`dpb._estimates_kernel`, not a BLAS product, whose order depends on the processor),
+    so an interval's ends are the same bits on every machine."""
+    from ._estimates_kernel import weighted_sums
+
     rng = np.random.default_rng(seed)
+    x = np.ascontiguousarray(x, dtype=float)
     n = x.shape[0]
     out = np.empty((n_boot, x.shape[1]))
     step = max(1, 4_000_000 // n)
@@ -159,7 +164,9 @@ def _boot_means(x: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
         idx = rng.integers(0, n, size=(b - a, n))
         idx += np.arange(b - a)[:, None] * n
         counts = np.bincount(idx.ravel(), minlength=(b - a) * n).reshape(b - a, n)
-        out[a:b] = counts @ x / n
+        sums = np.empty((b - a, x.shape[1]))
+        weighted_sums(counts, x, sums)
+        out[a:b] = sums / n
     return out
 
 

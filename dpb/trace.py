@@ -66,7 +66,7 @@ class _TraceHook:
         p = self.policy
         drawn = p.laplace_arm[0] - self._draws
         arms = np.flatnonzero(counts[0])
-        self.reg += float(counts[0] @ self.gaps)
+        self.reg += float(sum(int(c) * g for c, g in zip(counts[0], self.gaps, strict=True)))  # (no BLAS)
         self.rows.append(
             {
                 "phase": len(self.rows),

@@ -67,9 +67,20 @@ CELLS = [
 SEEDS = (0, 7)
 
 #: the cells of the "cpu" subset (cheap, every engine): (policy, engine) pairs of CELLS on mu1, seed 0
-CPU_CELLS = {("IMED", "python"), ("KL-UCB", "python"), ("DP-IMED", "python"), ("DP-KLUCB", "default"),
-             ("DP-SE", "default"), ("AdaP-KLUCB", "default"), ("Lazy-DP-TS", "phases"), ("DP-IMED", "phases"),
-             ("IMED", "phases"), ("DP-UCB", "default"), ("DP-IMED", "numba"), ("KL-UCB", "numba")}
+CPU_CELLS = {
+    ("IMED", "python"),
+    ("KL-UCB", "python"),
+    ("DP-IMED", "python"),
+    ("DP-KLUCB", "default"),
+    ("DP-SE", "default"),
+    ("AdaP-KLUCB", "default"),
+    ("Lazy-DP-TS", "phases"),
+    ("DP-IMED", "phases"),
+    ("IMED", "phases"),
+    ("DP-UCB", "default"),
+    ("DP-IMED", "numba"),
+    ("KL-UCB", "numba"),
+}
 
 
 def digest(*arrays) -> str:
@@ -84,8 +95,16 @@ def digest(*arrays) -> str:
 
 def result_digest(res) -> str:
     """The digest of everything a :class:`dpb.result.Result` stores of its runs."""
-    return digest(res.run_ids, res.checkpoints, res.log_grid, res.linear_grid, res.regret, res.pulls,
-                  res.n_phases, res.laplace_draws)
+    return digest(
+        res.run_ids,
+        res.checkpoints,
+        res.log_grid,
+        res.linear_grid,
+        res.regret,
+        res.pulls,
+        res.n_phases,
+        res.laplace_draws,
+    )
 
 
 def put_back_libm() -> None:
@@ -107,8 +126,13 @@ def _grid() -> np.ndarray:
     from dpb._detmath import exp_array  # (np.exp would make the grid itself CPU-dependent)
 
     rng = np.random.default_rng(20261129)
-    return np.concatenate([rng.random(20_000), exp_array(rng.uniform(-700.0, 700.0, 20_000)),
-                           [0.0, 0.5, 1.0, 2.0, 1e-300, 5e-324, 1.7e308]])
+    return np.concatenate(
+        [
+            rng.random(20_000),
+            exp_array(rng.uniform(-700.0, 700.0, 20_000)),
+            [0.0, 0.5, 1.0, 2.0, 1e-300, 5e-324, 1.7e308],
+        ]
+    )
 
 
 def arithmetic_cases() -> Iterator[tuple[str, Callable[[], str]]]:
@@ -116,34 +140,63 @@ def arithmetic_cases() -> Iterator[tuple[str, Callable[[], str]]]:
     from dpb.policies import _numerics, _scalar
 
     x = _grid()
-    small = np.concatenate([np.random.default_rng(1).uniform(-745.0, 709.0, 20_000),
-                            np.random.default_rng(2).uniform(-1.0, 1.0, 20_000)])
-    yield "arithmetic/log, log1p of a grid (numpy arrays)", lambda: digest(
-        _detmath.log_array(x), _detmath.log1p_array(x - 0.5))
-    yield "arithmetic/exp, expm1 of a grid (numpy arrays)", lambda: digest(
-        _detmath.exp_array(small), _detmath.expm1_array(small / 20.0))
-    yield "arithmetic/log, exp of a grid (Python scalars)", lambda: digest(
-        np.array([_detmath.log(v) for v in x[::10].tolist()]),
-        np.array([_detmath.exp(v) for v in small[::10].tolist()]))
+    small = np.concatenate(
+        [
+            np.random.default_rng(1).uniform(-745.0, 709.0, 20_000),
+            np.random.default_rng(2).uniform(-1.0, 1.0, 20_000),
+        ]
+    )
+    yield (
+        "arithmetic/log, log1p of a grid (numpy arrays)",
+        lambda: digest(_detmath.log_array(x), _detmath.log1p_array(x - 0.5)),
+    )
+    yield (
+        "arithmetic/exp, expm1 of a grid (numpy arrays)",
+        lambda: digest(_detmath.exp_array(small), _detmath.expm1_array(small / 20.0)),
+    )
+    yield (
+        "arithmetic/log, exp of a grid (Python scalars)",
+        lambda: digest(
+            np.array([_detmath.log(v) for v in x[::10].tolist()]),
+            np.array([_detmath.exp(v) for v in small[::10].tolist()]),
+        ),
+    )
 
     rng = np.random.default_rng(7)
     means = rng.random(20_000)
     level = _detmath.exp_array(rng.uniform(-12.0, 3.0, 20_000))
     top = np.maximum(means, rng.random(20_000))
-    yield "arithmetic/DP-KLUCB index on a grid (numpy)", lambda: digest(
-        _numerics.d_eps_ucb_fast(means, level, 0.25), _numerics.d_eps_ucb_fast(means, level, 1.0))
-    yield "arithmetic/DP-IMED divergence on a grid (numpy)", lambda: digest(
-        _numerics.d_eps_below_fast(means, top, 0.1), _numerics.d_eps_below_fast(means, top, 1.0))
-    yield "arithmetic/KL-UCB index and kl on a grid (numpy)", lambda: digest(
-        _numerics.kl_ucb_fast(means, level), _numerics.kl_fast(means, top),
-        _numerics.budget_fast(np.arange(1, 5000), 3.0))
+    yield (
+        "arithmetic/DP-KLUCB index on a grid (numpy)",
+        lambda: digest(
+            _numerics.d_eps_ucb_fast(means, level, 0.25), _numerics.d_eps_ucb_fast(means, level, 1.0)
+        ),
+    )
+    yield (
+        "arithmetic/DP-IMED divergence on a grid (numpy)",
+        lambda: digest(
+            _numerics.d_eps_below_fast(means, top, 0.1), _numerics.d_eps_below_fast(means, top, 1.0)
+        ),
+    )
+    yield (
+        "arithmetic/KL-UCB index and kl on a grid (numpy)",
+        lambda: digest(
+            _numerics.kl_ucb_fast(means, level),
+            _numerics.kl_fast(means, top),
+            _numerics.budget_fast(np.arange(1, 5000), 3.0),
+        ),
+    )
 
     def scalars():
         k = 2000
-        return digest(np.array([_scalar.kl_ucb(m, c) for m, c in zip(means[:k].tolist(), level[:k].tolist())]),
-                      np.array([_scalar.kl(m, q) for m, q in zip(means[:k].tolist(), top[:k].tolist())]),
-                      np.array([_scalar.d_eps_below(m, q, *_scalar.d_eps_terms(q, 0.5), 0.5)
-                                for m, q in zip(means[:k].tolist(), top[:k].tolist())]))
+        m, c, q = means[:k].tolist(), level[:k].tolist(), top[:k].tolist()
+        pairs = list(zip(m, q, strict=True))
+        return digest(
+            np.array([_scalar.kl_ucb(a, b) for a, b in zip(m, c, strict=True)]),
+            np.array([_scalar.kl(a, b) for a, b in pairs]),
+            np.array([_scalar.d_eps_below(a, b, *_scalar.d_eps_terms(b, 0.5), 0.5) for a, b in pairs]),
+        )
+
     yield "arithmetic/KL-UCB, DP-IMED indexes (Python scalars)", scalars
 
 
@@ -154,6 +207,7 @@ def noise_cases() -> Iterator[tuple[str, Callable[[], str]]]:
         rand = RunRandom([np.random.default_rng(s) for s in range(4)], block=64)
         rows = np.arange(4)
         return digest(np.array([rand.laplace(rows) for _ in range(25_000)]))
+
     yield "noise/RunRandom Laplace stream, 4 runs x 25,000", laplace
 
 
@@ -188,14 +242,24 @@ def split_cases(cpu_only: bool = False) -> Iterator[tuple[str, Callable[[], str]
     from dpb.experiments import DEFAULT_SEED, appendix, eps_sweep, figure1
 
     fig1, app, sweep = figure1(), appendix(), eps_sweep()
-    picks = [(fig1, "mu1", 0.25, "DP-SE"), (fig1, "mu2", 0.25, "AdaP-KLUCB"), (fig1, "mu1", 0.25, "DP-KLUCB"),
-             (fig1, "mu2", 0.25, "DP-IMED"), (fig1, "mu1", 0.25, "IMED"), (fig1, "mu2", 0.25, "Lazy-DP-TS"),
-             (app, "mu3", 0.01, "DP-IMED"), (app, "mu4", 1.0, "DP-KLUCB"), (app, "mu3", 0.1, "Lazy-DP-TS")]
+    picks = [
+        (fig1, "mu1", 0.25, "DP-SE"),
+        (fig1, "mu2", 0.25, "AdaP-KLUCB"),
+        (fig1, "mu1", 0.25, "DP-KLUCB"),
+        (fig1, "mu2", 0.25, "DP-IMED"),
+        (fig1, "mu1", 0.25, "IMED"),
+        (fig1, "mu2", 0.25, "Lazy-DP-TS"),
+        (app, "mu3", 0.01, "DP-IMED"),
+        (app, "mu4", 1.0, "DP-KLUCB"),
+        (app, "mu3", 0.1, "Lazy-DP-TS"),
+    ]
     if cpu_only:  # the cell in which a last-bit difference flipped an elimination (issue 32)
         picks = picks[:1]
     cells = []
     for exp, env, eps, policy in picks:
-        cells += [c for s in exp.settings if (s.env, s.eps) == (env, eps) for c in s.cells if c.policy == policy]
+        cells += [
+            c for s in exp.settings if (s.env, s.eps) == (env, eps) for c in s.cells if c.policy == policy
+        ]
     if not cpu_only:
         cells.append(sweep.settings[37].cells[0])
     for cell in cells:
@@ -203,9 +267,18 @@ def split_cases(cpu_only: bool = False) -> Iterator[tuple[str, Callable[[], str]
             label = f"split/{cell.policy}/{cell.env}/eps={cell.eps}/T={cell.T:.0e}/runs={ids}"
 
             def thunk(cell=cell, ids=ids):
-                return result_digest(dpb.simulate(cell.policy, cell.bandit(), cell.T,
-                                                  seed=cell.seed_sequence(DEFAULT_SEED), params=cell.params,
-                                                  run_ids=ids, max_seconds=None))
+                return result_digest(
+                    dpb.simulate(
+                        cell.policy,
+                        cell.bandit(),
+                        cell.T,
+                        seed=cell.seed_sequence(DEFAULT_SEED),
+                        params=cell.params,
+                        run_ids=ids,
+                        max_seconds=None,
+                    )
+                )
+
             yield label, thunk
 
 
@@ -228,13 +301,24 @@ def teaching_cases() -> Iterator[tuple[str, Callable[[], str]]]:
         return digest(tr.actions, tr.starts, tr.laplace_draws)
 
     def game():
-        tr = interaction.run_game("DP-IMED", interaction.LeaderAdversary(), 40, "R", 4, 200, seed=5, K=2,
-                                  params={"eps": 1.0})
+        tr = interaction.run_game(
+            "DP-IMED", interaction.LeaderAdversary(), 40, "R", 4, 200, seed=5, K=2, params={"eps": 1.0}
+        )
         return digest(tr.actions, tr.starts, tr.laplace_draws)
 
     def seeded_by_generator():
-        return result_digest(dpb.simulate("DP-IMED", "mu2", 10**4, runs=2, seed=np.random.default_rng(3),
-                                          eps=0.25, checkpoints=17, max_seconds=None))
+        return result_digest(
+            dpb.simulate(
+                "DP-IMED",
+                "mu2",
+                10**4,
+                runs=2,
+                seed=np.random.default_rng(3),
+                eps=0.25,
+                checkpoints=17,
+                max_seconds=None,
+            )
+        )
 
     yield "trace/DP-KLUCB teaching trace, mu2, run 2", trace
     yield "decompose/DP-IMED runs split by proof term", decomposed
@@ -245,8 +329,13 @@ def teaching_cases() -> Iterator[tuple[str, Callable[[], str]]]:
 
 SUBSETS = {
     "all": lambda: [*arithmetic_cases(), *noise_cases(), *cell_cases(), *split_cases(), *teaching_cases()],
-    "cpu": lambda: [*arithmetic_cases(), *noise_cases(), *cell_cases(cpu_only=True),
-                    *split_cases(cpu_only=True), *teaching_cases()],
+    "cpu": lambda: [
+        *arithmetic_cases(),
+        *noise_cases(),
+        *cell_cases(cpu_only=True),
+        *split_cases(cpu_only=True),
+        *teaching_cases(),
+    ],
     "paper": lambda: list(split_cases()),
 }
 

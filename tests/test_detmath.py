@@ -21,14 +21,38 @@ def _ulps(a, b) -> np.ndarray:
 
 RNG = np.random.default_rng(12)
 DOMAINS = {
-    "log": np.concatenate([RNG.random(20_000), np.exp(RNG.uniform(-740, 709, 20_000)), RNG.uniform(0.5, 2, 20_000),
-                           [1.0, 2.0, 0.5, 1e-300, 5e-324, 1.7e308, math.sqrt(0.5), math.sqrt(2.0)]]),
-    "log1p": np.concatenate([RNG.uniform(-1, 1, 20_000), RNG.uniform(-1e-9, 1e-9, 20_000),
-                             np.exp(RNG.uniform(-40, 700, 20_000)), [-0.2928932188134524, 0.41421356237309503, 0.0]]),
-    "exp": np.concatenate([RNG.uniform(-745, 709.7, 20_000), RNG.uniform(-1, 1, 20_000),
-                           RNG.uniform(-1e-9, 1e-9, 1000), [0.0, -0.0, 709.78, -745.1, -708.5]]),
-    "expm1": np.concatenate([RNG.uniform(-40, 40, 20_000), RNG.uniform(-1e-6, 1e-6, 20_000),
-                             RNG.uniform(-1, 1, 20_000), [0.34657359027997264, -0.34657359027997264, 0.0]]),
+    "log": np.concatenate(
+        [
+            RNG.random(20_000),
+            np.exp(RNG.uniform(-740, 709, 20_000)),
+            RNG.uniform(0.5, 2, 20_000),
+            [1.0, 2.0, 0.5, 1e-300, 5e-324, 1.7e308, math.sqrt(0.5), math.sqrt(2.0)],
+        ]
+    ),
+    "log1p": np.concatenate(
+        [
+            RNG.uniform(-1, 1, 20_000),
+            RNG.uniform(-1e-9, 1e-9, 20_000),
+            np.exp(RNG.uniform(-40, 700, 20_000)),
+            [-0.2928932188134524, 0.41421356237309503, 0.0],
+        ]
+    ),
+    "exp": np.concatenate(
+        [
+            RNG.uniform(-745, 709.7, 20_000),
+            RNG.uniform(-1, 1, 20_000),
+            RNG.uniform(-1e-9, 1e-9, 1000),
+            [0.0, -0.0, 709.78, -745.1, -708.5],
+        ]
+    ),
+    "expm1": np.concatenate(
+        [
+            RNG.uniform(-40, 40, 20_000),
+            RNG.uniform(-1e-6, 1e-6, 20_000),
+            RNG.uniform(-1, 1, 20_000),
+            [0.34657359027997264, -0.34657359027997264, 0.0],
+        ]
+    ),
 }
 #: largest distance from the C library's result (itself within about half an ulp of exact)
 MAX_ULPS = {"log": 1, "log1p": 1, "exp": 1, "expm1": 2}

@@ -27,7 +27,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden.py"
-RECORDED = dict(line.split("\t") for line in (ROOT / "tests/golden_digests.txt").read_text().splitlines() if line)
+RECORDED = dict(
+    line.split("\t") for line in (ROOT / "tests/golden_digests.txt").read_text().splitlines() if line
+)
 
 sys.path.insert(0, str(ROOT / "tests"))
 import golden  # noqa: E402
@@ -56,12 +58,22 @@ SETTINGS = {
 
 
 def _run_cpu_subset(env_extra: dict, timeout: float = 420) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("DPB_GOLDEN_PUT_BACK_LIBM", "GLIBC_TUNABLES", "NPY_DISABLE_CPU_FEATURES", "NUMBA_CPU_NAME")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in ("DPB_GOLDEN_PUT_BACK_LIBM", "GLIBC_TUNABLES", "NPY_DISABLE_CPU_FEATURES", "NUMBA_CPU_NAME")
+    }
     env.update(env_extra, PYTHONPATH=str(ROOT))
     try:
-        out = subprocess.run([sys.executable, str(GOLDEN), "--subset", "cpu"], env=env, cwd=ROOT,
-                             capture_output=True, text=True, timeout=timeout)
+        out = subprocess.run(
+            [sys.executable, str(GOLDEN), "--subset", "cpu"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail(f"tests/golden.py --subset cpu took over {timeout} s under {env_extra}")
     assert out.returncode == 0, out.stderr[-3000:]
@@ -85,7 +97,9 @@ def test_same_digests_under_every_forced_instruction_set(setting):
     got = _run_cpu_subset(SETTINGS[setting])
     assert len(got) >= 20
     changed = sorted(k for k in got if got[k] != RECORDED.get(k))
-    assert not changed, f"under {setting} ({SETTINGS[setting]}): {len(changed)} of {len(got)} changed: {changed}"
+    assert not changed, (
+        f"under {setting} ({SETTINGS[setting]}): {len(changed)} of {len(got)} changed: {changed}"
+    )
 
 
 @pytest.mark.slow
