@@ -12,6 +12,12 @@ times CPU-seconds per decision measured on this project's machine and rounded up
   ``cost_fast`` (compiled) and ``cost_fast_python`` (uncompiled) of the policy, measured at
   T = 10^6 where the fast paths are slowest per round (their cost per round falls as T grows);
   a fast path without prices gets :data:`FAST_COST_OTHER`.
+* A per-step policy of your own (a :class:`~dpb.policies.PerStepPolicy` without a fast path of
+  its own) runs on the lock-step fast path (:mod:`dpb.policies._perstep`), whose cost is mostly
+  its index: the model times ``empirical_index`` on a few synthetic states (:func:`index_prices`,
+  about ten calls, cached on the policy object) and multiplies by the calls and rows of the path,
+  a model fitted on measured cells (:data:`PER_STEP_ROWS`, :data:`PER_STEP_BLOCK`), plus the
+  path's own work (:data:`PER_STEP_ENGINE`).  Meant to be within 1.5 times the measured time.
 * A batched private policy decides once per phase: at most K times the number of batches of its
   schedule up to T per run (:func:`dpb.batching.phases_to_reach`), logarithmic in T, or its own
   ``max_phases(K, T)`` (DP-SE, AdaP-KLUCB, AdaP-UCB: K (log2 T + 2)), priced per phase with the
@@ -30,7 +36,10 @@ Adjust them when a fast path changes (``benchmarks/``).  The one-time compilatio
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
+
+import numpy as np
 
 from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, check_seconds
@@ -59,6 +68,16 @@ STEP_COST = (5e-4, 3e-5)
 #: ... and the transcript engine of :mod:`dpb.interaction` (DP-IMED at T = 10^6: 12 s for 1 run,
 #: 52 s for 10; IMED at T = 10^4: 1.1 s for 10 runs).
 TRANSCRIPT_COST = (2e-4, 1e-5)
+
+#: The lock-step path of a per-step policy of one's own: its own CPU-seconds per call of the index
+#: and per row evaluated (measured with an index that costs nothing) ...
+PER_STEP_ENGINE = (2.5e-4, 6e-7)
+#: ... rows evaluated per decision, ``1 + a (T / 1000) ** -b`` (each row is the index of one state;
+#: measured 1.6-2.0 at T = 10^3, 1.2-1.9 at 10^4, 1.04-1.43 at 10^5) ...
+PER_STEP_ROWS = (0.8, 0.25)
+#: ... and decisions per run and call of the index, ``a (T / 1000) ** b`` (measured: 1.7-4.9 at
+#: T = 10^3, 3.3-20 at 10^4, 9.5-27 at 10^5 for a UCB-like and a KL-UCB-like rule on mu1, mu2).
+PER_STEP_BLOCK = (2.5, 0.45)
 
 _ADVICE = "use a smaller T or fewer runs, or pass max_seconds=None (or a larger limit) to run it anyway"
 
@@ -98,12 +117,79 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
     if engine == "reference":
         return Cost(float(T) * runs * pol.cost_reference, T, engine)
     phases = max_phases(pol, K, T)
+    if engine == "fast" and pol.cost_fast is None and _lockstep_per_step(pol):
+        return Cost(per_step_seconds(pol, K, T, runs), T, engine)
     if engine == "fast" and (pol.cost_fast is not None or phases == T):
         compiled = check_engine(None) == "numba" if compiled is None else compiled
         step, run = (pol.cost_fast if compiled else pol.cost_fast_python or pol.cost_fast) or FAST_COST_OTHER
         return Cost(float(T) * (step + runs * run), T, engine)
     step, run = FAST_PHASE_COST if engine == "fast" else STEP_COST if phases == T else PHASE_COST
     return Cost(float(phases) * (step + runs * run), phases, engine)
+
+
+def _lockstep_per_step(pol) -> bool:
+    from .policies.base import PerStepPolicy
+
+    return isinstance(pol, PerStepPolicy) and getattr(type(pol), "fast_simulate", None) is PerStepPolicy.fast_simulate
+
+
+def _probe_states(K: int, T: int, rows: int, rng: np.random.Generator) -> tuple:
+    """Synthetic states of a per-step run at round T / 2: a leader with most pulls, the other
+    arms pulled about 8 log t / gap^2 times, reward sums drawn from means spread in [0.25, 0.75]."""
+    means = np.linspace(0.75, 0.25, K) if K > 1 else np.array([0.5])
+    t = np.full((rows, 1), max(K + 1, T // 2), dtype=np.int64)
+    gaps = np.maximum(means[0] - means, 0.05)
+    n = np.maximum(1, np.rint(8.0 * np.log(t) / gaps**2 * rng.uniform(0.5, 1.5, (rows, K)))).astype(np.int64)
+    n = np.minimum(n, t // K)
+    n[:, 0] = np.maximum(1, t[:, 0] - n[:, 1:].sum(axis=1))
+    s = rng.binomial(n, means).astype(float)
+    return s / n, n, t
+
+
+def index_prices(pol, K: int, T: int, runs: int) -> tuple[float, float]:
+    """CPU-seconds ``(per call, per row)`` of ``pol.empirical_index`` on ``K`` arms, timed on
+    synthetic states (:func:`_probe_states`) at two numbers of rows, best of three each; cached
+    on the policy object.  An index that fails on them is priced at a millisecond a call and
+    10 microseconds a row (the simulation will then report the failure itself)."""
+    small = min(max(int(runs), 1), 64)
+    big = small + 512
+    key = (K, T, small)
+    cache = pol.__dict__.setdefault("_index_prices", {})
+    if key in cache:
+        return cache[key]
+    rng = np.random.default_rng(0)
+    timed = []
+    try:
+        for rows in (small, big):
+            mu, n, t = _probe_states(K, T, rows, rng)
+            best = np.inf
+            for _ in range(3):
+                start = time.process_time()
+                pol.empirical_index(mu, n, t)
+                best = min(best, time.process_time() - start)
+            timed.append(best)
+    except Exception:  # priced pessimistically; the simulation reports the error itself
+        timed = [1e-3 + 1e-5 * small, 1e-3 + 1e-5 * big]
+    per_row = max((timed[1] - timed[0]) / (big - small), 0.0)
+    per_call = max(timed[0] - small * per_row, 0.0)
+    cache[key] = (per_call, per_row)
+    return cache[key]
+
+
+def per_step_seconds(pol, K: int, T: int, runs: int) -> float:
+    """Estimated CPU-seconds of ``runs`` runs of the per-step ``pol`` on the lock-step fast path."""
+    from .policies._perstep import LOOKAHEAD_MAX
+
+    c0, c1 = index_prices(pol, K, T, runs)
+    decisions = float(runs) * max(T - K, 1)
+    if getattr(pol, "lookahead", True):
+        a, b = PER_STEP_BLOCK
+        per_call = min(a * max(T / 1000.0, 1.0) ** b, LOOKAHEAD_MAX)
+        rows = (1.0 + PER_STEP_ROWS[0] * max(T / 1000.0, 1.0) ** -PER_STEP_ROWS[1]) * decisions
+    else:
+        per_call, rows = 1.0, decisions
+    calls = decisions / (runs * per_call)
+    return calls * (c0 + PER_STEP_ENGINE[0]) + rows * (c1 + PER_STEP_ENGINE[1])
 
 
 def transcript_cost(T: int, runs: int) -> Cost:

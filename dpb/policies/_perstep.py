@@ -39,6 +39,9 @@ __all__ = ["BernoulliStream", "simulate_per_step", "LOOKAHEAD_MAX"]
 
 #: The most rows (rounds) of look-ahead per run and call of the index.
 LOOKAHEAD_MAX = 64
+#: What the last call of :func:`simulate_per_step` did: calls of the index, rows evaluated,
+#: decisions made (for ``benchmarks/bench_per_step.py`` and the cost model's constants).
+LAST_COUNTS = {"calls": 0, "rows": 0, "decisions": 0}
 #: Uniforms pre-drawn per run and refill, and rounds of a run's arm log between two recordings.
 _BLOCK = 4096
 
@@ -157,6 +160,7 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
     span = np.full(R, min(4, look), dtype=np.int64)  # rows of look-ahead per run
     guess = np.zeros(R, dtype=np.int64)
     act = all_runs[t <= T]
+    calls = rows_seen = 0
     while act.size:
         L = np.minimum(span[act], T - t[act] + 1)
         g = guess[act]
@@ -183,6 +187,8 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
         rows = np.arange(M)
         n_rows[rows, g_row] += j
         s_rows[rows, g_row] += incl - rew
+        calls += 1
+        rows_seen += M
         index = policy.empirical_index(s_rows / n_rows, n_rows, (t[rr] + j)[:, None])
         values = np.asarray(index)
         if values.shape != (M, K) or values.dtype == object or values.dtype.kind not in "iuf":
@@ -221,6 +227,7 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
         t[act] += acc + (acc < L)
         span[act] = np.where(acc == L, np.minimum(2 * L, look), np.clip(2 * acc + 2, 1, look))
         act = act[t[act] <= T]
+    LAST_COUNTS.update(calls=calls, rows=rows_seen, decisions=int(R * (T - K)))
     for r in range(R):
         if fill[r]:
             _record(rec, r, int(logged[r]), log[r, : fill[r]])
