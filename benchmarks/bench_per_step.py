@@ -93,7 +93,8 @@ def main() -> None:
             same = all(np.array_equal(getattr(res, k), getattr(res0, k))
                        for k in ("regret", "pulls", "n_phases", "laplace_draws"))
             print(f"| {cls.name} | generic engine (before) | {dt0:.2f} | {dt0 / (R * T) * 1e6:.1f} | "
-                  f"{est_old:.1f} | {est_old / dt0:.2f} | {T} | 1.00 | {'yes' if same else 'NO'} |", flush=True)
+                  f"{est_old:.1f} | {est_old / dt0:.2f} | {T} | 1.00 | {'yes' if same else 'NO'} |",
+                  flush=True)
 
 
 if __name__ == "__main__":

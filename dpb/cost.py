@@ -130,7 +130,8 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
 def _lockstep_per_step(pol) -> bool:
     from .policies.base import PerStepPolicy
 
-    return isinstance(pol, PerStepPolicy) and getattr(type(pol), "fast_simulate", None) is PerStepPolicy.fast_simulate
+    own = getattr(type(pol), "fast_simulate", None)
+    return isinstance(pol, PerStepPolicy) and own is PerStepPolicy.fast_simulate
 
 
 def _probe_states(K: int, T: int, rows: int, rng: np.random.Generator) -> tuple:

@@ -23,8 +23,9 @@ a cell advance together, with the same draws and the same arithmetic, hence the 
   generic engine's order (a cumulative sum from the run's regret so far), once per block of
   rounds of the log.
 
-If numpy's sampler would redraw (``U - q^n > p q^n / q``, probability below ``2**-50`` per
-draw), the cell is run again on the generic engine from the saved generator states.
+If a uniform drawn for a block would make numpy's sampler draw a second one for its pull
+(``U - q^n > p q^n / q``, probability below ``2**-50`` per draw), the cell is run again on the
+generic engine from the saved generator states.
 """
 
 from __future__ import annotations
@@ -42,8 +43,14 @@ LOOKAHEAD_MAX = 64
 #: What the last call of :func:`simulate_per_step` did: calls of the index, rows evaluated,
 #: decisions made (for ``benchmarks/bench_per_step.py`` and the cost model's constants).
 LAST_COUNTS = {"calls": 0, "rows": 0, "decisions": 0}
-#: Uniforms pre-drawn per run and refill, and rounds of a run's arm log between two recordings.
+#: Uniforms pre-drawn per run and refill, and rounds of a run's arm log between two recordings:
+#: 4096, fewer for many runs (at most about 2**23 buffered uniforms in all), at least 256 (and
+#: more than K plus the look-ahead).
 _BLOCK = 4096
+
+
+def _block(R: int, K: int) -> int:
+    return int(max(min(_BLOCK, max(256, 2**23 // max(R, 1))), K + LOOKAHEAD_MAX + 2))
 
 
 class _Redraw(Exception):
@@ -65,6 +72,7 @@ class BernoulliStream:
         means = np.asarray(means, dtype=float)
         self.generators = list(generators)
         self.R = len(self.generators)
+        self.block = _block(self.R, means.size)
         thr, redraw, flip = [], [], []
         for p in means.tolist():
             if p == 0.0:
@@ -77,16 +85,16 @@ class BernoulliStream:
         self.thr, self.redraw = np.array(thr), np.array(redraw)
         self.flip = np.array(flip)
         self.uses = (means != 0.0).astype(np.int64)  # uniforms per pull of each arm
-        self.buf = np.empty((self.R, _BLOCK))
-        self.ptr = np.full(self.R, _BLOCK, dtype=np.int64)
+        self.buf = np.empty((self.R, self.block))
+        self.ptr = np.full(self.R, self.block, dtype=np.int64)
 
     def ensure(self, runs: np.ndarray, need: np.ndarray) -> None:
         """Make at least ``need[i]`` unread uniforms available to run ``runs[i]`` (in stream order)."""
-        short = runs[_BLOCK - self.ptr[runs] < need]
+        short = runs[self.block - self.ptr[runs] < need]
         for r in short.tolist():
             left = self.buf[r, self.ptr[r]:].copy()
             self.buf[r, : left.size] = left
-            self.buf[r, left.size:] = self.generators[r].random(_BLOCK - left.size)
+            self.buf[r, left.size:] = self.generators[r].random(self.block - left.size)
             self.ptr[r] = 0
 
     def rewards(self, u: np.ndarray, arms: np.ndarray) -> np.ndarray:
@@ -120,7 +128,8 @@ def simulate_per_step(policy, means, T: int, env_generators, policy_generators, 
     docstring); the same numbers as :func:`dpb.engine.run_phases`, which runs the cell instead in
     the (astronomically rare) case of a second uniform for one pull."""
     means = np.asarray(means, dtype=float)
-    saved = ([g.bit_generator.state for g in env_generators], [g.bit_generator.state for g in policy_generators],
+    saved = ([g.bit_generator.state for g in env_generators],
+             [g.bit_generator.state for g in policy_generators],
              {name: getattr(recorder, name).copy() for name in ("regret", "pulls", "reg", "next", "phases")})
     try:
         _lockstep(policy, means, T, env_generators, policy_generators, recorder)
@@ -141,7 +150,7 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
     N, S = policy.N, policy.S
     stream = BernoulliStream(means, env_generators)
     all_runs = np.arange(R)
-    log = np.empty((R, _BLOCK + LOOKAHEAD_MAX + 1), dtype=np.int64)
+    log = np.empty((R, stream.block + LOOKAHEAD_MAX + 1), dtype=np.int16 if K < 2**15 else np.int64)
     fill = np.zeros(R, dtype=np.int64)
     logged = np.ones(R, dtype=np.int64)  # first round of each run's log
     # rounds 1..K: every arm once, in order (the initial round robin)
