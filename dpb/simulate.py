@@ -134,7 +134,8 @@ def _priced(policy, params, env, T, fast, engine, runs: int, max_seconds) -> tup
     pol, bandit = as_policy(policy, params), as_bandit(env)
     T = check_horizon(pol, bandit.K, as_int("T", T, minimum=1, maximum=MAX_HORIZON))
     engine, use_fast = check_engine(engine), uses_fast_path(pol, fast)
-    cost = call_cost(pol, bandit.K, T, runs, "fast" if use_fast else "phases", engine == "numba")
+    cost = call_cost(pol, bandit.K, T, runs, "fast" if use_fast else "phases", engine == "numba",
+                     means=bandit.means)
     check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, runs)
     return pol, bandit, T, use_fast, engine
 

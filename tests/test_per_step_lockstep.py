@@ -199,3 +199,23 @@ def test_the_cost_model_prices_the_users_index():
     assert costly.seconds > 5 * cheap.seconds
     # no look-ahead: one call per round, so more calls priced than with look-ahead
     assert estimate_cost(UserUCBNoLookahead(), "mu1", 10**5, 20).seconds > cheap.seconds
+
+
+def test_a_long_call_is_priced_by_a_pilot_of_its_switching():
+    """How often a rule changes arm sets the calls of the index: a pilot on the first rounds
+    measures it (a rule that changes arm every round costs one call a round, one that never
+    changes about one per 64 rounds)."""
+
+    class Constant(UserUCB, register=False):
+        def empirical_index(self, mu, n, t):
+            return np.broadcast_to(-np.arange(mu.shape[1], dtype=float), mu.shape).copy()
+
+    class Alternating(UserUCB, register=False):
+        def empirical_index(self, mu, n, t):
+            return (np.arange(mu.shape[1]) == t % mu.shape[1]).astype(float)
+
+    still = estimate_cost(Constant(), "mu1", 10**6, 20).seconds
+    moving = estimate_cost(Alternating(), "mu1", 10**6, 20).seconds
+    assert moving > 10 * still
+    res = simulate(Alternating(), "mu1", 500, runs=2, seed=0)  # and it does alternate
+    assert np.array_equal(res.pulls, np.full((2, 5), 100))
