@@ -146,6 +146,12 @@ def _lockstep_per_step(pol) -> bool:
     return isinstance(pol, PerStepPolicy) and own is PerStepPolicy.fast_simulate
 
 
+def _cache_of(pol) -> dict:
+    """The policy object's cache of prices and pilots (a throw-away dict if it has no ``__dict__``)."""
+    own = getattr(pol, "__dict__", None)
+    return own.setdefault("_index_prices", {}) if isinstance(own, dict) else {}
+
+
 def _probe_states(K: int, T: int, rows: int, rng: np.random.Generator) -> tuple:
     """Synthetic states of a per-step run at round T / 2: a leader with most pulls, the other
     arms pulled about 8 log t / gap^2 times, reward sums drawn from means spread in [0.25, 0.75]."""
@@ -167,7 +173,7 @@ def index_prices(pol, K: int, T: int, runs: int) -> tuple[float, float]:
     small = min(max(int(runs), 1), 64)
     big = small + 512
     key = (K, T, small)
-    cache = pol.__dict__.setdefault("_index_prices", {})
+    cache = _cache_of(pol)
     if key in cache:
         return cache[key]
     rng = np.random.default_rng(0)
@@ -220,7 +226,7 @@ def _pilot(pol, means, T: int, runs: int) -> tuple[float, float] | None:
     means = np.asarray(means, dtype=float)
     T_p, R_p = min(T, PILOT["T"]), min(runs, PILOT["runs"])
     key = ("pilot", tuple(means.tolist()), T_p, R_p)
-    cache = pol.__dict__.setdefault("_index_prices", {})
+    cache = _cache_of(pol)
     if key not in cache:
         measured = []
         try:
