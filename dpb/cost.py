@@ -73,7 +73,7 @@ TRANSCRIPT_COST = (2e-4, 1e-5)
 
 #: The lock-step path of a per-step policy of one's own: its own CPU-seconds per call of the index
 #: and per row evaluated (measured with an index that costs nothing) ...
-PER_STEP_ENGINE = (3.3e-4, 1e-7)
+PER_STEP_ENGINE = (1.6e-4, 2.8e-7)
 #: ... rows evaluated per decision, ``1 + a (T / 1000) ** -b`` (each row is the index of one state;
 #: measured 1.6-2.0 at T = 10^3, 1.2-1.9 at 10^4, 1.04-1.43 at 10^5) ...
 PER_STEP_ROWS = (0.8, 0.25)

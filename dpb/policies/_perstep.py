@@ -202,10 +202,12 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
         values = np.asarray(index)
         if values.shape != (M, K) or values.dtype == object or values.dtype.kind not in "iuf":
             check_index(policy, values, M, K)  # raises, naming the policy and the rule
-        v = values if sign > 0 else -values.astype(float)
-        nan = np.isnan(v).any(axis=1) if v.dtype.kind == "f" else np.zeros(M, dtype=bool)
+        v = sign * values.astype(float, copy=False)  # pick_min is pick_max of the negated index
+        nan = np.isnan(v).any(axis=1)
         tied = v == v.max(axis=1, keepdims=True)
-        clear = (tied.sum(axis=1) == 1) & (np.argmax(tied, axis=1) == g_row) & ~nan
+        n_tied = tied.sum(axis=1)
+        choice = np.argmax(tied, axis=1)
+        clear = (n_tied == 1) & (choice == g_row) & ~nan
         acc = np.minimum.reduceat(np.where(clear, M, j), starts)
         acc = np.minimum(acc, L)  # rounds of g accepted; acc < L: row acc decides exactly
         keep = j < acc[run_of]
@@ -223,8 +225,7 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
             if nan[at].any():
                 check_index(policy, values[at], dec.size, K)  # raises: a NaN index
             runs = act[dec]
-            pick = _pick_max if sign > 0 else _pick_min
-            d = pick(values[at], runs, policy.rand)
+            d = _decide(tied[at], n_tied[at], choice[at], runs, policy.rand)
             stream.ensure(runs, np.ones(dec.size, dtype=np.int64))
             r_d = stream.rewards(stream.buf[runs, stream.ptr[runs]], d)
             stream.ptr[runs] += stream.uses[d]
@@ -242,13 +243,14 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
             _record(rec, r, int(logged[r]), log[r, : fill[r]])
 
 
-def _pick_max(values, rows, rand):
-    from .base import pick_max
-
-    return pick_max(values, rows, rand)
-
-
-def _pick_min(values, rows, rand):
-    from .base import pick_min
-
-    return pick_min(values, rows, rand)
+def _decide(tied: np.ndarray, n_tied: np.ndarray, choice: np.ndarray, runs: np.ndarray, rand) -> np.ndarray:
+    """The arms of :func:`~dpb.policies.base.pick_max` from its own intermediate arrays: the only
+    best arm, or among tied ones the arm a uniform of the run's tie-break stream picks (the same
+    draws and arithmetic)."""
+    multi = np.flatnonzero(n_tied > 1)
+    if multi.size:
+        u = rand.uniform(runs[multi])
+        k = np.minimum((u * n_tied[multi]).astype(np.int64), n_tied[multi] - 1)
+        rank = np.cumsum(tied[multi], axis=1) - 1
+        choice[multi] = np.argmax(tied[multi] & (rank == k[:, None]), axis=1)
+    return choice
