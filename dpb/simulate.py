@@ -22,6 +22,9 @@ How it is exact and fast
 * The per-step policies (IMED, KL-UCB, Lazy-DP-TS) have their own exact fast paths
   (``policy.fast_simulate``); see :mod:`dpb.policies.nonprivate`, :mod:`dpb.policies.lazy_dpts`
   and ``benchmarks/README.md``.  ``fast=False`` runs them through the generic engine instead.
+* A per-step policy of one's own (:class:`~dpb.policies.PerStepPolicy`) runs all its runs in
+  lock step, its index called once per block of rounds for every run (:mod:`dpb.policies._perstep`),
+  with the generic engine's numbers.
 * ``engine`` chooses how a fast path runs: ``"numba"`` (compiled kernels where it has some, the
   default) or ``"python"`` (IMED's and KL-UCB's kernels uncompiled, DP-IMED's numpy lock-step:
   the same numbers, slower).  The environment variable ``DPB_JIT=0`` only changes the default to
@@ -131,7 +134,8 @@ def _priced(policy, params, env, T, fast, engine, runs: int, max_seconds) -> tup
     pol, bandit = as_policy(policy, params), as_bandit(env)
     T = check_horizon(pol, bandit.K, as_int("T", T, minimum=1, maximum=MAX_HORIZON))
     engine, use_fast = check_engine(engine), uses_fast_path(pol, fast)
-    cost = call_cost(pol, bandit.K, T, runs, "fast" if use_fast else "phases", engine == "numba")
+    cost = call_cost(pol, bandit.K, T, runs, "fast" if use_fast else "phases", engine == "numba",
+                     means=bandit.means)
     check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, runs)
     return pol, bandit, T, use_fast, engine
 

@@ -442,7 +442,8 @@ def test_first_decision_is_uniform_over_identical_arms(name, params):
 
 
 def test_a_per_step_index_is_one_method():
-    """PerStepPolicy: a new per-step rule is its empirical_index; it runs on the generic engine."""
+    """PerStepPolicy: a new per-step rule is its empirical_index; it runs on the lock-step fast path,
+    with the generic engine's numbers (tests/test_per_step_lockstep.py)."""
     from dpb.policies import PerStepPolicy
 
     class UCB1(PerStepPolicy, register=False):
@@ -460,7 +461,9 @@ def test_a_per_step_index_is_one_method():
             return mu + np.sqrt(2.0 * np.log(t) / n)
 
     res = simulate(UCB1(), "mu2", 2000, runs=3, seed=0)
-    assert res.engine == "phases" and np.all(res.pulls.sum(axis=1) == 2000)
+    assert res.engine == "fast" and np.all(res.pulls.sum(axis=1) == 2000)
+    generic = simulate(UCB1(), "mu2", 2000, runs=3, seed=0, fast=False)
+    assert generic.engine == "phases" and np.array_equal(generic.regret, res.regret)
     assert np.all(res.pulls.argmax(axis=1) == 0)  # the best arm of mu2 is pulled most
     with pytest.raises(TypeError, match="abstract"):
         PerStepPolicy()

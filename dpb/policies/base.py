@@ -384,13 +384,29 @@ class PerStepPolicy(InitialRoundRobin, Policy):
     A new per-step index is one method: subclass, set :attr:`~dpb.policies.base.Policy.name` and
     :attr:`~dpb.policies.base.Policy.index_kind`, and define
     :meth:`~dpb.policies.base.PerStepPolicy.empirical_index` (not ``index``: that attribute holds
-    the indexes of the last decision, see :class:`~dpb.policies.base.Policy`).  The policy runs
-    through the generic phase engine of :func:`dpb.simulate.simulate` with phases of one pull
-    (exact; a numpy call per step); a ``fast_simulate`` method may add an exact fast path.  Ties
-    are broken uniformly at random.
+    the indexes of the last decision, see :class:`~dpb.policies.base.Policy`).  Ties are broken
+    uniformly at random.
+
+    :func:`dpb.simulate.simulate` runs it on a lock-step fast path (:meth:`fast_simulate`): all
+    runs advance together and one call of ``empirical_index`` evaluates the next rounds of every
+    run (rows of states a run reaches if it keeps pulling its current arm; the rows after a
+    change of arm are discarded), with the same draws and the same numbers as the generic phase
+    engine (``fast=False``: phases of one pull, one call of the index per round).  So the index
+    must be a function of each row alone; a rule that is not (or has side effects) sets
+    :attr:`lookahead` to False: then every call holds exactly one row per run, the runs' states
+    at the current round.  A policy may still define its own ``fast_simulate`` (IMED, KL-UCB).
     """
 
     private = False
+    #: Whether the lock-step fast path may evaluate rows of states ahead (see the class docstring).
+    lookahead: ClassVar[bool] = True
+
+    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
+        """The lock-step fast path (:mod:`dpb.policies._perstep`): exact, the generic engine's
+        numbers; used by :func:`dpb.simulate.simulate` unless ``fast=False``."""
+        from ._perstep import simulate_per_step
+
+        simulate_per_step(self, means, T, env_generators, policy_generators, recorder)
 
     def _start(self) -> None:
         self.N = np.zeros((self.R, self.K), dtype=np.int64)
