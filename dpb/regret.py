@@ -350,11 +350,19 @@ class DecomposedRuns:
 
     def regret(self) -> np.ndarray:
         """Pseudo-regret ``sum_i Delta_i N_i(t)`` of every run at every grid point, shape (runs, G)."""
-        return self.total_pulls() @ self.gaps
+        total = self.total_pulls()
+        out = np.zeros(total.shape[:2])
+        for k, gap in enumerate(np.asarray(self.gaps, dtype=float)):  # arm after arm: no BLAS, one order
+            out = out + total[:, :, k] * gap
+        return out
 
     def regret_terms(self) -> np.ndarray:
-        """Regret of each term of :data:`TERMS`, shape (runs, G, 3); it sums to :meth:`regret`."""
-        return np.einsum("rgkc,k->rgc", self.pulls, self.gaps)
+        """Regret of each term of :data:`TERMS`, shape (runs, G, 3); it sums to :meth:`regret` (to
+        rounding)."""
+        out = np.zeros(self.pulls.shape[:2] + self.pulls.shape[3:])
+        for k, gap in enumerate(np.asarray(self.gaps, dtype=float)):  # arm after arm: no BLAS, one order
+            out = out + self.pulls[:, :, k, :] * gap
+        return out
 
     def constants(self) -> dict:
         """:func:`asymptotic_constants` of this instance with the schedule's ``alpha``.
