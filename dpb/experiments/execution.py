@@ -20,14 +20,13 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from .. import cache
 from .._interrupts import watching
 from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
 from ..cost import MAX_SECONDS, check_cost, estimate_cost
-from ..simulate import simulate
+from .compute import simulate_chunk
 from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, policy_file
 from .store import ExperimentResults, out_dir, chunk_status, claim, load
@@ -194,9 +193,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     c0 = time.thread_time()
     policy = _policy_of(cell) if policy_bytes is None else __import__("pickle").loads(policy_bytes)
     with _time_limit(seconds):
-        res = simulate(policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
-                       params=cell.params, run_ids=np.arange(start, stop),
-                       max_seconds=None)  # run() checked the cost
+        res = simulate_chunk(policy, cell.bandit(), cell.T, cell.params, cell.digest, seed, start, stop)
     if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
         raise RuntimeError(f"internal error: cell {cell.name} computed {res.policy} on {list(res.means)}, "
                            f"T={res.T}, not what its key says")  # never stored under a wrong key

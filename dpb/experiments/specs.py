@@ -274,10 +274,11 @@ class Cell:
 
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
-        four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child."""
-        seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
-        words = tuple(int(self.digest[i : i + 8], 16) for i in range(0, 32, 8))
-        return np.random.SeedSequence(seed, spawn_key=words)
+        four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child
+        (:func:`dpb.experiments.compute.cell_seed_sequence`)."""
+        from .compute import cell_seed_sequence  # (hashed into the cells' provenance)
+
+        return cell_seed_sequence(self.digest, as_int("seed", seed, minimum=0, maximum=MAX_SEED))
 
     def chunks(self) -> list[tuple[int, int]]:
         """Run ranges ``[start, stop)`` stored as separate files (fixed boundaries per policy).

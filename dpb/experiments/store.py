@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import cache
 from .._validate import as_directory, as_float_array, as_instance, as_int, as_names
-from ..policies.registry import policy_class, policy_source_hash, registered
+from ..policies.registry import policy_class, registered
 from ..result import Result, concat_rows, to_frame
 from .files import as_cells
 from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, policy_name
@@ -72,24 +72,33 @@ def policy_file(policy: str) -> Path | None:
     return path if path.suffix == ".py" and path.is_file() else None
 
 
+#: The roots of every cell's code: the engines, the front that chooses among them and derives the
+#: runs' seeds (``dpb.simulate``), the engine choice of the cost model (``dpb.cost``, prices left
+#: out) and the experiments' own lines that make numbers (a cell's seed, a chunk's run ids).
+SIMULATOR = tuple(cache.PACKAGE_DIR / f for f in ("engine.py", "simulate.py", "cost.py",
+                                                    "experiments/compute.py"))
+
+
 def policy_sources(policy: str) -> tuple:
-    """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator and of
-    the file defining the policy's class (the class itself is resolved at run time).  For a reader's
-    policy that file is outside the package: its cells are keyed by its source."""
+    """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator
+    (:data:`SIMULATOR`) and of the file defining the policy's class (the class itself is resolved
+    at run time).  For a reader's policy that file is outside the package: its cells are keyed by
+    its source and its helpers'."""
     path = policy_file(policy)
-    simulator = cache.PACKAGE_DIR / "engine.py"
-    return cache.source_files(simulator) if path is None else cache.source_files(simulator, path)
+    return cache.source_files(*SIMULATOR) if path is None else cache.source_files(*SIMULATOR, path)
 
 
 def chunk_provenance(policy: str) -> dict:
     """What a chunk file of ``policy`` records about the code that made it: the cache ``format``
     (``dpb.experiments.FORMAT``) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
     ``numpy``, source hash of :func:`policy_sources`).  A policy class without a source file (defined
-    in a notebook cell) adds ``policy_source``, the hash of its class source
-    (:func:`dpb.policies.registry.policy_source_hash`)."""
+    in a notebook cell, in ``python -i``, or received by value from another process) adds
+    ``policy_source``, the digest of what the interpreter holds of it: its methods' bytecode,
+    constants, defaults and closures, its attributes and bases, and the same for the functions and
+    classes it uses, recursively (:func:`dpb.cache.object_digest`), never its name alone."""
     out = {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
     if policy_file(policy) is None:
-        out["policy_source"] = policy_source_hash(policy_name(policy))
+        out["policy_source"] = cache.object_digest(policy_class(policy_name(policy)))
     return out
 
 

@@ -387,7 +387,15 @@ def policy_source(policy) -> str:
 
 
 def policy_source_hash(policy) -> str:
-    """SHA-256 (hex) of :func:`policy_source`: what keys cached results of a user's policy."""
+    """SHA-256 (hex) of :func:`policy_source`: what keys cached results of a user's policy; for a
+    class whose module has no file (a notebook cell, ``python -i``), the digest of what the
+    interpreter holds of it (:func:`dpb.cache.object_digest`), never its name."""
+    cls = policy_class(policy)
+    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if not (path and Path(path).is_file()):
+        from ..cache import object_digest
+
+        return object_digest(cls)
     return hashlib.sha256(policy_source(policy).encode()).hexdigest()
 
 
