@@ -8,7 +8,8 @@ decomposed runs of the upper-bound chapter).
 - **Which code.** :func:`source_hash` hashes the ``dpb`` code that produces a result: the *import
   closure* of a few root modules (every ``dpb`` module they import, transitively), each file as its
   syntax tree without docstrings, so that an edit of documentation or comments keeps the cache and
-  any edit of code invalidates it.  :func:`provenance` adds the versions of ``dpb`` and ``numpy``
+  any edit of code invalidates it.  :func:`provenance` adds the version of ``dpb``, what the bits
+  depend on (:func:`arithmetic`: numpy and numba versions, the machine, the engine's arithmetic tag)
   and whether the compiled kernels were on (``DPB_JIT``, ``dpb._jit``).
 - **How written.** Result files are ``.npz`` archives written atomically by
   ``dpb._io.save_npz_atomic`` (unique temporary file, then ``os.replace``): a reader sees
@@ -45,6 +46,7 @@ __all__ = [
     "source_files",
     "source_hash",
     "object_digest",
+    "arithmetic",
     "provenance",
     "cache_key",
     "read_meta",
@@ -520,12 +522,34 @@ def _is_installed(path: Path) -> bool:
     return any(text.startswith(d + os.sep) for d in _installed_dirs())
 
 
+def arithmetic() -> dict:
+    """What the bits of a result depend on besides the code: ``numpy_version`` and
+    ``numba_version`` (their floating-point loops and compiled kernels), ``machine`` (the
+    processor's architecture, ``platform.machine()``) and ``arithmetic``, the tag of the engines'
+    arithmetic (``dpb.engine.ARITHMETIC`` when the engine defines one, else None).  A result file
+    made under other values is stale (recomputed by the runner, refused by a loader), never mixed
+    into a cell with files made under these."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import engine
+
+    try:
+        numba = version("numba")
+    except PackageNotFoundError:  # pragma: no cover - numba is a dependency
+        numba = None
+    tag = getattr(engine, "ARITHMETIC", None)
+    return {"numpy_version": np.__version__, "numba_version": numba, "machine": platform.machine(),
+            "arithmetic": None if tag is None else str(tag)}
+
+
 def provenance(*roots) -> dict:
-    """What a result file records about the code that made it: ``dpb_version``, ``numpy_version``,
-    the :func:`source_hash` of ``roots`` and ``engine``, whether the compiled kernels were on
+    """What a result file records about the code that made it: ``dpb_version``, the
+    :func:`arithmetic` it ran under (numpy and numba versions, machine, the engine's arithmetic
+    tag), the :func:`source_hash` of ``roots`` and ``engine``, whether the compiled kernels were on
     (``"numba"`` or ``"python"``: with ``DPB_JIT=0`` some fast paths draw in another order, so one
     seed gives other runs)."""
-    return {"dpb_version": __version__, "numpy_version": np.__version__, "source_hash": source_hash(*roots),
+    return {"dpb_version": __version__, **arithmetic(), "source_hash": source_hash(*roots),
             "engine": engine_name()}
 
 

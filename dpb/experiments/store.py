@@ -183,8 +183,10 @@ def load_cell(cell: Cell, out: Path, seed: int) -> Result:
     for a, b in cell.chunks():
         # chunk_status and Result.load in one reading of the file
         state, meta, arrays = cache.read_checked(cell.path(out, a, b), expected_stamp(cell, a, b, seed))
-        if state != "done":
-            raise MissingResultsError(f"{cell.name} runs {a}-{b} is {state} in {out}")
+        if state != "done":  # never mixed: a chunk made under other code or arithmetic is refused
+            why = chunk_reason(cell, a, b, out, seed=seed) if state == "stale" else state
+            raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: {why}; dpb.run (or `dpb run`) "
+                                      f"recomputes it")
         part = Result.from_stored(meta, arrays)
         if (part.policy, part.T, tuple(float(m) for m in part.means)) != (cell.policy, cell.T, cell.means):
             raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: its {part.policy} runs on arm "
@@ -310,6 +312,9 @@ _WHAT = {
     "source_hash": "the code that produces it changed (source hash {old} -> {new})",
     "dpb_version": "made by dpb {old}, this is dpb {new}",
     "numpy_version": "made with numpy {old}, this is numpy {new}",
+    "numba_version": "made with numba {old}, this is numba {new}",
+    "machine": "made on a {old} machine, this is {new}",
+    "arithmetic": "made under the arithmetic {old}, this engine's is {new}",
     "engine": "made with the {old} engine, this run uses {new} (DPB_JIT)",
     "format": "cache format {old}, this dpb writes format {new}",
     "experiment_seed": "made with the experiment seed {old}, this run uses {new}",
