@@ -518,30 +518,80 @@ def _figures(res, folder: Path, stem: str, converged: bool = False) -> list:
     """The experiment's figures as ``folder/<stem>[_<part>].png`` and ``.pdf``, laid out by
     :func:`~dpb.experiments.figure_kind`: one row of panels (Figure 1), one grid per instance
     and a ratio heat map (the appendix), or the regret-against-eps plot; at the converged scale
-    the panels only, with the expected regret's intervals (``<stem>_converged``)."""
+    the panels only, with the expected regret's intervals (``<stem>_converged``).
+
+    A figure never fails the run: one that cannot be drawn well in its layout (text over text,
+    a clipped title, data it cannot show) is drawn as a grid of panels, one per setting
+    (:func:`~dpb.plotting.experiments.plot_figure1`); when that fails too, or the figure needs
+    what the experiment lacks (a ratio of baselines to DP-KLUCB/DP-IMED without either), it is
+    skipped with one line on stderr naming it and why."""
     kind = F.figure_kind(res.experiment)
     if kind == "none" or (converged and kind != "panels"):
         return []
     plt = _pyplot()
     from .plotting import experiments as pe
 
-    figs = {}
+    makers = {}
     if converged:
-        figs[f"{stem}_converged"] = pe.plot_figure1(res, band="ci", yscale="log")
+        makers[f"{stem}_converged"] = lambda: pe.plot_figure1(res, band="ci", yscale="log")
     elif kind == "panels":
-        figs[stem] = pe.plot_figure1(res)
+        makers[stem] = lambda: pe.plot_figure1(res)
     elif kind == "instances":
         for env in dict.fromkeys(s.env for s in res.settings):
-            figs[f"{stem}_{env}"] = pe.plot_appendix(res, env)
-        if E.ratio_summary(res):
-            figs[f"{stem}_ratios"] = pe.plot_ratio_grid(res)
+            makers[f"{stem}_{env}"] = lambda env=env: pe.plot_appendix(res, env)
+        present = {c.policy for s in res.settings for c in s.cells}
+        if not present & set(E.OURS) or not present & set(E.BASELINES):
+            print(f"figure {stem}_ratios skipped: the ratio map needs one of {', '.join(E.OURS)} and one "
+                  f"private baseline ({', '.join(E.BASELINES)}) in a setting", file=sys.stderr)
+        elif E.ratio_summary(res):
+            makers[f"{stem}_ratios"] = lambda: pe.plot_ratio_grid(res)
     else:
-        figs[stem] = pe.plot_eps_sweep(res)
+        makers[stem] = lambda: pe.plot_eps_sweep(res)
     written = []
-    for stem, fig in figs.items():
-        written += _save_figure(fig, folder / stem)
-        plt.close(fig)
+    for name, make in makers.items():
+        fig = _drawn(name, make, lambda: pe.plot_figure1(res, **({"band": "ci", "yscale": "log"} if converged
+                                                                 else {})), plt)
+        if fig is None:
+            continue
+        try:
+            written += _save_figure(fig, folder / name)
+        except OSError:
+            raise  # a disk that cannot take the file: the run's other outputs could not be saved either
+        except Exception as exc:  # noqa: BLE001 - matplotlib failing to lay out or render the figure
+            print(f"figure {name} skipped: {_one_line(exc)}", file=sys.stderr)
+        finally:
+            plt.close(fig)
     return written
+
+
+def _drawn(name: str, make, fallback, plt):
+    """The figure ``make()`` draws, else the one ``fallback()`` draws (a grid of panels), else None
+    after one line on stderr naming the figure and why (the run goes on: its tables are saved)."""
+    from .plotting._checks import check_text_overlap
+
+    try:  # the file is saved as laid out: no text may run off its edge
+        return check_text_overlap(make(), clipped="all")
+    except (KeyboardInterrupt, SystemExit, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - text over text, a clipped title, data it cannot show
+        plt.close("all")
+        first = _one_line(exc)
+    try:
+        fig = check_text_overlap(fallback(), clipped="all")
+    except (KeyboardInterrupt, SystemExit, MemoryError):
+        raise
+    except Exception as exc:  # noqa: BLE001
+        plt.close("all")
+        print(f"figure {name} skipped: {first}; the grid of panels failed too: {_one_line(exc)}",
+              file=sys.stderr)
+        return None
+    print(f"figure {name}: drawn as a grid of panels, one per setting ({first})", file=sys.stderr)
+    return fig
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _save_figure(fig, stem: Path) -> list:

@@ -90,7 +90,20 @@ def as_float_array(name: str, value) -> np.ndarray:
         raise TypeError(f"{name} must be a number or an array of numbers, got {_short(value)}") from exc
     if isinstance(value, np.ndarray) and value.dtype.kind == "b":
         raise TypeError(f"{name} must be a number or an array of numbers, got an array of bools")
+    if _holds_text(value):  # numpy would read "0.9" as 0.9: a number typed as text is refused
+        raise TypeError(f"{name} must be a number or an array of numbers, not text: got {_short(value)} "
+                        f"(write 0.9, not \"0.9\")")
     return arr
+
+
+def _holds_text(value) -> bool:
+    """Whether ``value`` (a sequence or array that numpy converted to floats) holds strings."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "USO" and (value.dtype.kind != "O" or any(
+            isinstance(v, (str, bytes)) for v in value.ravel()))
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, (str, bytes)) or _holds_text(v) for v in value)
+    return False
 
 
 def plain(value):

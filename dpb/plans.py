@@ -101,15 +101,17 @@ def check_pulls(policy, pulls, T: int | None = None) -> np.ndarray:
 
 def check_index(policy, index, n: int, K: int) -> np.ndarray:
     """The index a policy computes for its ``n`` deciding runs and ``K`` arms: shape ``(n, K)``,
-    real numbers, no NaN (``+-inf`` allowed).  Returns it as float64."""
+    finite real numbers (a NaN or an infinite index is refused alike: either makes the arm's choice
+    meaningless, an infinite one silently).  Returns it as float64."""
     values = np.asarray(index)
     if values.shape != (n, K) or values.dtype == object or values.dtype.kind not in "iuf" or (
-            values.dtype.kind == "f" and np.isnan(values).any()):
+            values.dtype.kind == "f" and not np.isfinite(values).all()):
         what = (f"an index of shape {values.shape}" if values.shape != (n, K)
                 else f"an index of type {values.dtype}" if values.dtype.kind not in "iuf"
-                else "a NaN index")
-        raise PlanError(f"{_who(policy)} computed {what}: the index must be real numbers without NaN, "
-                        f"one per arm of each deciding run, shape ({n}, {K})")
+                else "a NaN index" if np.isnan(values).any() else
+                f"an infinite index ({_short(_first_bad(values, ~np.isfinite(values)))})")
+        raise PlanError(f"{_who(policy)} computed {what}: the index must be finite real numbers (no NaN, "
+                        f"no inf), one per arm of each deciding run, shape ({n}, {K})")
     return values.astype(float, copy=False)
 
 

@@ -13,7 +13,7 @@ whose own files ship with the package (``dpb/experiments/paper/{fig1,appendix,ep
     instances = ["mu1", {name = "mine", means = [0.9, 0.8, 0.7]}]   # names and/or means
     # means = [0.9, 0.8, 0.7]         # shorthand: one instance of your own, called "custom"
     eps = [0.1, 1.0]                  # budgets; or eps_grid = 100 (eps = 1/100, 2/100, ..., 1)
-    policies = ["DP-KLUCB", "DP-IMED", "IMED", "my_policy.py:MyUCB"]
+    policies = ["DP-KLUCB", "DP-IMED", "IMED", "my_policy.py:MyUCB"]  # a path relative to this file
     figures = "panels"                # panels | instances | eps-sweep | none (default: by shape)
 
     [params.DP-KLUCB]                 # on top of the policy's paper_params(eps)
@@ -178,8 +178,25 @@ def read_spec(source) -> dict:
         raw, where = dict(source), "experiment spec"
     else:
         path = _source_path(source)
-        raw, where = _load_toml(path), f"experiment file {path}"
+        raw, where = _relative_to(_load_toml(path), path.resolve().parent), f"experiment file {path}"
     return _check(raw, where)
+
+
+def _relative_to(raw: dict, folder: Path) -> dict:
+    """``raw`` with the relative paths of its policy files (``"my_policy.py:MyUCB"``) made absolute
+    against ``folder``, the experiment file's: a file names its policies wherever it is run from."""
+    policies = raw.get("policies")
+    if not isinstance(policies, list):
+        return raw
+
+    def absolute(p):
+        if not isinstance(p, str) or ".py:" not in p:
+            return p
+        file, _, cls = p.rpartition(":")
+        where = Path(file).expanduser()
+        return p if where.is_absolute() else f"{folder / where}:{cls}"
+
+    return {**raw, "policies": [absolute(p) for p in policies]}
 
 
 def _check(raw: dict, where: str) -> dict:
@@ -483,8 +500,8 @@ def output_stem(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
 
 def figure_kind(exp: Experiment) -> str:
     """The figure layout of ``exp``: its file's ``figures``, else chosen from its shape (one policy
-    on one instance at several budgets: the eps-sweep plot; up to four settings: one row of panels;
-    more: a grid per instance)."""
+    on one instance at several budgets: the eps-sweep plot; up to four settings, or one setting per
+    instance: panels, four a row; more: a grid per instance)."""
     if isinstance(exp, FileExperiment):
         return exp.figures
     return _shape_kind(as_instance("exp", exp, Experiment, "dpb.experiments.Experiment").settings)
@@ -493,7 +510,8 @@ def figure_kind(exp: Experiment) -> str:
 def _shape_kind(settings: tuple) -> str:
     if all(len(s.cells) == 1 for s in settings) and len(settings) > 1 and len({s.env for s in settings}) == 1:
         return "eps-sweep"
-    return "panels" if len(settings) <= 4 else "instances"
+    # one setting per instance (e.g. one instance per number of arms): one grid of panels
+    return "panels" if len(settings) <= 4 or len({s.env for s in settings}) == len(settings) else "instances"
 
 
 def _toml_value(v) -> str:

@@ -202,7 +202,10 @@ class Cell:
         try:
             policy_class(self.policy)(**params)
         except TypeError as exc:
-            raise TypeError(f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
+            from .._params import missing_parameters  # the policy, the parameter and the fix
+
+            missing = missing_parameters(policy_class(self.policy), params)
+            raise TypeError(missing or f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
         except ValueError as exc:
             raise ValueError(f"Cell.params_json: {exc}") from None
         if not isinstance(self.env, str):

@@ -51,7 +51,7 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
     ax2.plot(eps, sep / d, color=color("separate"))
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"separate rate / $d_\varepsilon$",
-            ylim=(0, 1.05), title="share of the rate kept by the separate analysis")
+            ylim=(0, 1.05), title="share of the rate kept\nby the separate analysis")
     return fig
 
 

@@ -204,13 +204,28 @@ def _ci_band(regret) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+#: Most arms whose means a panel's title lists; more are summarised (K, the largest and smallest).
+TITLE_ARMS = 5
+
+
 def _panel_title(env: str, eps: float, res: Result) -> str:
-    mu = ", ".join(f"{m:g}" for m in res.means)
+    means = np.asarray(res.means, dtype=float)
+    if means.size > TITLE_ARMS:  # twenty or fifty arms do not fit on a panel's title
+        return (f"{env}: K = {means.size}, $\\mu$ from {means.max():g} to {means.min():g}, "
+                f"$\\varepsilon = {eps:g}$")
+    mu = ", ".join(f"{m:g}" for m in means)
     return f"{env} = [{mu}], $\\varepsilon = {eps:g}$"
+
+
+#: Most panels on one row of :func:`plot_figure1` (more settings wrap onto further rows).
+ROW_PANELS = 4
 
 
 def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: str = "linear"):
     """The paper's Figure 1: regret against ``t`` at eps = 0.25 on mu1 (left) and mu2 (right).
+
+    Any experiment draws one panel per setting, in rows of :data:`ROW_PANELS`; a panel's title
+    lists the arms' means up to :data:`TITLE_ARMS` arms, else their number and range.
 
     Parameters
     ----------
@@ -225,12 +240,20 @@ def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: 
     _check_band(band)
     _check_scale("yscale", yscale)
     n = len(res.settings)
-    fig, axes = new_figure(n, width=4.1, height=3.5, squeeze=False)
-    for ax, s in zip(axes[0], res.settings, strict=True):
+    if n <= ROW_PANELS:
+        fig, axes = new_figure(n, width=4.1, height=3.5, squeeze=False)
+    else:  # many settings (e.g. one per number of arms): rows of ROW_PANELS panels
+        ncols, nrows = ROW_PANELS, math.ceil(n / ROW_PANELS)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(4.1 * ncols, 3.1 * nrows + 0.6), squeeze=False,
+                                 constrained_layout=True)
+    for ax, s in zip(axes.flat, res.settings, strict=False):
         data = res.setting(s)
         plot_regret(data, ax, title=_panel_title(s.env, s.eps, next(iter(data.values()))), band=band,
                     legend=False, yscale=yscale)
-    _figure_legend(fig, axes[0][0])
+        ax.title.set_fontsize("medium" if n <= ROW_PANELS else "small")
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    _figure_legend(fig, axes.flat[0])
     return fig
 
 

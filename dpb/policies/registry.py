@@ -197,7 +197,10 @@ def as_policy(policy, params: Mapping | None = None) -> Policy:
         try:
             return cls(**params)
         except TypeError as exc:
-            raise TypeError(f"bad parameters for {cls.name}: {exc}") from exc
+            from .._params import missing_parameters  # the policy, the parameter and the fix
+
+            missing = missing_parameters(cls, params)
+            raise TypeError(missing or f"bad parameters for {cls.name}: {exc}") from exc
     if callable(policy):
         made = policy(**params)
         if not isinstance(made, Policy):
