@@ -670,7 +670,42 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
     shared = f" ({report.shared} of them computed by another run meanwhile)" if report.shared else ""
     print(f"done: {report.computed} result files computed, {report.reused} reused{shared}, in {wall:.1f} s "
           f"wall ({report.cpu_seconds:.1f} CPU-s of simulation computed now); results in {out}")
+    for exp in exps:
+        _ranking_note(args, E.load(exp, out, seed=args.seed))
     return 0
+
+
+def _ranking_note(args, res) -> None:
+    """One line when the intervals of ``res`` are too wide to rank its policies
+    (:func:`dpb.experiments.unranked_settings`), with the command that converges them."""
+    rows = E.unranked_settings(res)
+    if not rows:
+        return
+    r = max(rows, key=lambda row: row["widest"])
+    a, b = r["policies"]
+    wide = (f"fewer than {E.RANK_MIN_RUNS} runs" if math.isinf(r["widest"])
+            else f"up to +-{100 * r['widest']:.0f} %")
+    print(f"note: {res.experiment.name}: the intervals are too wide to rank the policies in {len(rows)} of "
+          f"{len(res.settings)} settings (e.g. {r['env']}, eps {r['eps']:g}: {a} and {b} overlap, {wide}); "
+          f"`{_converge_command(args)}` runs each cell until its 95 % interval is within "
+          f"+-{100 * E.RANK_REL:.0f} %")
+
+
+def _converge_command(args) -> str:
+    """The command line of this run at the converged scale (``--runs``, ``--force``, ``--scale``
+    dropped)."""
+    words, skip = [], False
+    for word in getattr(args, "argv", None) or [args.command]:
+        if skip:
+            skip = False
+            continue
+        if word in ("--runs", "--scale"):
+            skip = True
+            continue
+        if word == "--force" or word.startswith(("--runs=", "--scale=")):
+            continue
+        words.append(word)
+    return " ".join(["dpb", *words, "--scale", "converged"])
 
 
 def _status(args, out: Path, exps: list, client=None) -> int:
@@ -692,6 +727,8 @@ def _status(args, out: Path, exps: list, client=None) -> int:
                 print(f"  {path.name}: {why}")
             if len(bad) > len(shown):
                 print(f"  ... and {len(bad) - len(shown)} more (--verbose lists them all)")
+        if counts["done"] == total:
+            _ranking_note(args, E.load(exp, out, seed=args.seed))
     return 0
 
 
@@ -826,6 +863,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # (the command that converges a run)
     prog = parser.prog
     try:
         jit_enabled()  # the environment's DPB_JIT, named before it is read deep inside a run

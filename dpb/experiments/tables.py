@@ -31,7 +31,16 @@ __all__ = [
     "verdict_facts",
     "verdict_table",
     "cost_table",
+    "unranked_settings",
+    "RANK_REL",
+    "RANK_MIN_RUNS",
 ]
+
+#: The relative half-width (of the mean regret at T, 95 % BCa interval) below which an interval is
+#: narrow enough: the converged scale's target (:func:`dpb.estimates.is_converged`).
+RANK_REL = 0.1
+#: Fewer runs than this give no interval to rank by (the bootstrap of a handful of runs is too narrow).
+RANK_MIN_RUNS = 10
 
 
 def _results(name: str, res) -> ExperimentResults:
@@ -420,3 +429,45 @@ def cost_table(*results: ExperimentResults) -> list:
         row["cpu_seconds"] += float(r.extra.get("cpu_seconds", 0.0))
         row["per_20_runs"] = 20.0 * row["cpu_seconds"] / row["runs"]
     return sorted(rows.values(), key=lambda r: (r["T"], -r["per_20_runs"]))
+
+
+def unranked_settings(res: ExperimentResults, rel: float = RANK_REL) -> list:
+    """The settings whose intervals are too wide to rank their policies.
+
+    For every setting of two policies or more, the mean regret at T of each policy with its 95 %
+    BCa interval (:func:`dpb.estimates.mean_interval`); sorted by mean, two neighbours are not
+    ranked when their intervals overlap and one of them is wider than ``+- rel`` times its mean,
+    or either has fewer than :data:`RANK_MIN_RUNS` runs (more runs would tell them apart, or show a
+    tie).  Returns one row per such setting:
+    ``env, eps, policies`` (the pair), ``means``, ``lo``, ``hi``, ``widest`` (the largest relative
+    half-width in the setting, e.g. 0.54 for +-54 %).
+    """
+    from ..estimates import mean_interval
+
+    res = _results("res", res)
+    rel = as_positive("rel", rel)
+    rows = []
+    for s in res.settings:
+        data = res.setting(s)
+        if len(data) < 2:
+            continue
+        est = {}
+        for name, r in data.items():
+            reg = np.asarray(_result("res", r).final_regret, dtype=float)
+            est[name] = mean_interval(reg) if reg.size >= 2 else None
+        if any(e is None for e in est.values()):  # a single run: no interval at all
+            a, b = list(est)[:2]
+            rows.append({"env": s.env, "eps": s.eps, "policies": (a, b), "means": (math.nan, math.nan),
+                         "lo": (math.nan, math.nan), "hi": (math.nan, math.nan), "widest": math.inf})
+            continue
+        order = sorted(est, key=lambda n: est[n].mean)
+        widest = max(e.rel_half_width for e in est.values())
+        widest = math.inf if min(e.runs for e in est.values()) < RANK_MIN_RUNS else widest
+        for a, b in zip(order, order[1:], strict=False):
+            ea, eb = est[a], est[b]
+            few = min(ea.runs, eb.runs) < RANK_MIN_RUNS  # a bootstrap of a handful of runs is no interval
+            if ea.hi >= eb.lo and (few or max(ea.rel_half_width, eb.rel_half_width) > rel):
+                rows.append({"env": s.env, "eps": s.eps, "policies": (a, b), "means": (ea.mean, eb.mean),
+                             "lo": (ea.lo, eb.lo), "hi": (ea.hi, eb.hi), "widest": widest})
+                break
+    return rows
