@@ -123,7 +123,7 @@ def _check_work(args, exps: list) -> None:
     (``ValueError`` naming ``--horizon``/``--runs``); at the converged scale the first blocks."""
     if args.max_seconds is None:
         return
-    cells = dict.fromkeys(c for exp in exps for c in exp.cells)
+    cells = list(dict.fromkeys(c for exp in exps for c in exp.cells))
     if args.scale == "converged":
         cells = [replace(c, runs=min_runs(c.policy)) for c in cells]
     chunks = [(c, a, b) for c in cells for a, b in c.chunks()]
@@ -194,7 +194,7 @@ def _param(text: str) -> tuple:
             parsed = int(num) if num == num.to_integral_value() and "." not in v and "e" not in v.lower() \
                 else float(num)
         except (InvalidOperation, ValueError, OverflowError):
-            parsed = {"true": True, "false": False}.get(v.lower(), v)
+            parsed = {"true": True, "false": False}.get(v.lower(), v)  # type: ignore[arg-type]
         table[key.strip()] = parsed
     return policy, table
 
@@ -447,7 +447,7 @@ def _experiments(args) -> list:
     _policy_hint([*args.policy, *(getattr(args, "policies", None) or [])])
     target = args.experiment
     full = {k: getattr(args, k, None) for k in ("name", "means", "eps", "policies")}
-    params = {}
+    params: dict = {}
     for policy, table in getattr(args, "params", None) or []:
         params.setdefault(policy, {}).update(table)
     described = any(v is not None for v in full.values()) or bool(params)
@@ -566,7 +566,7 @@ def _figures(res, folder: Path, stem: str, converged: bool = False) -> list:
     plt = _pyplot()
     from .plotting import experiments as pe
 
-    makers = {}
+    makers: dict = {}
     if converged:
         makers[f"{stem}_converged"] = lambda: pe.plot_figure1(res, band="ci", yscale="log")
     elif kind == "panels":

@@ -7,6 +7,8 @@ through these helpers.
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import numbers
 from fractions import Fraction
@@ -158,13 +160,13 @@ def as_real(name: str, value, *, low: float = -np.inf, high: float = np.inf, low
     return v
 
 
-def check_real(name: str, value, *, low: float, strict: bool = True, high: float = np.inf) -> float:
+def check_real(name: str, value: Any, *, low: float, strict: bool = True, high: float = np.inf) -> float:
     """A finite real scalar in (low, high] (or [low, high] when ``strict`` is false): the
     policies' parameters (``as_real`` of ``dpb._validate`` with ``finite=True``)."""
     return as_real(name, value, low=low, low_open=as_flag("strict", strict), high=high, finite=True)
 
 
-def check_eps(eps, floor: float = 1e-300, name: str = "eps") -> float:
+def check_eps(eps: Any, floor: float = 1e-300, name: str = "eps") -> float:
     """A privacy budget: a finite real scalar > 0 and at least ``floor`` (below 1e-300 the noise
     scale 1/eps overflows; a Monte Carlo estimate squaring its draws asks ``floor = 1e-150``)."""
     val = as_real(name, eps, low=0.0, low_open=True, finite=True)
@@ -286,9 +288,9 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
     if isinstance(value, numbers.Integral):
         out = int(value)
     elif isinstance(value, numbers.Real):
-        if not np.isfinite(value) or float(value) != int(value):
+        if not np.isfinite(float(value)) or float(value) != int(value):  # type: ignore[call-overload]
             raise ValueError(f"{name} must be an integer, got {plain(value)!r}")
-        out = int(value)
+        out = int(value)  # type: ignore[call-overload]
     else:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {_short(value)}")
     if minimum is not None and out < minimum:

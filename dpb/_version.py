@@ -15,8 +15,8 @@ from pathlib import Path
 def _version() -> str:
     pyproject = Path(__file__).resolve().parent.parent / "pyproject.toml"
     if pyproject.is_file():
-        found = re.search(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', pyproject.read_text(encoding="utf-8"),
-                          re.MULTILINE | re.DOTALL)
+        text = pyproject.read_text(encoding="utf-8")
+        found = re.search(r'^\[project\][^\[]*?^version\s*=\s*"([^"]+)"', text, re.MULTILINE | re.DOTALL)
         if found:
             return found.group(1)
     try:

@@ -21,6 +21,8 @@ decomposed runs of the upper-bound chapter).
 
 from __future__ import annotations
 
+from typing import Any
+
 import ast
 import functools
 import hashlib
@@ -239,7 +241,7 @@ def _closure(roots: tuple) -> tuple:
     return tuple(sorted(seen))
 
 
-def source_files(*roots) -> tuple:
+def source_files(*roots: Any) -> tuple:
     """The import closure of ``roots``: the root files and every ``dpb`` module they import,
     transitively, sorted.
 
@@ -255,7 +257,7 @@ def source_files(*roots) -> tuple:
     return _closure(tuple(sorted({_root_file(r) for r in roots})))
 
 
-def code_digest(path) -> bytes:
+def code_digest(path: str | os.PathLike[str]) -> bytes:
     """SHA-256 of the code of a Python file: its syntax tree (comments are not in it) without the
     docstrings and without the prices of the cost model, so that editing documentation or a price
     keeps the cached results.  A price is an assignment to ``cost_*`` names only (a policy's
@@ -303,7 +305,7 @@ def _label(path: Path) -> str:
     return f"external/{path.name}"
 
 
-def source_hash(*roots) -> str:
+def source_hash(*roots: Any) -> str:
     """SHA-256 (hex) of the code in :func:`source_files` of ``roots``.
 
     Every file contributes its name (relative to the package; ``external/<name>`` for a file
@@ -325,7 +327,7 @@ _CLASS_BOOKKEEPING = frozenset({"__module__", "__qualname__", "__doc__", "__dict
                                 "__parameters__"})
 
 
-def object_digest(obj) -> str:
+def object_digest(obj: Any) -> str:
     """SHA-256 (hex) of what the interpreter holds of ``obj`` (a class, a function or a value):
     the identity of code that has no source file, such as a policy class defined in a notebook
     cell, in ``python -i`` or sent to a Dask worker by value.
@@ -351,7 +353,9 @@ class _Digest:
     order of first visit)."""
 
     def __init__(self, h) -> None:
-        self.h, self.seen, self.keep = h, {}, []
+        self.h = h
+        self.seen: dict[int, int] = {}
+        self.keep: list = []
 
     def put(self, *parts) -> None:
         for part in parts:
@@ -543,7 +547,7 @@ def arithmetic() -> dict:
             "arithmetic": None if tag is None else str(tag)}
 
 
-def provenance(*roots) -> dict:
+def provenance(*roots: Any) -> dict:
     """What a result file records about the code that made it: ``dpb_version``, the
     :func:`arithmetic` it ran under (numpy and numba versions, machine, the engine's arithmetic
     tag), the :func:`source_hash` of ``roots`` and ``engine``, whether the compiled kernels were on
@@ -581,7 +585,7 @@ def as_recorded(obj):
 # ----------------------------------------------------------------------------------------------
 # current or stale
 # ----------------------------------------------------------------------------------------------
-def read_meta(path) -> dict | None:
+def read_meta(path: str | os.PathLike[str]) -> dict | None:
     """The metadata (``meta`` member, JSON) of a result file, or None when it cannot be read."""
     as_path("path", path)
     try:
@@ -592,7 +596,7 @@ def read_meta(path) -> dict | None:
     return meta if isinstance(meta, dict) else None
 
 
-def file_state(path, expected: Mapping) -> str:
+def file_state(path: str | os.PathLike[str], expected: Mapping) -> str:
     """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
 
     *Damaged*: something that is not a regular file (a directory...) stands at ``path``, the file
@@ -604,9 +608,8 @@ def file_state(path, expected: Mapping) -> str:
     value (the specification, seed and :func:`provenance` the current code would write).
     *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
     """
-    path = as_path("path", path)
     as_instance("expected", expected, Mapping, "mapping")
-    return read_checked(path, expected)[0]
+    return read_checked(as_path("path", path), expected)[0]
 
 
 def read_checked(path: Path, expected: Mapping) -> tuple:
@@ -647,15 +650,15 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_orphan_temporaries(folder) -> int:
+def remove_orphan_temporaries(folder: str | os.PathLike[str]) -> int:
     """Delete the temporary files that writers killed mid-write left in ``folder`` (names
     ``<file>.<pid>.<random>.tmp`` of ``dpb._io.save_npz_atomic`` whose process is gone);
     returns how many.  Temporary files of running processes are left alone."""
     removed = 0
-    folder = as_path("folder", folder)
-    if not folder.is_dir():
+    where = as_path("folder", folder)
+    if not where.is_dir():
         return 0
-    for tmp in folder.glob("*.tmp"):
+    for tmp in where.glob("*.tmp"):
         parts = tmp.name.split(".")
         if len(parts) < 4 or not parts[-3].isdigit() or _pid_alive(int(parts[-3])):
             continue

@@ -30,6 +30,8 @@ Adjust them when a fast path changes (``benchmarks/``).  The one-time compilatio
 
 from __future__ import annotations
 
+from typing import Any
+
 from typing import NamedTuple
 
 from ._params import merge_params
@@ -123,8 +125,8 @@ def check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: st
                   f"({cost.phases} decisions per run, {cost.engine} engine)", advice)
 
 
-def estimate_cost(policy, env, T: int, runs: int = 1, *, params: dict | None = None,
-                  fast: bool = True, engine: str | None = None, **policy_params) -> Cost:
+def estimate_cost(policy: Any, env: Any, T: int, runs: int = 1, *, params: dict | None = None,
+                  fast: bool = True, engine: str | None = None, **policy_params: Any) -> Cost:
     """Estimate the CPU-seconds of ``simulate(policy, env, T, runs)`` without running it.
 
     The cost model (module docstring) multiplies an upper bound of the decisions of a run -- T for

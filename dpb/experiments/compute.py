@@ -9,8 +9,11 @@ while the rest of :mod:`dpb.experiments` (files, status, tables, scheduling) can
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ..result import Result
 from ..simulate import simulate
 
 __all__ = ["cell_seed_sequence", "chunk_run_ids", "simulate_chunk"]
@@ -28,7 +31,8 @@ def chunk_run_ids(start: int, stop: int) -> np.ndarray:
     return np.arange(start, stop)
 
 
-def simulate_chunk(policy, bandit, T: int, params: dict, digest: str, seed: int, start: int, stop: int):
+def simulate_chunk(policy: Any, bandit: Any, T: int, params: dict, digest: str, seed: int, start: int,
+                   stop: int) -> Result:
     """The runs ``[start, stop)`` of a cell (policy class or name, bandit, horizon, parameters and
     digest of its key) under the experiment ``seed``: a :class:`~dpb.simulate.Result`."""
     return simulate(policy, bandit, T, seed=cell_seed_sequence(digest, seed), params=params,

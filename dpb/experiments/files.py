@@ -37,6 +37,8 @@ and seeds): their result files are shared, nothing is recomputed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import contextlib
 import hashlib
 import json
@@ -107,7 +109,8 @@ class FileExperiment(Experiment):
         return json.loads(self.spec_json)
 
 
-def cell(policy, env, T: int, runs: int, *, params: Mapping | None = None, **policy_params) -> Cell:
+def cell(policy: Any, env: Any, T: int, runs: int, *, params: Mapping | None = None,
+         **policy_params: Any) -> Cell:
     """:meth:`Cell.make <dpb.experiments.Cell.make>` with the policy's parameters as keywords, as in
     :func:`~dpb.simulate.simulate`: ``cell("DP-KLUCB", [0.9, 0.8], 10**5, 20, eps=0.5, alpha=3)``."""
     from .._params import merge_params
@@ -162,7 +165,7 @@ def _source_path(source) -> Path:
     return path
 
 
-def read_spec(source) -> dict:
+def read_spec(source: Any) -> dict:
     """The checked specification of an experiment file: ``source`` is a path (``.toml``), the name
     of one of the paper's experiments, or a dict with the file's keys.
 
@@ -361,7 +364,8 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
         if spec is None or raw.get("title") == spec.get("name"):
             raw["title"] = name
     if means is not None:
-        items, k = [], 0
+        items: list = []
+        k = 0
         for m in means:
             if isinstance(m, str):
                 items.append(m)
@@ -372,7 +376,7 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
     for key, value, other in (("eps", eps, "eps_grid"), ("eps_grid", eps_grid, "eps")):
         if value is not None:
             raw.pop(other, None)
-            raw[key] = list(value) if key == "eps" else value
+            raw[key] = list(value) if key == "eps" else value  # type: ignore[arg-type]
     if policies is not None:
         raw["policies"] = list(policies)
         kept = {policy_name(p) for p in raw["policies"]}
@@ -416,12 +420,13 @@ def build(spec: Mapping) -> FileExperiment:
             for pol in spec["policies"]:
                 params = {**paper_params(pol, eps), **spec["params"].get(policy_name(pol), {})}
                 cells.append(Cell.make(pol, env, T, runs, params))
-            settings.append(Setting(label, eps, tuple(cells)))
+            settings.append(Setting(str(label), eps, tuple(cells)))
     return FileExperiment(spec["name"], _describe(spec), tuple(settings), T, runs,
-                          spec_json=canonical_json(spec), figures=spec["figures"] or _shape_kind(settings))
+                          spec_json=canonical_json(spec),
+                          figures=spec["figures"] or _shape_kind(tuple(settings)))
 
 
-def read_experiment(source, **options) -> FileExperiment:
+def read_experiment(source: Any, **options: Any) -> FileExperiment:
     """The experiment of an experiment file (a path, or the name of one of the paper's), with
     ``options`` (those of :func:`override`: ``horizon``, ``runs``, ``eps``, ``means``...) on top.
 
@@ -435,7 +440,7 @@ def read_experiment(source, **options) -> FileExperiment:
     return build(spec)
 
 
-def as_experiment(target) -> Experiment:
+def as_experiment(target: Any) -> Experiment:
     """An :class:`~dpb.experiments.Experiment` from anything :func:`dpb.experiments.run` accepts: an
     experiment, the name of one of the paper's, a path to an experiment file, a cell, or a list of
     them (joined: the settings of each, in order; cells alone make one setting per instance and

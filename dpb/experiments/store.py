@@ -12,6 +12,8 @@ reasons.
 
 from __future__ import annotations
 
+from typing import Any
+
 import inspect
 import math
 import os
@@ -102,7 +104,8 @@ def chunk_provenance(policy: str) -> dict:
     return out
 
 
-def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str:
+def chunk_status(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] | None = None, *,
+                 seed: int = DEFAULT_SEED) -> str:
     """``"done"``, ``"missing"``, ``"stale"`` or ``"damaged"`` for the file of runs ``[start, stop)``
     of ``cell``.
 
@@ -131,7 +134,8 @@ class Claim:
     """
 
     def __init__(self, fd: int, path: Path) -> None:
-        self._fd, self.path = fd, path
+        self._fd: int | None = fd
+        self.path = path
 
     def release(self) -> None:
         if self._fd is not None:
@@ -143,7 +147,7 @@ class Claim:
             self.release()
 
 
-def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
+def claim(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] | None = None) -> Claim | None:
     """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
     another call in this process) holds it."""
     cell, start, stop = checked_chunk(cell, start, stop)
@@ -163,7 +167,7 @@ def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
     return Claim(fd, lock)
 
 
-def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
+def status(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED) -> dict:
     """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
     experiment (or a list of experiments or cells); see :func:`chunk_status`."""
     counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
@@ -234,7 +238,7 @@ class ExperimentResults:
                                                        instance=setting.env, eps=setting.eps)
                             for setting in self.settings for cell in setting.cells])
 
-    def to_frame(self, grid: str = "all"):
+    def to_frame(self, grid: str = "all") -> Any:
         """The regret curves as a long pandas DataFrame: one row per setting, policy, run and
         checkpoint, columns experiment, instance, eps, policy, params, run, t, regret
         (:mod:`dpb.frames`; needs the ``pandas`` extra)."""
@@ -249,7 +253,8 @@ def cpu_seconds(results: Iterable[Result]) -> float:
     return sum((float(r.extra.get("cpu_seconds", 0.0)) for r in results), 0.0)
 
 
-def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
+def load(target: Any, out: str | os.PathLike[str] | None = None, *,
+         seed: int = DEFAULT_SEED) -> ExperimentResults:
     """Read an experiment's cells from the cache (chunks joined by :meth:`dpb.simulate.Result.concat`).
 
     ``target`` is anything :func:`~dpb.experiments.run` accepts: an experiment, the name of one of
@@ -329,7 +334,8 @@ def _short(value) -> str:
     return text[:12] if len(text) > 16 and all(c in "0123456789abcdef" for c in text) else text
 
 
-def chunk_reason(cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str | None:
+def chunk_reason(cell: Any, start: int, stop: int, out: str | os.PathLike[str] | None = None, *,
+                 seed: int = DEFAULT_SEED) -> str | None:
     """Why the file of runs ``[start, stop)`` of ``cell`` is not done: None when it is done,
     ``"missing"``, ``"damaged: ..."`` or ``"stale: ..."`` naming every difference."""
     cell, start, stop = checked_chunk(cell, start, stop)
@@ -351,7 +357,7 @@ def chunk_reason(cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_S
     return "stale: " + "; ".join(why or ["its record differs from the current one"])
 
 
-def reasons(target, out=None, *, seed: int = DEFAULT_SEED) -> list:
+def reasons(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED) -> list:
     """``(path, reason)`` for every chunk file of ``target`` that is not done (see
     :func:`chunk_reason`), in the order of the cells."""
     out, seed = out_dir(out), checked_seed(seed)

@@ -107,7 +107,7 @@ def check_text_overlap(fig: Figure, *, tolerance: float = TOLERANCE, clipped: st
     if clipped not in CLIPPED:
         raise ValueError(f"clipped must be one of {', '.join(CLIPPED)}, got {clipped!r}")
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     boxes = []
     clashes = []
     page = fig.bbox if isinstance(fig, Figure) else fig.figure.bbox
@@ -159,7 +159,7 @@ def _checked(fn: Callable) -> Callable:
                     f"{fn.__module__}.{fn.__qualname__}({values}): {exc}") from None
         return fig
 
-    plot.__dpb_checked__ = True
+    plot.__dpb_checked__ = True  # type: ignore[attr-defined]
     return plot
 
 
@@ -172,7 +172,8 @@ def check_plot_functions(namespace: MutableMapping[str, object]) -> None:
     :func:`check_text_overlap` on the figure it returns (not when it drew on the caller's ``ax``:
     that figure is the caller's, checked when the caller returns it).
     """
-    for name in namespace.get("__all__", ()):
+    names = namespace.get("__all__", ())
+    for name in names if isinstance(names, (list, tuple)) else ():
         fn = namespace.get(name)
         if name.startswith("plot_") and callable(fn) and not getattr(fn, "__dpb_checked__", False):
             namespace[name] = _checked(fn)

@@ -7,6 +7,10 @@ Every function takes results (:class:`dpb.simulate.Result`, or the
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
+from typing import Any
+
 import math
 from collections.abc import Mapping, Sequence
 
@@ -104,9 +108,9 @@ def _check_band(band):
     return band
 
 
-def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = None,
+def plot_regret(results: Mapping[str, Result], ax: Any = None, *, title: str | None = None,
                 band: str | None = "quantile", xscale: str = "linear", yscale: str = "linear",
-                legend: bool = True):
+                legend: bool = True) -> Figure:
     """Mean pseudo-regret ``Reg_t = sum_a Delta_a N_a(t)`` against ``t`` for each algorithm, with a band.
 
     Parameters
@@ -221,7 +225,7 @@ def _panel_title(env: str, eps: float, res: Result) -> str:
 ROW_PANELS = 4
 
 
-def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: str = "linear"):
+def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: str = "linear") -> Figure:
     """The paper's Figure 1: regret against ``t`` at eps = 0.25 on mu1 (left) and mu2 (right).
 
     Any experiment draws one panel per setting, in rows of :data:`ROW_PANELS`; a panel's title
@@ -264,7 +268,7 @@ def _figure_legend(fig, ax) -> None:
 
 
 def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "quantile",
-                  yscale: str = "linear"):
+                  yscale: str = "linear") -> Figure:
     """One appendix figure: regret against ``t`` on instance ``env`` for each budget (2 x 2 panels).
 
     Parameters
@@ -298,7 +302,7 @@ def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "
     return fig
 
 
-def plot_ratio_grid(res: ExperimentResults):
+def plot_ratio_grid(res: ExperimentResults) -> Figure:
     """How much lower the paper's algorithms go: best private baseline / best of DP-KLUCB, DP-IMED.
 
     A heat map over (instance, eps) of the ratio of mean regrets at T (above 1: DP-KLUCB or
@@ -332,7 +336,7 @@ def plot_ratio_grid(res: ExperimentResults):
     return fig
 
 
-def plot_eps_sweep(res: ExperimentResults):
+def plot_eps_sweep(res: ExperimentResults) -> Figure:
     """The appendix's regret-against-eps figure, with the lower bound on the same axes.
 
     Left: the mean regret at T of each budget with the 10%-90% quantiles of the runs, the
@@ -382,7 +386,8 @@ def _tex_T(T: int) -> str:
     return f"10^{{{k}}}" if 10**k == T else str(T)
 
 
-def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: str | None = None):
+def plot_final_distribution(results: Mapping[str, Result], ax: Any = None, *,
+                            title: str | None = None) -> Figure:
     """The regret at T of every run, per algorithm (log scale), with the mean and the median.
 
     Shows what a mean over 20 runs hides: a heavy right tail (a few runs with a very large regret)
@@ -437,7 +442,7 @@ def _plain_log_ticks(axis) -> None:
 
 
 def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str, MeanEstimate],
-                          reported: Mapping[str, float] | None = None, *, title: str | None = None):
+                          reported: Mapping[str, float] | None = None, *, title: str | None = None) -> Figure:
     """Where a twenty-run experiment lands: the distribution of the mean of twenty runs over many
     independent groups of runs (one panel per algorithm, log axis), against the expected regret
     (its 95 % interval shaded) and, optionally, the mean one particular seed reported.
@@ -490,7 +495,7 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
     return fig
 
 
-def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = "DP-IMED"):
+def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = "DP-IMED") -> Figure:
     """The eps-sweep in expectation: expected regret at ``T`` over the lower bound
     ``C_eps(mu) log T`` for every budget, with its 95 % interval, the twenty-run ratio of the
     paper's scale, and the levels 1 (the lower bound) and ``alpha`` (the upper bound's leading
@@ -530,7 +535,7 @@ def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = 
     return fig
 
 
-def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = ALGORITHMS):
+def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = ALGORITHMS) -> Figure:
     """How far the twenty-run mean of each cell is from its expected regret: ``paper / expected``
     per setting (x) and algorithm (colour), log axis; 1 means the paper's scale was right.
 
@@ -564,7 +569,7 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
     return fig
 
 
-def plot_dpse_readings(res: ExperimentResults, yscale: str = "linear"):
+def plot_dpse_readings(res: ExperimentResults, yscale: str = "linear") -> Figure:
     """DP-SE under each reading of its elimination rule, one panel per setting of
     :func:`dpb.experiments.dpse_readings` (mean regret against ``t``, 10%-90% band)."""
     res = _res(res)
@@ -602,7 +607,7 @@ def parse_means(text: str) -> np.ndarray:
 
 def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25, T: int = 100_000,
               runs: int = 10, algorithms: Sequence[str] = ALGORITHMS, seed: int = 0,
-              band: str | None = "quantile", progress=None):
+              band: str | None = "quantile", progress: Any = None) -> Figure:
     """Simulate now and draw the regret curves and the final-regret table (the chapter's explorer).
 
     Parameters
