@@ -333,6 +333,9 @@ def cli_reference(width: int = 100) -> str:
     ``book/api/cli.md`` is this text, rewritten by ``make cli-reference``;
     ``tests/test_cli_reference.py`` checks that it is current).  argparse's layout differs between
     Python versions, so the page records the version that wrote it."""
+    from ._validate import as_int
+
+    width = as_int("width", width, minimum=40, maximum=400)
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(width)  # argparse wraps the help at the terminal's width
     try:
@@ -716,10 +719,9 @@ def _ranking_note(args, res) -> None:
     rows = E.unranked_settings(res)
     if not rows:
         return
-    r = max(rows, key=lambda row: row["widest"])
+    r = max(rows, key=lambda row: (row["few_runs"], row["widest"]))
     a, b = r["policies"]
-    wide = (f"fewer than {E.RANK_MIN_RUNS} runs" if math.isinf(r["widest"])
-            else f"up to +-{100 * r['widest']:.0f} %")
+    wide = f"fewer than {E.RANK_MIN_RUNS} runs" if r["few_runs"] else f"up to +-{100 * r['widest']:.0f} %"
     print(f"note: {res.experiment.name}: the intervals are too wide to rank the policies in {len(rows)} of "
           f"{len(res.settings)} settings (e.g. {r['env']}, eps {r['eps']:g}: {a} and {b} overlap, {wide}); "
           f"`{_converge_command(args)}` runs each cell until its 95 % interval is within "

@@ -16,7 +16,8 @@ import numpy as np
 from ..result import Result
 from ..simulate import simulate
 
-__all__ = ["cell_seed_sequence", "chunk_run_ids", "simulate_chunk"]
+#: Internal: the experiments call these; their public faces are ``Cell.seed_sequence`` and ``run``.
+__all__: list[str] = []
 
 
 def cell_seed_sequence(digest: str, seed: int) -> np.random.SeedSequence:

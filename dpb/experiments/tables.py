@@ -441,7 +441,8 @@ def unranked_settings(res: ExperimentResults, rel: float = RANK_REL) -> list:
     or either has fewer than :data:`RANK_MIN_RUNS` runs (more runs would tell them apart, or show a
     tie).  Returns one row per such setting:
     ``env, eps, policies`` (the pair), ``means``, ``lo``, ``hi``, ``widest`` (the largest relative
-    half-width in the setting, e.g. 0.54 for +-54 %).
+    half-width in the setting, e.g. 0.54 for +-54 %) and ``few_runs`` (fewer than
+    :data:`RANK_MIN_RUNS` runs: the interval itself is not to be trusted).
     """
     from ..estimates import mean_interval
 
@@ -453,20 +454,22 @@ def unranked_settings(res: ExperimentResults, rel: float = RANK_REL) -> list:
         if len(data) < 2:
             continue
         regrets = {name: np.asarray(_result("res", r).final_regret, dtype=float) for name, r in data.items()}
-        if any(reg.size < 2 for reg in regrets.values()):  # a single run: no interval at all
+        runs = min(reg.size for reg in regrets.values())
+        if runs < 2:  # a single run: no interval at all
             a, b = list(regrets)[:2]
-            rows.append({"env": s.env, "eps": s.eps, "policies": (a, b), "means": (math.nan, math.nan),
-                         "lo": (math.nan, math.nan), "hi": (math.nan, math.nan), "widest": math.inf})
+            means = (float(regrets[a].mean()), float(regrets[b].mean()))
+            rows.append({"env": s.env, "eps": s.eps, "policies": (a, b), "means": means, "lo": means,
+                         "hi": means, "widest": 0.0, "few_runs": True})
             continue
         est = {name: mean_interval(reg) for name, reg in regrets.items()}
         order = sorted(est, key=lambda n: est[n].mean)
         widest = max(e.rel_half_width for e in est.values())
-        widest = math.inf if min(e.runs for e in est.values()) < RANK_MIN_RUNS else widest
         for a, b in zip(order, order[1:], strict=False):
             ea, eb = est[a], est[b]
             few = min(ea.runs, eb.runs) < RANK_MIN_RUNS  # a bootstrap of a handful of runs is no interval
             if ea.hi >= eb.lo and (few or max(ea.rel_half_width, eb.rel_half_width) > limit):
                 rows.append({"env": s.env, "eps": s.eps, "policies": (a, b), "means": (ea.mean, eb.mean),
-                             "lo": (ea.lo, eb.lo), "hi": (ea.hi, eb.hi), "widest": widest})
+                             "lo": (ea.lo, eb.lo), "hi": (ea.hi, eb.hi), "widest": widest,
+                             "few_runs": runs < RANK_MIN_RUNS})
                 break
     return rows
