@@ -22,8 +22,9 @@ times CPU-seconds per decision measured on this project's machine and rounded up
 * The literal per-step reference (:mod:`dpb.reference`) costs the policy's ``cost_reference``
   per round of one run; the transcripts of :mod:`dpb.interaction` :data:`TRANSCRIPT_COST`.
 
-The prices change no number, so the results' provenance leaves them out: this module is not
-hashed, nor are the ``cost_*`` class attributes of a policy (:func:`dpb.cache.code_digest`).
+The prices change no number, so the results' provenance leaves them out: the module-level
+constants of this module and the ``cost_*`` class attributes of a policy are not hashed
+(:func:`dpb.cache.code_digest`); its functions are, since ``uses_fast_path`` chooses the engine.
 Adjust them when a fast path changes (``benchmarks/``).  The one-time compilation of a kernel
 (seconds, once per machine) is not included.
 """

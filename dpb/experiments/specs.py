@@ -280,7 +280,7 @@ class Cell:
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
         four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child
-        (:func:`dpb.experiments.compute.cell_seed_sequence`)."""
+        (``dpb.experiments.compute.cell_seed_sequence``)."""
         from .compute import cell_seed_sequence  # (hashed into the cells' provenance)
 
         return cell_seed_sequence(self.digest, as_int("seed", seed, minimum=0, maximum=MAX_SEED))

@@ -83,7 +83,7 @@ SIMULATOR = tuple(cache.PACKAGE_DIR / f for f in ("engine.py", "simulate.py", "c
 
 def policy_sources(policy: str) -> tuple:
     """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator
-    (:data:`SIMULATOR`) and of the file defining the policy's class (the class itself is resolved
+    (``SIMULATOR``) and of the file defining the policy's class (the class itself is resolved
     at run time).  For a reader's policy that file is outside the package: its cells are keyed by
     its source and its helpers'."""
     path = policy_file(policy)

@@ -438,11 +438,11 @@ def unranked_settings(res: ExperimentResults, rel: float = RANK_REL) -> list:
     For every setting of two policies or more, the mean regret at T of each policy with its 95 %
     BCa interval (:func:`dpb.estimates.mean_interval`); sorted by mean, two neighbours are not
     ranked when their intervals overlap and one of them is wider than ``+- rel`` times its mean,
-    or either has fewer than :data:`RANK_MIN_RUNS` runs (more runs would tell them apart, or show a
+    or either has fewer than ``RANK_MIN_RUNS`` runs (more runs would tell them apart, or show a
     tie).  Returns one row per such setting:
     ``env, eps, policies`` (the pair), ``means``, ``lo``, ``hi``, ``widest`` (the largest relative
     half-width in the setting, e.g. 0.54 for +-54 %) and ``few_runs`` (fewer than
-    :data:`RANK_MIN_RUNS` runs: the interval itself is not to be trusted).
+    ``RANK_MIN_RUNS`` runs: the interval itself is not to be trusted).
     """
     from ..estimates import mean_interval
 

@@ -97,7 +97,7 @@ def check_text_overlap(fig: Figure, *, tolerance: float = TOLERANCE, clipped: st
     compared with every other: boxes ``a`` and ``b`` overlap when
     ``min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance`` and the same holds for ``y``; a box
     reaching more than ``tolerance`` pixels beyond the figure's edge is clipped on the page and
-    refused too: a title by default, any text with ``clipped="all"`` (see :data:`CLIPPED`).
+    refused too: a title by default, any text with ``clipped="all"`` (see ``CLIPPED``).
     """
     if not isinstance(fig, (Figure, SubFigure)):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")

@@ -228,8 +228,8 @@ ROW_PANELS = 4
 def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: str = "linear") -> Figure:
     """The paper's Figure 1: regret against ``t`` at eps = 0.25 on mu1 (left) and mu2 (right).
 
-    Any experiment draws one panel per setting, in rows of :data:`ROW_PANELS`; a panel's title
-    lists the arms' means up to :data:`TITLE_ARMS` arms, else their number and range.
+    Any experiment draws one panel per setting, in rows of ``ROW_PANELS``; a panel's title
+    lists the arms' means up to ``TITLE_ARMS`` arms, else their number and range.
 
     Parameters
     ----------
