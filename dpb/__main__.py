@@ -49,8 +49,8 @@ examples:
   dpb compile                                        # compile the numba kernels once (cached on disk)
 
 Result files are written atomically as they finish and reused when their recorded specification,
-seed, dpb/numpy/numba versions, machine and source hash match the current code: rerunning after an interruption
-computes only what is missing, and editing a policy recomputes only that policy's files.
+seed, dpb/numpy/numba versions, machine and source hash match the current code: rerunning after an
+interruption computes only what is missing, and editing a policy recomputes only its files.
 """
 
 
