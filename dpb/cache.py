@@ -259,10 +259,11 @@ def source_files(*roots: Any) -> tuple:
 
 def code_digest(path: str | os.PathLike[str]) -> bytes:
     """SHA-256 of the code of a Python file: its syntax tree (comments are not in it) without the
-    docstrings and without the prices of the cost model, so that editing documentation or a price
-    keeps the cached results.  A price is an assignment to ``cost_*`` names only (a policy's
-    attributes, see :mod:`dpb.cost`), or any module-level assignment of ``dpb/cost.py`` (its
-    constants: prices, limits, messages; its functions, which choose the engine, are hashed).
+    docstrings, the type hints of functions and the prices of the cost model, so that editing
+    documentation, annotations or a price keeps the cached results.  A price is an assignment to
+    ``cost_*`` names only (a policy's attributes, see :mod:`dpb.cost`), or any module-level
+    assignment of ``dpb/cost.py`` (its constants: prices, limits, messages; its functions, which
+    choose the engine, are hashed).
     Cached per process on the file's modification time and size."""
     return _code_digest(str(as_file("path", path)))
 
@@ -289,6 +290,10 @@ def _code_digest(path: str) -> bytes:
     tree = _parse("path", Path(path))
     prices = Path(path) == PACKAGE_DIR / "cost.py"
     for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # type hints make no number
+            node.returns = None
+        elif isinstance(node, ast.arg):
+            node.annotation = None
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
             if isinstance(node, (ast.Module, ast.ClassDef)):

@@ -286,3 +286,19 @@ def test_object_digest_is_code_not_name():
     closures = [_interactive(f"def make():\n    c = {c}\n    return lambda t: t * c\nf = make()")["f"]
                 for c in (1, 2)]
     assert object_digest(closures[0]) != object_digest(closures[1])
+
+
+def test_code_digest_ignores_documentation_hints_and_prices_not_code(tmp_path):
+    from dpb.cache import code_digest
+
+    def digest(text):
+        path = tmp_path / f"m{abs(hash(text))}.py"
+        path.write_text(textwrap.dedent(text))
+        return code_digest(path)
+
+    base = digest("def f(x, k=2):\n    return x * k\n")
+    assert base == digest('def f(x: float, k: int = 2) -> float:\n    """Doc."""\n    return x * k  # note\n')
+    assert base != digest("def f(x, k=3):\n    return x * k\n")
+    cls = "class P:\n    cost_fast = (1e-6, 1e-7)\n    eps = 0.5\n"
+    assert digest(cls) == digest(cls.replace("1e-6", "2e-6"))
+    assert digest(cls) != digest(cls.replace("0.5", "0.25"))
