@@ -730,9 +730,14 @@ def _ranking_note(args, res) -> None:
 
 def _converge_command(args) -> str:
     """The command line of this run at the converged scale (``--runs``, ``--force``, ``--scale``
-    dropped)."""
+    dropped; ``status`` becomes the command that computes: ``reproduce`` for the paper's
+    experiments, else ``run``)."""
+    argv = list(getattr(args, "argv", None) or [args.command])
+    if args.command == "status" and args.command in argv:
+        paper = getattr(args, "experiment", None) in (*E.EXPERIMENT_NAMES, "all")
+        argv[argv.index("status")] = "reproduce" if paper else "run"
     words, skip = [], False
-    for word in getattr(args, "argv", None) or [args.command]:
+    for word in argv:
         if skip:
             skip = False
             continue

@@ -53,3 +53,4 @@ def test_run_and_status_say_so_with_the_command_that_converges(tmp_path, capsys,
     assert main(["status", str(spec), "--out", str(tmp_path), "--runs", "3"]) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("note: wide: the intervals are too wide")
+    assert f"`dpb run {spec} --out {tmp_path} --scale converged`" in last  # the command that computes
