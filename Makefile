@@ -21,7 +21,7 @@ JOBS ?= 2
 SLOWEST := _build/test-durations.tsv
 PYTEST := env DPB_DURATIONS=$(SLOWEST) $(PY) -m pytest -n $(JOBS) -p no:cacheprovider
 
-.PHONY: book test tests-without-build lint venv vendor notebooks unit nbval build-strict browser bench bench-widgets fuzz oracle lab live clean
+.PHONY: book test tests-without-build lint venv vendor cli-reference notebooks unit nbval build-strict browser bench bench-widgets fuzz oracle lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -72,9 +72,11 @@ test: lint venv vendor
 tests-without-build: venv
 	$(STAGE) tests-without-build $(PYTEST) tests -m "not browser"
 
-# ruff over the package, the tests, the scripts and the chapters (notebooks included).
+# ruff over the package, the tests, the scripts and the chapters (notebooks included); mypy over
+# the package (its settings: [tool.mypy] in pyproject.toml).
 lint: venv
 	$(STAGE) lint $(VENV)/bin/ruff check dpb tests scripts benchmarks book conftest.py
+	$(STAGE) types $(VENV)/bin/mypy
 
 # The book with warnings as errors; every chapter executed afresh (the cache is emptied first).
 build-strict: venv vendor
@@ -104,6 +106,10 @@ fuzz: venv
 # ones whose code changed; commit them afterwards (tests/oracle_cache.py)
 oracle: venv
 	$(PYTEST) tests/test_reference_agreement.py -q
+
+# the CLI reference page of the book, generated from the command's parser (tests/test_cli_reference.py)
+cli-reference: venv
+	$(PY) -c "import dpb.__main__ as m; print(m.cli_reference(), end='')" > book/api/cli.md
 
 bench: venv
 	$(PY) benchmarks/bench_simulate.py

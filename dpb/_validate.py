@@ -7,6 +7,8 @@ through these helpers.
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 import numbers
 from fractions import Fraction
@@ -90,7 +92,20 @@ def as_float_array(name: str, value) -> np.ndarray:
         raise TypeError(f"{name} must be a number or an array of numbers, got {_short(value)}") from exc
     if isinstance(value, np.ndarray) and value.dtype.kind == "b":
         raise TypeError(f"{name} must be a number or an array of numbers, got an array of bools")
+    if _holds_text(value):  # numpy would read "0.9" as 0.9: a number typed as text is refused
+        raise TypeError(f"{name} must be a number or an array of numbers, not text: got {_short(value)} "
+                        f"(write 0.9, not \"0.9\")")
     return arr
+
+
+def _holds_text(value) -> bool:
+    """Whether ``value`` (a sequence or array that numpy converted to floats) holds strings."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "USO" and (value.dtype.kind != "O" or any(
+            isinstance(v, (str, bytes)) for v in value.ravel()))
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, (str, bytes)) or _holds_text(v) for v in value)
+    return False
 
 
 def plain(value):
@@ -145,13 +160,13 @@ def as_real(name: str, value, *, low: float = -np.inf, high: float = np.inf, low
     return v
 
 
-def check_real(name: str, value, *, low: float, strict: bool = True, high: float = np.inf) -> float:
+def check_real(name: str, value: Any, *, low: float, strict: bool = True, high: float = np.inf) -> float:
     """A finite real scalar in (low, high] (or [low, high] when ``strict`` is false): the
     policies' parameters (``as_real`` of ``dpb._validate`` with ``finite=True``)."""
     return as_real(name, value, low=low, low_open=as_flag("strict", strict), high=high, finite=True)
 
 
-def check_eps(eps, floor: float = 1e-300, name: str = "eps") -> float:
+def check_eps(eps: Any, floor: float = 1e-300, name: str = "eps") -> float:
     """A privacy budget: a finite real scalar > 0 and at least ``floor`` (below 1e-300 the noise
     scale 1/eps overflows; a Monte Carlo estimate squaring its draws asks ``floor = 1e-150``)."""
     val = as_real(name, eps, low=0.0, low_open=True, finite=True)
@@ -273,9 +288,9 @@ def as_int(name: str, value, *, minimum: int | None = None, maximum: int | None 
     if isinstance(value, numbers.Integral):
         out = int(value)
     elif isinstance(value, numbers.Real):
-        if not np.isfinite(value) or float(value) != int(value):
+        if not np.isfinite(float(value)) or float(value) != int(value):  # type: ignore[call-overload]
             raise ValueError(f"{name} must be an integer, got {plain(value)!r}")
-        out = int(value)
+        out = int(value)  # type: ignore[call-overload]
     else:
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {_short(value)}")
     if minimum is not None and out < minimum:

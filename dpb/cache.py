@@ -8,7 +8,8 @@ decomposed runs of the upper-bound chapter).
 - **Which code.** :func:`source_hash` hashes the ``dpb`` code that produces a result: the *import
   closure* of a few root modules (every ``dpb`` module they import, transitively), each file as its
   syntax tree without docstrings, so that an edit of documentation or comments keeps the cache and
-  any edit of code invalidates it.  :func:`provenance` adds the versions of ``dpb`` and ``numpy``
+  any edit of code invalidates it.  :func:`provenance` adds the version of ``dpb``, what the bits
+  depend on (:func:`arithmetic`: numpy and numba versions, the machine, the engine's arithmetic tag)
   and whether the compiled kernels were on (``DPB_JIT``, ``dpb._jit``).
 - **How written.** Result files are ``.npz`` archives written atomically by
   ``dpb._io.save_npz_atomic`` (unique temporary file, then ``os.replace``): a reader sees
@@ -20,12 +21,16 @@ decomposed runs of the upper-bound chapter).
 
 from __future__ import annotations
 
+from typing import Any
+
 import ast
 import functools
 import hashlib
 import inspect
 import json
 import os
+import sys
+import types
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -42,6 +47,8 @@ __all__ = [
     "code_digest",
     "source_files",
     "source_hash",
+    "object_digest",
+    "arithmetic",
     "provenance",
     "cache_key",
     "read_meta",
@@ -123,10 +130,14 @@ def _where(path: Path, node) -> tuple[Path, list[str]] | None:
     next to it (its sibling helper modules); None for any other module."""
     inside = _inside_package(path)
     if isinstance(node, ast.ImportFrom) and node.level:
-        pkg = list(path.relative_to(PACKAGE_DIR).parent.parts) if inside else None
-        if pkg is None or node.level - 1 > len(pkg):
-            return None
         rest = node.module.split(".") if node.module else []
+        if not inside:  # a relative import of a file outside dpb: its own folder and the ones above
+            if node.level - 1 > len(path.parent.parents):
+                return None
+            return (path.parent if node.level == 1 else path.parent.parents[node.level - 2]), rest
+        pkg = list(path.relative_to(PACKAGE_DIR).parent.parts)
+        if node.level - 1 > len(pkg):
+            return None
         return PACKAGE_DIR, pkg[: len(pkg) - (node.level - 1)] + rest
     name = node.module if isinstance(node, ast.ImportFrom) else node
     if not name:
@@ -134,7 +145,9 @@ def _where(path: Path, node) -> tuple[Path, list[str]] | None:
     parts = name.split(".")
     if parts[0] == "dpb":
         return PACKAGE_DIR, parts[1:]
-    if not inside and _module_file(parts[:1], path.parent) is not None:
+    # a module or a package next to the file: a regular package (``__init__.py``) or a namespace
+    # package (a folder without one, PEP 420)
+    if not inside and (_module_file(parts[:1], path.parent) is not None or (path.parent / parts[0]).is_dir()):
         return path.parent, parts
     return None
 
@@ -210,8 +223,10 @@ def _root_file(root) -> Path:
     return path
 
 
-#: Modules that never change a result: this one (bookkeeping), the version record and the cost model.
-_NOT_CODE = frozenset({Path(__file__).resolve(), PACKAGE_DIR / "_version.py", PACKAGE_DIR / "cost.py"})
+#: Modules that never change a result: this one (bookkeeping) and the version record (recorded by
+#: :func:`provenance` itself).  ``dpb.cost`` is hashed: it chooses the engine (``uses_fast_path``);
+#: only its prices are left out (:func:`code_digest`).
+_NOT_CODE = frozenset({Path(__file__).resolve(), PACKAGE_DIR / "_version.py"})
 
 
 @functools.lru_cache(maxsize=256)
@@ -226,48 +241,64 @@ def _closure(roots: tuple) -> tuple:
     return tuple(sorted(seen))
 
 
-def source_files(*roots) -> tuple:
+def source_files(*roots: Any) -> tuple:
     """The import closure of ``roots``: the root files and every ``dpb`` module they import,
     transitively, sorted.
 
     A root is a path to a ``.py`` file, or a module, class or function (its defining file); roots
     outside the package (a reader's own policy file) are included with their ``dpb`` imports.
     Package ``__init__`` files are left out (they only re-export, and what they re-export is
-    reached through the modules that define it), and so are this module, ``dpb._version`` and
-    ``dpb.cost`` (bookkeeping and prices that do not change a number; the version is recorded by
-    :func:`provenance`).
+    reached through the modules that define it), and so are this module and ``dpb._version``
+    (bookkeeping; the version is recorded by :func:`provenance`).  A module or package next to a
+    root outside the package counts as its helper, whether a regular or a namespace package.
     """
     if not roots:
         raise ValueError("source_files needs at least one root")
     return _closure(tuple(sorted({_root_file(r) for r in roots})))
 
 
-def code_digest(path) -> bytes:
-    """SHA-256 of the code of a Python file: its syntax tree without docstrings (comments are not
-    in the tree) and without the prices of the cost model (a class's ``cost_*`` attributes, see
-    :mod:`dpb.cost`), so that editing documentation or a price keeps the cached results.  Cached
-    per process on the file's modification time and size."""
+def code_digest(path: str | os.PathLike[str]) -> bytes:
+    """SHA-256 of the code of a Python file: its syntax tree (comments are not in it) without the
+    docstrings, the type hints of functions and the prices of the cost model, so that editing
+    documentation, annotations or a price keeps the cached results.  A price is an assignment to
+    ``cost_*`` names only (a policy's attributes, see :mod:`dpb.cost`), or any module-level
+    assignment of ``dpb/cost.py`` (its constants: prices, limits, messages; its functions, which
+    choose the engine, are hashed).
+    Cached per process on the file's modification time and size."""
     return _code_digest(str(as_file("path", path)))
 
 
-def _is_price(node) -> bool:
-    """Whether a statement of a class body only sets prices of the cost model (``cost_*`` names)."""
-    targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+def _is_price(node, module: bool) -> bool:
+    """Whether a statement of a module (``module``: of ``dpb/cost.py``) or class body only sets
+    prices (see :func:`code_digest`)."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return False
+    if module:
+        return True
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     names = [n for t in targets for n in (t.elts if isinstance(t, ast.Tuple) else [t])]
     return bool(names) and all(isinstance(n, ast.Name) and n.id.startswith("cost_") for n in names)
+
+
+def _is_docstring(node) -> bool:
+    return (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str))
 
 
 @_per_version
 def _code_digest(path: str) -> bytes:
     tree = _parse("path", Path(path))
+    prices = Path(path) == PACKAGE_DIR / "cost.py"
     for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body = body[1:] or [ast.Pass()]
-        if isinstance(node, ast.ClassDef):
-            node.body = [n for n in body if not _is_price(n)] or [ast.Pass()]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):  # type hints make no number
+            node.returns = None
+        elif isinstance(node, ast.arg):
+            node.annotation = None
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
+            if isinstance(node, (ast.Module, ast.ClassDef)):
+                body = [n for n in body if not _is_price(n, prices and isinstance(node, ast.Module))]
+            node.body = body or [ast.Pass()]
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).digest()
 
 
@@ -279,7 +310,7 @@ def _label(path: Path) -> str:
     return f"external/{path.name}"
 
 
-def source_hash(*roots) -> str:
+def source_hash(*roots: Any) -> str:
     """SHA-256 (hex) of the code in :func:`source_files` of ``roots``.
 
     Every file contributes its name (relative to the package; ``external/<name>`` for a file
@@ -292,12 +323,242 @@ def source_hash(*roots) -> str:
     return h.hexdigest()
 
 
-def provenance(*roots) -> dict:
-    """What a result file records about the code that made it: ``dpb_version``, ``numpy_version``,
-    the :func:`source_hash` of ``roots`` and ``engine``, whether the compiled kernels were on
+# ----------------------------------------------------------------------------------------------
+# which code, for what has no file: what the interpreter holds
+# ----------------------------------------------------------------------------------------------
+#: Attributes of a class that are bookkeeping of the interpreter, not code.
+_CLASS_BOOKKEEPING = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__weakref__",
+                                "__firstlineno__", "__static_attributes__", "_abc_impl", "__orig_bases__",
+                                "__parameters__"})
+
+
+def object_digest(obj: Any) -> str:
+    """SHA-256 (hex) of what the interpreter holds of ``obj`` (a class, a function or a value):
+    the identity of code that has no source file, such as a policy class defined in a notebook
+    cell, in ``python -i`` or sent to a Dask worker by value.
+
+    A function contributes its bytecode, constants (nested code objects alike), the names it
+    uses, its defaults, keyword defaults and the values of its closure, and, recursively, every
+    global it names: its module's functions and classes, numbers, strings, tuples and arrays. A
+    class contributes its bases and every attribute of its body (methods, properties, static and
+    class methods, values) except docstrings and prices (``cost_*``, see :func:`code_digest`).
+    Code that has a file is keyed by that file (:func:`source_hash`), a module of another library
+    by its name and version.  Names alone never key code: a class defined again with another
+    body has another digest, the same body (re-run, or in another process) the same.  Line numbers
+    and file names are left out, so moving a cell keeps the digest; the Python version is in it
+    (bytecode differs between versions).
+    """
+    h = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}".encode())
+    _Digest(h).add(obj)
+    return h.hexdigest()
+
+
+class _Digest:
+    """The recursive walk of :func:`object_digest` (each object once: cycles are named by their
+    order of first visit)."""
+
+    def __init__(self, h) -> None:
+        self.h = h
+        self.seen: dict[int, int] = {}
+        self.keep: list = []
+
+    def put(self, *parts) -> None:
+        for part in parts:
+            self.h.update(part if isinstance(part, bytes) else repr(part).encode())
+            self.h.update(b"\0")
+
+    def add(self, obj) -> None:  # noqa: C901 - one case per kind of object
+        if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
+            self.put(type(obj).__name__, obj)
+            return
+        if id(obj) in self.seen:
+            self.put("seen", self.seen[id(obj)])
+            return
+        self.seen[id(obj)] = len(self.seen)
+        self.keep.append(obj)  # (ids stay unique while the walk runs)
+        if isinstance(obj, (tuple, list, frozenset, set)):
+            items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
+            self.put(type(obj).__name__, len(items))
+            for item in items:
+                self.add(item)
+        elif isinstance(obj, dict):
+            self.put("dict", len(obj))
+            for key in sorted(obj, key=repr):
+                self.add(key)
+                self.add(obj[key])
+        elif isinstance(obj, np.ndarray):
+            self.put("ndarray", obj.dtype.str, obj.shape, np.ascontiguousarray(obj).tobytes())
+        elif isinstance(obj, np.generic):
+            self.put("numpy", obj.dtype.str, obj.tobytes())
+        elif isinstance(obj, types.ModuleType):
+            path = self._file(obj)
+            if path is None:
+                self.put("module", obj.__name__, self._version(obj.__name__))
+            else:
+                self._by_file(obj, path)
+        elif isinstance(obj, types.CodeType):
+            self._code(obj)
+        elif isinstance(obj, (staticmethod, classmethod)):
+            self.put(type(obj).__name__)
+            self.add(obj.__func__)
+        elif isinstance(obj, property):
+            self.put("property")
+            for f in (obj.fget, obj.fset, obj.fdel):
+                self.add(f)
+        elif isinstance(obj, functools.partial):
+            self.put("partial")
+            for part in (obj.func, obj.args, obj.keywords):
+                self.add(part)
+        elif isinstance(obj, types.MethodType):
+            self.put("method")
+            self.add(obj.__func__)
+        elif isinstance(obj, types.FunctionType):
+            self._function(obj)
+        elif isinstance(obj, type):
+            self._class(obj)
+        elif isinstance(getattr(obj, "py_func", None), types.FunctionType):
+            self.put("compiled")  # a numba dispatcher: the Python function it compiles
+            self.add(obj.py_func)
+        elif callable(obj) and hasattr(obj, "__qualname__"):  # a builtin function, a numpy ufunc
+            module = getattr(obj, "__module__", None)
+            self.put("callable", module, obj.__qualname__, self._version(module))
+        else:
+            self.put("instance")
+            self.add(type(obj))
+            state = getattr(obj, "__dict__", None)
+            self.add(state if isinstance(state, dict) else repr(obj))
+
+    @staticmethod
+    def _file(obj) -> Path | None:
+        try:
+            path = Path(inspect.getfile(obj))
+        except (TypeError, OSError):
+            return None
+        return path.resolve() if path.suffix == ".py" and path.is_file() else None
+
+    def _by_file(self, obj, path: Path) -> None:
+        """A module, function or class that has a file: a ``dpb`` module or a user's file keyed by
+        its code (:func:`source_hash`), another library's by its name and version."""
+        module = isinstance(obj, types.ModuleType)
+        name = getattr(obj, "__name__", "?") if module else getattr(obj, "__module__", "?")
+        where = getattr(obj, "__qualname__", name)
+        if _inside_package(path) or not _is_installed(path):
+            self.put("file", where, source_hash(path))
+        else:
+            self.put("library", name, where, self._version(name))
+
+    @staticmethod
+    def _version(module_name) -> str:
+        top = str(module_name or "").split(".")[0]
+        return str(getattr(sys.modules.get(top), "__version__", None))
+
+    def _code(self, code: types.CodeType) -> None:
+        self.put("code", code.co_code, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+                 code.co_argcount, code.co_kwonlyargcount, code.co_flags)
+        for const in code.co_consts:
+            self.add(const)
+
+    def _function(self, f: types.FunctionType) -> None:
+        path = self._file(f)
+        if path is not None:
+            self._by_file(f, path)
+            return
+        self.put("function", f.__name__)
+        code = f.__code__
+        consts = code.co_consts
+        if f.__doc__ is not None and consts and consts[0] == f.__doc__:
+            code = code.replace(co_consts=(None, *consts[1:]))  # the docstring is not code
+        self._code(code)
+        self.add(f.__defaults__)
+        self.add(f.__kwdefaults__)
+        self.add(tuple(_cell_value(c) for c in f.__closure__ or ()))
+        glob = f.__globals__
+        builtins = glob.get("__builtins__", {})
+        builtins = builtins if isinstance(builtins, dict) else vars(builtins)
+        for name in _global_names(f.__code__):
+            if name in glob:
+                self.put("global", name)
+                self.add(glob[name])
+            elif name in builtins:
+                self.put("builtin", name)
+
+    def _class(self, cls: type) -> None:
+        path = self._file(cls)
+        if path is not None:
+            self._by_file(cls, path)
+            return
+        if cls.__module__ == "builtins" or cls.__module__ in sys.builtin_module_names:
+            self.put("builtin class", cls.__qualname__)
+            return
+        self.put("class", cls.__name__, len(cls.__bases__))
+        for base in cls.__bases__:
+            self.add(base)
+        for name in sorted(vars(cls)):
+            if name in _CLASS_BOOKKEEPING or name.startswith("cost_"):
+                continue
+            self.put("attribute", name)
+            self.add(vars(cls)[name])
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return "<empty cell>"
+
+
+def _global_names(code: types.CodeType) -> tuple:
+    """The names a code object (and the code nested in it) loads: candidates for globals."""
+    names = list(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.extend(_global_names(const))
+    return tuple(dict.fromkeys(names))
+
+
+@functools.lru_cache(maxsize=256)
+def _installed_dirs() -> tuple:
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return tuple(str(Path(p).resolve()) for p in {paths.get(k) for k in ("stdlib", "platstdlib", "purelib",
+                                                                         "platlib")} if p)
+
+
+def _is_installed(path: Path) -> bool:
+    """Whether ``path`` belongs to the standard library or an installed package (not a user's file)."""
+    text = str(path.resolve())
+    return any(text.startswith(d + os.sep) for d in _installed_dirs())
+
+
+def arithmetic() -> dict:
+    """What the bits of a result depend on besides the code: ``numpy_version`` and
+    ``numba_version`` (their floating-point loops and compiled kernels), ``machine`` (the
+    processor's architecture, ``platform.machine()``) and ``arithmetic``, the tag of the engines'
+    arithmetic (``dpb.engine.ARITHMETIC`` when the engine defines one, else None).  A result file
+    made under other values is stale (recomputed by the runner, refused by a loader), never mixed
+    into a cell with files made under these."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import engine
+
+    try:
+        numba = version("numba")
+    except PackageNotFoundError:  # pragma: no cover - numba is a dependency
+        numba = None
+    tag = getattr(engine, "ARITHMETIC", None)
+    return {"numpy_version": np.__version__, "numba_version": numba, "machine": platform.machine(),
+            "arithmetic": None if tag is None else str(tag)}
+
+
+def provenance(*roots: Any) -> dict:
+    """What a result file records about the code that made it: ``dpb_version``, the
+    :func:`arithmetic` it ran under (numpy and numba versions, machine, the engine's arithmetic
+    tag), the :func:`source_hash` of ``roots`` and ``engine``, whether the compiled kernels were on
     (``"numba"`` or ``"python"``: with ``DPB_JIT=0`` some fast paths draw in another order, so one
     seed gives other runs)."""
-    return {"dpb_version": __version__, "numpy_version": np.__version__, "source_hash": source_hash(*roots),
+    return {"dpb_version": __version__, **arithmetic(), "source_hash": source_hash(*roots),
             "engine": engine_name()}
 
 
@@ -329,7 +590,7 @@ def as_recorded(obj):
 # ----------------------------------------------------------------------------------------------
 # current or stale
 # ----------------------------------------------------------------------------------------------
-def read_meta(path) -> dict | None:
+def read_meta(path: str | os.PathLike[str]) -> dict | None:
     """The metadata (``meta`` member, JSON) of a result file, or None when it cannot be read."""
     as_path("path", path)
     try:
@@ -340,7 +601,7 @@ def read_meta(path) -> dict | None:
     return meta if isinstance(meta, dict) else None
 
 
-def file_state(path, expected: Mapping) -> str:
+def file_state(path: str | os.PathLike[str], expected: Mapping) -> str:
     """``"missing"``, ``"damaged"``, ``"stale"`` or ``"done"`` for the result file at ``path``.
 
     *Damaged*: something that is not a regular file (a directory...) stands at ``path``, the file
@@ -352,9 +613,8 @@ def file_state(path, expected: Mapping) -> str:
     value (the specification, seed and :func:`provenance` the current code would write).
     *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
     """
-    path = as_path("path", path)
     as_instance("expected", expected, Mapping, "mapping")
-    return read_checked(path, expected)[0]
+    return read_checked(as_path("path", path), expected)[0]
 
 
 def read_checked(path: Path, expected: Mapping) -> tuple:
@@ -395,15 +655,15 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def remove_orphan_temporaries(folder) -> int:
+def remove_orphan_temporaries(folder: str | os.PathLike[str]) -> int:
     """Delete the temporary files that writers killed mid-write left in ``folder`` (names
     ``<file>.<pid>.<random>.tmp`` of ``dpb._io.save_npz_atomic`` whose process is gone);
     returns how many.  Temporary files of running processes are left alone."""
     removed = 0
-    folder = as_path("folder", folder)
-    if not folder.is_dir():
+    where = as_path("folder", folder)
+    if not where.is_dir():
         return 0
-    for tmp in folder.glob("*.tmp"):
+    for tmp in where.glob("*.tmp"):
         parts = tmp.name.split(".")
         if len(parts) < 4 or not parts[-3].isdigit() or _pid_alive(int(parts[-3])):
             continue

@@ -30,8 +30,9 @@ times CPU-seconds per decision measured on this project's machine and rounded up
 * The literal per-step reference (:mod:`dpb.reference`) costs the policy's ``cost_reference``
   per round of one run; the transcripts of :mod:`dpb.interaction` :data:`TRANSCRIPT_COST`.
 
-The prices change no number, so the results' provenance leaves them out: this module is not
-hashed, nor are the ``cost_*`` class attributes of a policy (:func:`dpb.cache.code_digest`).
+The prices change no number, so the results' provenance leaves them out: the module-level
+constants of this module and the ``cost_*`` class attributes of a policy are not hashed
+(:func:`dpb.cache.code_digest`); its functions are, since ``uses_fast_path`` chooses the engine.
 Adjust them when a fast path changes (``benchmarks/``).  The one-time compilation of a kernel
 (seconds, once per machine) is not included.
 """
@@ -39,6 +40,7 @@ Adjust them when a fast path changes (``benchmarks/``).  The one-time compilatio
 from __future__ import annotations
 
 import time
+from typing import Any
 from typing import NamedTuple
 
 import numpy as np
@@ -283,8 +285,8 @@ def check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: st
                   f"({cost.phases} decisions per run, {cost.engine} engine)", advice)
 
 
-def estimate_cost(policy, env, T: int, runs: int = 1, *, params: dict | None = None,
-                  fast: bool = True, engine: str | None = None, **policy_params) -> Cost:
+def estimate_cost(policy: Any, env: Any, T: int, runs: int = 1, *, params: dict | None = None,
+                  fast: bool = True, engine: str | None = None, **policy_params: Any) -> Cost:
     """Estimate the CPU-seconds of ``simulate(policy, env, T, runs)`` without running it.
 
     The cost model (module docstring) multiplies an upper bound of the decisions of a run -- T for

@@ -61,6 +61,8 @@ the distribution of "the mean a twenty-run experiment would have reported".
 
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 from dataclasses import dataclass
@@ -181,7 +183,7 @@ def _quantile_columns(sorted_theta: np.ndarray, probs: np.ndarray) -> np.ndarray
     return lo + (h - k) * (hi - lo)
 
 
-def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = BOOT_SEED):
+def bca_columns(values: Any, level: float = 0.95, n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> tuple:
     """Column-wise mean and BCa interval of ``values`` (shape ``(n, C)``: ``n`` runs, ``C``
     checkpoints of a regret curve), with the formulas of the module doc applied to each column
     and one set of resamples shared by all columns.
@@ -228,7 +230,7 @@ def bca_columns(values, level: float = 0.95, n_boot: int = N_BOOT, seed: int = B
     return mean, lo, hi
 
 
-def mean_interval(x, level: float = 0.95, n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> MeanEstimate:
+def mean_interval(x: Any, level: float = 0.95, n_boot: int = N_BOOT, seed: int = BOOT_SEED) -> MeanEstimate:
     """The mean of ``x`` with its BCa bootstrap confidence interval (see the module doc).
 
     Parameters
@@ -267,7 +269,7 @@ def is_converged(est: MeanEstimate, rel: float = 0.1) -> bool:
     return est.rel_half_width <= _check_level(rel, "rel")
 
 
-def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0.95,
+def converged_runs(x: Any, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0.95,
                    min_runs: int = PAPER_RUNS) -> tuple[int, MeanEstimate, bool]:
     """The converged run count of a sample given in run order (see the module doc).
 
@@ -314,7 +316,7 @@ def converged_runs(x, cap: int = DEFAULT_CAP, rel: float = 0.1, level: float = 0
     return edges[-1], est, False
 
 
-def seed_sensitivity(x, group: int = PAPER_RUNS) -> np.ndarray:
+def seed_sensitivity(x: Any, group: int = PAPER_RUNS) -> np.ndarray:
     """Means of the disjoint groups of ``group`` consecutive runs of ``x`` (a partial last group
     is dropped): the means that independent ``group``-run experiments would have reported."""
     x = _sample(x)

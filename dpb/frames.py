@@ -12,6 +12,10 @@ with the setting's ``eps``, so that each setting (a panel of a figure) is comple
 
 from __future__ import annotations
 
+import os
+
+from typing import Any
+
 import csv
 import math
 from pathlib import Path
@@ -28,7 +32,7 @@ __all__ = ["COLUMNS", "FORMATS", "result_rows", "experiment_rows", "to_frame", "
 FORMATS = ("csv", "parquet")
 
 
-def result_rows(result, grid: str = "all", *, experiment: str = "", instance: str | None = None,
+def result_rows(result: Any, grid: str = "all", *, experiment: str = "", instance: str | None = None,
                 eps: float | None = None) -> dict:
     """The long format of one :class:`~dpb.simulate.Result`: a dict of equal-length columns
     (:data:`dpb.result.COLUMNS`); see :meth:`dpb.result.Result.to_rows`."""
@@ -37,7 +41,7 @@ def result_rows(result, grid: str = "all", *, experiment: str = "", instance: st
     return result.to_rows(grid, experiment=experiment, instance=instance, eps=eps)
 
 
-def experiment_rows(results, grid: str = "all") -> dict:
+def experiment_rows(results: Any, grid: str = "all") -> dict:
     """The long format of experiment results (:class:`~dpb.experiments.ExperimentResults`, or a
     list of them): every setting's cells, labelled with the experiment's name, the setting's
     instance and budget."""
@@ -55,7 +59,7 @@ def _csv_value(v) -> str:
     return str(v)
 
 
-def write_csv(rows: dict, path) -> Path:
+def write_csv(rows: dict, path: str | os.PathLike[str]) -> Path:
     """Write long-format columns to ``path`` as CSV (a header, then one line per row; an empty
     ``eps`` for a non-private policy run alone); needs nothing beyond numpy.  Floats are written
     with all their digits (``repr``), so reading the file back gives the same numbers."""
@@ -68,7 +72,7 @@ def write_csv(rows: dict, path) -> Path:
     return path
 
 
-def export(rows: dict, path, fmt: str | None = None) -> Path:
+def export(rows: dict, path: str | os.PathLike[str], fmt: str | None = None) -> Path:
     """Write long-format columns to ``path`` as ``fmt`` (``"csv"`` or ``"parquet"``; default: from
     the file's suffix, else CSV), atomically (a temporary file renamed onto ``path``)."""
     path = Path(path)

@@ -19,6 +19,8 @@ with a wrong plan fails at once instead of looping forever on phases of zero or 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numbers
 
 import numpy as np
@@ -66,7 +68,7 @@ def _integers(policy, what: str, raw, low: int, high: int, rule: str) -> np.ndar
     return values.astype(np.int64, copy=False)
 
 
-def check_plan(policy, plan, n: int, K: int, T: int) -> np.ndarray:
+def check_plan(policy: Any, plan: Any, n: int, K: int, T: int) -> np.ndarray:
     """The plan of the generic engine, checked: ``n`` rows (one per run deciding), ``K`` columns
     (the pulls of each arm), integers in ``[0, 2**62]``, at least one pull per row (``T``, the
     horizon, is not a bound: the engine cuts the phase there).  Returns it as
@@ -85,12 +87,12 @@ def check_plan(policy, plan, n: int, K: int, T: int) -> np.ndarray:
     return counts
 
 
-def check_arms(policy, arms, K: int) -> np.ndarray:
+def check_arms(policy: Any, arms: Any, K: int) -> np.ndarray:
     """Arms of a plan, checked: integers ``0 <= a < K`` (int64 array)."""
     return _integers(policy, "arm", arms, 0, K - 1, f"an arm must be an integer from 0 to K-1={K - 1}")
 
 
-def check_pulls(policy, pulls, T: int | None = None) -> np.ndarray:
+def check_pulls(policy: Any, pulls: Any, T: int | None = None) -> np.ndarray:
     """Pulls of one-arm phases, checked: integers ``1 <= B <= T`` (int64 array); ``T=None``:
     at most 2**62 (a phase planned past the horizon, which the engine cuts)."""
     high = MAX_HORIZON if T is None else T
@@ -99,17 +101,19 @@ def check_pulls(policy, pulls, T: int | None = None) -> np.ndarray:
                      f"the pulls of a phase must be an integer from 1 to {limit}")
 
 
-def check_index(policy, index, n: int, K: int) -> np.ndarray:
+def check_index(policy: Any, index: Any, n: int, K: int) -> np.ndarray:
     """The index a policy computes for its ``n`` deciding runs and ``K`` arms: shape ``(n, K)``,
-    real numbers, no NaN (``+-inf`` allowed).  Returns it as float64."""
+    finite real numbers (a NaN or an infinite index is refused alike: either makes the arm's choice
+    meaningless, an infinite one silently).  Returns it as float64."""
     values = np.asarray(index)
     if values.shape != (n, K) or values.dtype == object or values.dtype.kind not in "iuf" or (
-            values.dtype.kind == "f" and np.isnan(values).any()):
+            values.dtype.kind == "f" and not np.isfinite(values).all()):
         what = (f"an index of shape {values.shape}" if values.shape != (n, K)
                 else f"an index of type {values.dtype}" if values.dtype.kind not in "iuf"
-                else "a NaN index")
-        raise PlanError(f"{_who(policy)} computed {what}: the index must be real numbers without NaN, "
-                        f"one per arm of each deciding run, shape ({n}, {K})")
+                else "a NaN index" if np.isnan(values).any() else
+                f"an infinite index ({_short(_first_bad(values, ~np.isfinite(values)))})")
+        raise PlanError(f"{_who(policy)} computed {what}: the index must be finite real numbers (no NaN, "
+                        f"no inf), one per arm of each deciding run, shape ({n}, {K})")
     return values.astype(float, copy=False)
 
 

@@ -21,6 +21,8 @@ number, numpy scalars and 0-d arrays included); a column's format is a format sp
 
 from __future__ import annotations
 
+from typing import Any
+
 import html
 import numbers
 from collections.abc import Callable, Mapping, Sequence
@@ -203,7 +205,7 @@ def _row_values(rows, columns: list) -> list[list]:
     return values
 
 
-def format_table(rows, columns: Sequence, formats: Mapping | None = None, *,
+def format_table(rows: Any, columns: Sequence, formats: Mapping | None = None, *,
                  headers: Mapping | None = None, title: str | None = None,
                  align: Mapping | None = None, floats: str = ".4g") -> Table:
     """Format ``rows`` as a :class:`Table` with the given ``columns``.

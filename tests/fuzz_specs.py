@@ -1430,6 +1430,8 @@ _STEP = (
 #: Public callables of the API pages without a spec, each with the reason it cannot be called in
 #: isolation (``tests/test_fuzz.py`` fails on a public callable that has neither).
 NOT_FUZZED = {
+    "dpb.cache.object_digest": "takes any object by design (the digest of what the interpreter holds); "
+                               "tested in tests/test_provenance_numbers.py",
     "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",
     "dpb.simulate.Result": "a record of simulate's output",
     "dpb.simulate.Trace": "a record of simulate_trace's output",
@@ -1735,6 +1737,7 @@ def tail_specs() -> list[Spec]:
     expected = Kind(st.sampled_from([{}, {"a": 1}]), bad=("x", None, 3, ["a"]))
     specs += [
         S(ca + "default_results_dir", {}),
+        S(ca + "arithmetic", {}),
         S(ca + "code_digest", dict(path=FILE)),
         S(ca + "source_files", dict(root=roots), positional=("root",), aliases={"root": ("roots",)}),
         S(ca + "source_hash", dict(root=roots), positional=("root",), aliases={"root": ("roots",)}),
@@ -1868,6 +1871,7 @@ def tail_specs() -> list[Spec]:
         S(ex + "final_regret_table", dict(results=RESULT_MAP, ours=NAMES)),
         S(ex + "ratio_summary", dict(res=FIG1, baselines=NAMES, ours=NAMES)),
         S(ex + "mean_regret_summary", dict(res=FIG1, baselines=NAMES, ours=NAMES)),
+        S(ex + "unranked_settings", dict(res=FIG1)),
         S(ex + "sweep_table", dict(res=SWEEP)),
         S(ex + "outlier_runs", dict(result=RESULT, factor=FACTOR)),
         S(
@@ -2829,6 +2833,7 @@ def tail_specs() -> list[Spec]:
     # ------------------------------------------------------------------ the command line
     specs += [
         S("dpb.__main__:build_parser", {}),
+        S("dpb.__main__:cli_reference", dict(width=size(40, 400, optional=True))),
         S(
             "dpb.__main__:main",
             dict(

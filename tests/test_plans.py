@@ -55,14 +55,14 @@ def test_generic_engine_refuses_a_plan_of_the_wrong_shape():
 
 
 @pytest.mark.parametrize("fast", [True, False])
-@pytest.mark.parametrize("index", ["nan", "shape", "text"])
+@pytest.mark.parametrize("index", ["nan", "inf", "-inf", "shape", "text"])
 def test_batched_engines_refuse_a_bad_index(fast, index):
     class BadIndex(BatchedPrivatePolicy):
         name = f"Bad-Index-{index}"
 
         def private_index(self, x, n, t, releases):
-            if index == "nan":
-                return np.where(n > 3, np.nan, x)
+            if index in ("nan", "inf", "-inf"):  # an infinite index is refused like a NaN (issue 33)
+                return np.where(n > 3, float(index), x)
             if index == "shape":
                 return x[:, :1]
             return np.full(x.shape, "a")
@@ -107,6 +107,8 @@ def test_checkers_name_value_and_rule():
         check_plan("P", np.zeros((1, 2)), 1, 2, 10)
     with pytest.raises(PlanError, match=r"NaN index"):
         check_index("P", np.array([[np.nan, 1.0]]), 1, 2)
+    with pytest.raises(PlanError, match=r"infinite index \(-inf\).*no inf"):
+        check_index("P", np.array([[1.0, -np.inf]]), 1, 2)
     assert check_plan("P", np.array([[0.0, 3.0]]), 1, 2, 10).dtype == np.int64
 
 

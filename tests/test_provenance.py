@@ -78,9 +78,10 @@ EXPECTED = {
     "dpb/policies/__init__.py": [],  # re-exports only: its names are hashed where they are defined
     "dpb/policies/nonprivate.py (price)": [],  # IMED's cost_fast: the cost model only
     "dpb/engine.py": ["DP-IMED", "DP-SE", "IMED", "My-UCB"],  # the code that makes the numbers
-    "dpb/simulate.py": [],  # the front: validation, the progress bar
-    "dpb/cost.py": [],  # the cost model
-    "dpb/result.py": [],  # Result, its files and long format
+    # the front chooses the engine and derives the runs' seeds (issue 33): hashed, with what it imports
+    "dpb/simulate.py": ["DP-IMED", "DP-SE", "IMED", "My-UCB"],
+    "dpb/cost.py": [],  # a module-level constant of the cost model: a price (its functions are hashed)
+    "dpb/result.py": ["DP-IMED", "DP-SE", "IMED", "My-UCB"],  # Result: what a chunk's arrays are made of
     "dpb/frames.py": [],
     "dpb/plotting/experiments.py": [],
     "my_policy.py": ["My-UCB"],

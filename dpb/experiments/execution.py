@@ -19,15 +19,15 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field
+from typing import Any
 
-import numpy as np
 
 from .. import cache
 from .._interrupts import watching
 from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
 from ..cost import MAX_SECONDS, check_cost, estimate_cost
-from ..simulate import simulate
+from .compute import simulate_chunk
 from . import store
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, policy_file
 from .store import ExperimentResults, out_dir, chunk_status, claim, load
@@ -100,14 +100,15 @@ def _time_limit(seconds: float | None):
             set_async(ctypes.c_ulong(tid), None)
 
 
-def chunk_time_limit(cell: Cell, start: int, stop: int, chunk_seconds="auto") -> float | None:
+def chunk_time_limit(cell: Cell, start: int, stop: int,
+                     chunk_seconds: float | str | None = "auto") -> float | None:
     """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
     number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
     cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
     cell, start, stop = store.checked_chunk(cell, start, stop)
-    chunk_seconds = _checked_limit(chunk_seconds)
-    if chunk_seconds != "auto":
-        return chunk_seconds
+    limit = _checked_limit(chunk_seconds)
+    if limit != "auto":
+        return limit  # type: ignore[return-value]
     cost = estimate_cost(_policy_of(cell), cell.bandit(), cell.T, stop - start, params=cell.params)
     return max(CHUNK_FLOOR_SECONDS, CHUNK_FACTOR * cost.seconds)
 
@@ -194,9 +195,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     c0 = time.thread_time()
     policy = _policy_of(cell) if policy_bytes is None else __import__("pickle").loads(policy_bytes)
     with _time_limit(seconds):
-        res = simulate(policy, cell.bandit(), cell.T, seed=cell.seed_sequence(seed),
-                       params=cell.params, run_ids=np.arange(start, stop),
-                       max_seconds=None)  # run() checked the cost
+        res = simulate_chunk(policy, cell.bandit(), cell.T, cell.params, cell.digest, seed, start, stop)
     if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
         raise RuntimeError(f"internal error: cell {cell.name} computed {res.policy} on {list(res.means)}, "
                            f"T={res.T}, not what its key says")  # never stored under a wrong key
@@ -311,7 +310,7 @@ class _InProcess:
     ``KeyboardInterrupt`` raised by a policy, which is the chunk's failure."""
 
     def __init__(self, watch=None) -> None:
-        self._task = None
+        self._task: tuple | None = None
         self._watch = watch
 
     def free(self) -> int:
@@ -324,6 +323,7 @@ class _InProcess:
         self._task = (tag, task)
 
     def poll(self, timeout: float) -> list:
+        assert self._task is not None
         tag, task = self._task
         self._task = None
         return [(tag, chunk_reply(task, lambda exc: self._watch is None or self._watch.real(exc)))]
@@ -394,7 +394,7 @@ class _Dask:
             if done or time.monotonic() >= deadline:
                 break
             time.sleep(0.01)
-        events = []
+        events: list = []
         if self._lost(done):
             raise self._lost_error()
         for fut in done:
@@ -463,7 +463,7 @@ def _scheduler_address(scheduler) -> str:
     return scheduler
 
 
-def connect(scheduler, timeout: float = 10.0):
+def connect(scheduler: Any, timeout: float = 10.0) -> Any:
     """A :class:`distributed.Client` of the Dask scheduler at the address ``scheduler``.
 
     Raises
@@ -539,9 +539,10 @@ class SchedulerLostError(ConnectionError):
 # ----------------------------------------------------------------------------------------------
 # the driver
 # ----------------------------------------------------------------------------------------------
-def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
+def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+        jobs: int | None = None, scheduler: Any = None,
         progress: bool = True, force: bool = False, desc: str | None = None,
-        max_seconds: float | None = MAX_SECONDS, chunk_seconds="auto") -> RunReport:
+        max_seconds: float | None = MAX_SECONDS, chunk_seconds: float | str | None = "auto") -> RunReport:
     """Compute the missing or stale chunk files of ``target`` and write them under ``out/cells``.
 
     Parameters
@@ -628,6 +629,7 @@ def run(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, 
     limits = {(c, a, b): chunk_time_limit(c, a, b, chunk_seconds) for c, a, b in todo}
     label = desc or (target.name if isinstance(target, Experiment) else "cells")
     claims: dict = {}
+    backend: Any
     with watching() as watch:
         if scheduler is not None:
             backend = _Dask(scheduler, out)
@@ -693,7 +695,7 @@ def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
         for tag, reply in backend.poll(POLL_SECONDS):
             claims.pop(tag).release()
             if reply[0] != "ok":
-                raise ChunkError(*tag, reply[1], reply[2])
+                raise ChunkError(tag[0], tag[1], tag[2], reply[1], reply[2])
             _, policy, cpu = reply
             report.computed += 1
             report.cpu_seconds += cpu
@@ -701,7 +703,8 @@ def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
             bar.update()
 
 
-def ensure(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None, scheduler=None,
+def ensure(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+           jobs: int | None = None, scheduler: Any = None,
            progress: bool = True) -> ExperimentResults:
     """:func:`run` then :func:`load`: the results, computing only what is missing or stale."""
     from .files import as_experiment

@@ -13,7 +13,7 @@ whose own files ship with the package (``dpb/experiments/paper/{fig1,appendix,ep
     instances = ["mu1", {name = "mine", means = [0.9, 0.8, 0.7]}]   # names and/or means
     # means = [0.9, 0.8, 0.7]         # shorthand: one instance of your own, called "custom"
     eps = [0.1, 1.0]                  # budgets; or eps_grid = 100 (eps = 1/100, 2/100, ..., 1)
-    policies = ["DP-KLUCB", "DP-IMED", "IMED", "my_policy.py:MyUCB"]
+    policies = ["DP-KLUCB", "DP-IMED", "IMED", "my_policy.py:MyUCB"]  # a path relative to this file
     figures = "panels"                # panels | instances | eps-sweep | none (default: by shape)
 
     [params.DP-KLUCB]                 # on top of the policy's paper_params(eps)
@@ -36,6 +36,8 @@ and seeds): their result files are shared, nothing is recomputed.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import contextlib
 import hashlib
@@ -107,7 +109,8 @@ class FileExperiment(Experiment):
         return json.loads(self.spec_json)
 
 
-def cell(policy, env, T: int, runs: int, *, params: Mapping | None = None, **policy_params) -> Cell:
+def cell(policy: Any, env: Any, T: int, runs: int, *, params: Mapping | None = None,
+         **policy_params: Any) -> Cell:
     """:meth:`Cell.make <dpb.experiments.Cell.make>` with the policy's parameters as keywords, as in
     :func:`~dpb.simulate.simulate`: ``cell("DP-KLUCB", [0.9, 0.8], 10**5, 20, eps=0.5, alpha=3)``."""
     from .._params import merge_params
@@ -162,7 +165,7 @@ def _source_path(source) -> Path:
     return path
 
 
-def read_spec(source) -> dict:
+def read_spec(source: Any) -> dict:
     """The checked specification of an experiment file: ``source`` is a path (``.toml``), the name
     of one of the paper's experiments, or a dict with the file's keys.
 
@@ -178,8 +181,25 @@ def read_spec(source) -> dict:
         raw, where = dict(source), "experiment spec"
     else:
         path = _source_path(source)
-        raw, where = _load_toml(path), f"experiment file {path}"
+        raw, where = _relative_to(_load_toml(path), path.resolve().parent), f"experiment file {path}"
     return _check(raw, where)
+
+
+def _relative_to(raw: dict, folder: Path) -> dict:
+    """``raw`` with the relative paths of its policy files (``"my_policy.py:MyUCB"``) made absolute
+    against ``folder``, the experiment file's: a file names its policies wherever it is run from."""
+    policies = raw.get("policies")
+    if not isinstance(policies, list):
+        return raw
+
+    def absolute(p):
+        if not isinstance(p, str) or ".py:" not in p:
+            return p
+        file, _, cls = p.rpartition(":")
+        where = Path(file).expanduser()
+        return p if where.is_absolute() else f"{folder / where}:{cls}"
+
+    return {**raw, "policies": [absolute(p) for p in policies]}
 
 
 def _check(raw: dict, where: str) -> dict:
@@ -344,7 +364,8 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
         if spec is None or raw.get("title") == spec.get("name"):
             raw["title"] = name
     if means is not None:
-        items, k = [], 0
+        items: list = []
+        k = 0
         for m in means:
             if isinstance(m, str):
                 items.append(m)
@@ -355,7 +376,7 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
     for key, value, other in (("eps", eps, "eps_grid"), ("eps_grid", eps_grid, "eps")):
         if value is not None:
             raw.pop(other, None)
-            raw[key] = list(value) if key == "eps" else value
+            raw[key] = list(value) if key == "eps" else value  # type: ignore[arg-type]
     if policies is not None:
         raw["policies"] = list(policies)
         kept = {policy_name(p) for p in raw["policies"]}
@@ -399,12 +420,13 @@ def build(spec: Mapping) -> FileExperiment:
             for pol in spec["policies"]:
                 params = {**paper_params(pol, eps), **spec["params"].get(policy_name(pol), {})}
                 cells.append(Cell.make(pol, env, T, runs, params))
-            settings.append(Setting(label, eps, tuple(cells)))
+            settings.append(Setting(str(label), eps, tuple(cells)))
     return FileExperiment(spec["name"], _describe(spec), tuple(settings), T, runs,
-                          spec_json=canonical_json(spec), figures=spec["figures"] or _shape_kind(settings))
+                          spec_json=canonical_json(spec),
+                          figures=spec["figures"] or _shape_kind(tuple(settings)))
 
 
-def read_experiment(source, **options) -> FileExperiment:
+def read_experiment(source: Any, **options: Any) -> FileExperiment:
     """The experiment of an experiment file (a path, or the name of one of the paper's), with
     ``options`` (those of :func:`override`: ``horizon``, ``runs``, ``eps``, ``means``...) on top.
 
@@ -418,7 +440,7 @@ def read_experiment(source, **options) -> FileExperiment:
     return build(spec)
 
 
-def as_experiment(target) -> Experiment:
+def as_experiment(target: Any) -> Experiment:
     """An :class:`~dpb.experiments.Experiment` from anything :func:`dpb.experiments.run` accepts: an
     experiment, the name of one of the paper's, a path to an experiment file, a cell, or a list of
     them (joined: the settings of each, in order; cells alone make one setting per instance and
@@ -483,8 +505,8 @@ def output_stem(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
 
 def figure_kind(exp: Experiment) -> str:
     """The figure layout of ``exp``: its file's ``figures``, else chosen from its shape (one policy
-    on one instance at several budgets: the eps-sweep plot; up to four settings: one row of panels;
-    more: a grid per instance)."""
+    on one instance at several budgets: the eps-sweep plot; up to four settings, or one setting per
+    instance: panels, four a row; more: a grid per instance)."""
     if isinstance(exp, FileExperiment):
         return exp.figures
     return _shape_kind(as_instance("exp", exp, Experiment, "dpb.experiments.Experiment").settings)
@@ -493,7 +515,8 @@ def figure_kind(exp: Experiment) -> str:
 def _shape_kind(settings: tuple) -> str:
     if all(len(s.cells) == 1 for s in settings) and len(settings) > 1 and len({s.env for s in settings}) == 1:
         return "eps-sweep"
-    return "panels" if len(settings) <= 4 else "instances"
+    # one setting per instance (e.g. one instance per number of arms): one grid of panels
+    return "panels" if len(settings) <= 4 or len({s.env for s in settings}) == len(settings) else "instances"
 
 
 def _toml_value(v) -> str:

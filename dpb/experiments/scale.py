@@ -38,6 +38,8 @@ importable from :mod:`dpb.experiments`; the command line reaches them as
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 import math
 import os
@@ -156,7 +158,7 @@ def min_runs(policy: str, T: int = TAIL_HORIZON) -> int:
     return TAIL_RUNS if T <= TAIL_HORIZON else LONG_RUNS
 
 
-def tail_interval(x, level: float = LEVEL, factor: float = TAIL_FACTOR) -> MeanEstimate:
+def tail_interval(x: Any, level: float = LEVEL, factor: float = TAIL_FACTOR) -> MeanEstimate:
     """The converged scale's interval of the mean of ``x``: the BCa interval
     (:func:`dpb.estimates.mean_interval`), widened by the error of the *number* of rare bad runs.
 
@@ -254,7 +256,7 @@ class ConvergedResults(ExperimentResults):
 
     estimates: dict = field(default_factory=dict)
 
-    def estimate(self, setting, algorithm: str) -> ConvergedEstimate:
+    def estimate(self, setting: Any, algorithm: str) -> ConvergedEstimate:
         """The estimate of ``algorithm`` in ``setting`` (a Setting or its index)."""
         s = self.settings[setting] if isinstance(setting, int) else setting
         for c in s.cells:
@@ -327,9 +329,10 @@ def _targets(target) -> tuple:
     return tuple(seen)
 
 
-def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None,
-                  scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
-                  level: float = LEVEL, max_seconds: float | None = MAX_SECONDS) -> RunReport:
+def run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+                  jobs: int | None = None, scheduler: Any = None, progress: bool = True,
+                  cap: int = DEFAULT_CAP, rel: float = REL_TARGET, level: float = LEVEL,
+                  max_seconds: float | None = MAX_SECONDS) -> RunReport:
     """Compute the converged scale of ``target`` (an experiment, its name, cells or a list).
 
     Round ``k`` computes, through :func:`dpb.experiments.run`, the next block of every cell whose
@@ -377,7 +380,8 @@ def run_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | Non
     return report
 
 
-def converged_status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP,
+def converged_status(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+                     cap: int = DEFAULT_CAP,
                      rel: float = REL_TARGET, level: float = LEVEL) -> dict:
     """Counts ``{"decided": ..., "undecided": ...}`` of the cells of ``target`` at the converged
     scale (a cell is decided when its memo matches the current code, seed and rule)."""
@@ -390,7 +394,8 @@ def converged_status(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = D
     return counts
 
 
-def load_converged(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEFAULT_CAP,
+def load_converged(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+                   cap: int = DEFAULT_CAP,
                    rel: float = REL_TARGET, level: float = LEVEL) -> ConvergedResults:
     """Read an experiment at the converged scale (its runs and estimates).
 
@@ -415,8 +420,9 @@ def load_converged(target, out=None, *, seed: int = DEFAULT_SEED, cap: int = DEF
     return ConvergedResults(exp, results, seed, estimates)
 
 
-def ensure_converged(target, out=None, *, seed: int = DEFAULT_SEED, jobs: int | None = None,
-                     scheduler=None, progress: bool = True, cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
+def ensure_converged(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+                     jobs: int | None = None, scheduler: Any = None, progress: bool = True,
+                     cap: int = DEFAULT_CAP, rel: float = REL_TARGET,
                      level: float = LEVEL) -> ConvergedResults:
     """:func:`run_converged` then :func:`load_converged`."""
     progress = as_flag("progress", progress)
@@ -521,7 +527,7 @@ def expected_sweep_table(paper: ExperimentResults, converged: ConvergedResults) 
     return rows
 
 
-def tail_decomposition(result, factor: float = 10.0) -> dict:
+def tail_decomposition(result: Any, factor: float = 10.0) -> dict:
     """How much of a cell's mean regret its rare bad runs make: ``runs``, ``tail_runs`` (runs whose
     regret at ``T`` exceeds ``factor`` times the median), ``tail_fraction``, ``mean``,
     ``tail_share`` (their part of the mean) and ``body_mean`` (the mean of the other runs)."""

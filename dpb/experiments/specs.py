@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import math
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -121,7 +123,7 @@ def policy_file(policy) -> str:
     return f"{Path(path).resolve()}:{cls.__name__}"
 
 
-def paper_params(policy, eps: float | None = None) -> dict:
+def paper_params(policy: Any, eps: float | None = None) -> dict:
     """The parameters the paper uses for ``policy`` at budget ``eps`` ('Experimental Analysis').
 
     Read from the policy's class (:meth:`dpb.policies.base.Policy.paper_params`): DP-KLUCB and
@@ -202,7 +204,10 @@ class Cell:
         try:
             policy_class(self.policy)(**params)
         except TypeError as exc:
-            raise TypeError(f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
+            from .._params import missing_parameters  # the policy, the parameter and the fix
+
+            missing = missing_parameters(policy_class(self.policy), params)
+            raise TypeError(missing or f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
         except ValueError as exc:
             raise ValueError(f"Cell.params_json: {exc}") from None
         if not isinstance(self.env, str):
@@ -232,7 +237,7 @@ class Cell:
                             f"{type(self.source).__name__}")
 
     @classmethod
-    def make(cls, policy, env, T: int, runs: int, params: Mapping | None = None) -> Cell:
+    def make(cls, policy: Any, env: Any, T: int, runs: int, params: Mapping | None = None) -> Cell:
         """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
         class, ``env`` an instance name, a vector of means or a bandit."""
         name = policy_name(policy)
@@ -274,10 +279,11 @@ class Cell:
 
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
-        four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child."""
-        seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
-        words = tuple(int(self.digest[i : i + 8], 16) for i in range(0, 32, 8))
-        return np.random.SeedSequence(seed, spawn_key=words)
+        four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child
+        (``dpb.experiments.compute.cell_seed_sequence``)."""
+        from .compute import cell_seed_sequence  # (hashed into the cells' provenance)
+
+        return cell_seed_sequence(self.digest, as_int("seed", seed, minimum=0, maximum=MAX_SEED))
 
     def chunks(self) -> list[tuple[int, int]]:
         """Run ranges ``[start, stop)`` stored as separate files (fixed boundaries per policy).
@@ -289,8 +295,7 @@ class Cell:
         the converged scale's large blocks split into resumable, parallel tasks), every
         ``cost_chunk_runs`` runs."""
         size = policy_class(self.policy).cost_chunk_runs or self.runs
-        edges = {0, self.runs, *range(0, self.runs, size), *(e for e in BLOCK_EDGES if e < self.runs)}
-        edges = sorted(edges)
+        edges = sorted({0, self.runs, *range(0, self.runs, size), *(e for e in BLOCK_EDGES if e < self.runs)})
         return list(zip(edges[:-1], edges[1:], strict=True))
 
     @property
@@ -300,7 +305,7 @@ class Cell:
         eps = "" if self.eps is None else f"_eps{self.eps:g}"
         return f"{slug}_{self.env}{eps}_T{self.T:.0e}_{self.digest[:10]}".replace("+", "")
 
-    def path(self, out, start: int, stop: int) -> Path:
+    def path(self, out: str | os.PathLike[str], start: int, stop: int) -> Path:
         return Path(out) / "cells" / f"{self.name}.r{start}-{stop}.npz"
 
     def cost(self, runs: int | None = None) -> float:
@@ -380,7 +385,7 @@ def _grid_experiment(name, description, instances, eps_values, T, runs, algorith
         for eps in eps_values:
             eps = float(as_positive("eps", eps, allow_inf=False))
             cells = tuple(Cell.make(a, env, T, runs, paper_params(a, eps)) for a in algos)
-            settings.append(Setting(instance(env).name, eps, cells))
+            settings.append(Setting(str(instance(env).name), eps, cells))
     return Experiment(name, description, tuple(settings), T, runs)
 
 
@@ -413,11 +418,11 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
     """The appendix's regret-against-eps figure: DP-IMED with alpha = 1.1, T = 1e7, 100 budgets."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    alpha = make_schedule(None, n0=1, alpha=alpha).alpha  # checks alpha (a ratio >= 1.001)
+    alpha = make_schedule(None, n0=1, alpha=alpha).alpha  # type: ignore[attr-defined]  # checks alpha (a ratio >= 1.001)
     settings = []
     for eps in sweep_eps_values(n_eps):
         params = {"eps": eps, "n0": 1, "alpha": float(alpha)}
-        settings.append(Setting(instance(env).name, eps, (Cell.make(policy, env, T, runs, params),)))
+        settings.append(Setting(str(instance(env).name), eps, (Cell.make(policy, env, T, runs, params),)))
     return Experiment("eps-sweep", f"Regret against eps: {policy} (alpha = {alpha:g}) on {env}, "
                       f"T = {format_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
 
@@ -434,7 +439,7 @@ def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EP
         e = float(as_positive("eps", eps, allow_inf=False))
         cells = tuple(Cell.make("DP-SE", env, T, runs, {"eps": e} if rule == ELIMINATION_RULES[0]
                                 else {"eps": e, "elimination": rule}) for rule in ELIMINATION_RULES)
-        settings.append(Setting(instance(env).name, e, cells))
+        settings.append(Setting(str(instance(env).name), e, cells))
     return Experiment("dpse-readings", f"DP-SE, every reading of its elimination rule: eps = {eps:g}, "
                       f"T = {format_T(T)}, {runs} runs", tuple(settings), T, runs)
 
@@ -452,7 +457,7 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
         raise ValueError(f"unknown experiment {name!r}; valid names are {', '.join(EXPERIMENT_NAMES)}")
     if n_eps is not None:  # checked even where it is not used (fig1, appendix)
         n_eps = as_int("n_eps", n_eps, minimum=1, maximum=MAX_N_EPS)
-    kw = {k: v for k, v in (("T", T), ("runs", runs)) if v is not None}
+    kw: dict[str, Any] = {k: v for k, v in (("T", T), ("runs", runs)) if v is not None}
     extra = tuple(extra_policies)
     if extra and name == "eps-sweep":
         raise ValueError("extra policies apply to fig1 and appendix, not to the eps-sweep")
@@ -462,4 +467,6 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
                                               if n not in ALGORITHMS)
     if name == "eps-sweep" and n_eps is not None:
         kw["n_eps"] = n_eps
-    return {"fig1": figure1, "appendix": appendix, "eps-sweep": eps_sweep}[name](**kw)
+    builders: dict[str, Callable[..., Experiment]] = {"fig1": figure1, "appendix": appendix,
+                                                      "eps-sweep": eps_sweep}
+    return builders[name](**kw)

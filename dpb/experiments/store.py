@@ -12,6 +12,8 @@ reasons.
 
 from __future__ import annotations
 
+from typing import Any
+
 import inspect
 import math
 import os
@@ -23,7 +25,7 @@ import numpy as np
 
 from .. import cache
 from .._validate import as_directory, as_float_array, as_instance, as_int, as_names
-from ..policies.registry import policy_class, policy_source_hash, registered
+from ..policies.registry import policy_class, registered
 from ..result import Result, concat_rows, to_frame
 from .files import as_cells
 from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, policy_name
@@ -72,28 +74,38 @@ def policy_file(policy: str) -> Path | None:
     return path if path.suffix == ".py" and path.is_file() else None
 
 
+#: The roots of every cell's code: the engines, the front that chooses among them and derives the
+#: runs' seeds (``dpb.simulate``), the engine choice of the cost model (``dpb.cost``, prices left
+#: out) and the experiments' own lines that make numbers (a cell's seed, a chunk's run ids).
+SIMULATOR = tuple(cache.PACKAGE_DIR / f for f in ("engine.py", "simulate.py", "cost.py",
+                                                    "experiments/compute.py"))
+
+
 def policy_sources(policy: str) -> tuple:
-    """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator and of
-    the file defining the policy's class (the class itself is resolved at run time).  For a reader's
-    policy that file is outside the package: its cells are keyed by its source."""
+    """The code behind a cell of ``policy``: :func:`dpb.cache.source_files` of the simulator
+    (``SIMULATOR``) and of the file defining the policy's class (the class itself is resolved
+    at run time).  For a reader's policy that file is outside the package: its cells are keyed by
+    its source and its helpers'."""
     path = policy_file(policy)
-    simulator = cache.PACKAGE_DIR / "engine.py"
-    return cache.source_files(simulator) if path is None else cache.source_files(simulator, path)
+    return cache.source_files(*SIMULATOR) if path is None else cache.source_files(*SIMULATOR, path)
 
 
 def chunk_provenance(policy: str) -> dict:
     """What a chunk file of ``policy`` records about the code that made it: the cache ``format``
     (``dpb.experiments.FORMAT``) and :func:`dpb.cache.provenance` (versions of ``dpb`` and
     ``numpy``, source hash of :func:`policy_sources`).  A policy class without a source file (defined
-    in a notebook cell) adds ``policy_source``, the hash of its class source
-    (:func:`dpb.policies.registry.policy_source_hash`)."""
+    in a notebook cell, in ``python -i``, or received by value from another process) adds
+    ``policy_source``, the digest of what the interpreter holds of it: its methods' bytecode,
+    constants, defaults and closures, its attributes and bases, and the same for the functions and
+    classes it uses, recursively (:func:`dpb.cache.object_digest`), never its name alone."""
     out = {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
     if policy_file(policy) is None:
-        out["policy_source"] = policy_source_hash(policy_name(policy))
+        out["policy_source"] = cache.object_digest(policy_class(policy_name(policy)))
     return out
 
 
-def chunk_status(cell: Cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str:
+def chunk_status(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] | None = None, *,
+                 seed: int = DEFAULT_SEED) -> str:
     """``"done"``, ``"missing"``, ``"stale"`` or ``"damaged"`` for the file of runs ``[start, stop)``
     of ``cell``.
 
@@ -122,7 +134,8 @@ class Claim:
     """
 
     def __init__(self, fd: int, path: Path) -> None:
-        self._fd, self.path = fd, path
+        self._fd: int | None = fd
+        self.path = path
 
     def release(self) -> None:
         if self._fd is not None:
@@ -134,7 +147,7 @@ class Claim:
             self.release()
 
 
-def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
+def claim(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] | None = None) -> Claim | None:
     """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
     another call in this process) holds it."""
     cell, start, stop = checked_chunk(cell, start, stop)
@@ -154,7 +167,7 @@ def claim(cell: Cell, start: int, stop: int, out=None) -> Claim | None:
     return Claim(fd, lock)
 
 
-def status(target, out=None, *, seed: int = DEFAULT_SEED) -> dict:
+def status(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED) -> dict:
     """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
     experiment (or a list of experiments or cells); see :func:`chunk_status`."""
     counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
@@ -174,8 +187,10 @@ def load_cell(cell: Cell, out: Path, seed: int) -> Result:
     for a, b in cell.chunks():
         # chunk_status and Result.load in one reading of the file
         state, meta, arrays = cache.read_checked(cell.path(out, a, b), expected_stamp(cell, a, b, seed))
-        if state != "done":
-            raise MissingResultsError(f"{cell.name} runs {a}-{b} is {state} in {out}")
+        if state != "done":  # never mixed: a chunk made under other code or arithmetic is refused
+            why = chunk_reason(cell, a, b, out, seed=seed) if state == "stale" else state
+            raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: {why}; dpb.run (or `dpb run`) "
+                                      f"recomputes it")
         part = Result.from_stored(meta, arrays)
         if (part.policy, part.T, tuple(float(m) for m in part.means)) != (cell.policy, cell.T, cell.means):
             raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: its {part.policy} runs on arm "
@@ -223,7 +238,7 @@ class ExperimentResults:
                                                        instance=setting.env, eps=setting.eps)
                             for setting in self.settings for cell in setting.cells])
 
-    def to_frame(self, grid: str = "all"):
+    def to_frame(self, grid: str = "all") -> Any:
         """The regret curves as a long pandas DataFrame: one row per setting, policy, run and
         checkpoint, columns experiment, instance, eps, policy, params, run, t, regret
         (:mod:`dpb.frames`; needs the ``pandas`` extra)."""
@@ -238,7 +253,8 @@ def cpu_seconds(results: Iterable[Result]) -> float:
     return sum((float(r.extra.get("cpu_seconds", 0.0)) for r in results), 0.0)
 
 
-def load(target, out=None, *, seed: int = DEFAULT_SEED) -> ExperimentResults:
+def load(target: Any, out: str | os.PathLike[str] | None = None, *,
+         seed: int = DEFAULT_SEED) -> ExperimentResults:
     """Read an experiment's cells from the cache (chunks joined by :meth:`dpb.simulate.Result.concat`).
 
     ``target`` is anything :func:`~dpb.experiments.run` accepts: an experiment, the name of one of
@@ -301,6 +317,9 @@ _WHAT = {
     "source_hash": "the code that produces it changed (source hash {old} -> {new})",
     "dpb_version": "made by dpb {old}, this is dpb {new}",
     "numpy_version": "made with numpy {old}, this is numpy {new}",
+    "numba_version": "made with numba {old}, this is numba {new}",
+    "machine": "made on a {old} machine, this is {new}",
+    "arithmetic": "made under the arithmetic {old}, this engine's is {new}",
     "engine": "made with the {old} engine, this run uses {new} (DPB_JIT)",
     "format": "cache format {old}, this dpb writes format {new}",
     "experiment_seed": "made with the experiment seed {old}, this run uses {new}",
@@ -315,7 +334,8 @@ def _short(value) -> str:
     return text[:12] if len(text) > 16 and all(c in "0123456789abcdef" for c in text) else text
 
 
-def chunk_reason(cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_SEED) -> str | None:
+def chunk_reason(cell: Any, start: int, stop: int, out: str | os.PathLike[str] | None = None, *,
+                 seed: int = DEFAULT_SEED) -> str | None:
     """Why the file of runs ``[start, stop)`` of ``cell`` is not done: None when it is done,
     ``"missing"``, ``"damaged: ..."`` or ``"stale: ..."`` naming every difference."""
     cell, start, stop = checked_chunk(cell, start, stop)
@@ -337,7 +357,7 @@ def chunk_reason(cell, start: int, stop: int, out=None, *, seed: int = DEFAULT_S
     return "stale: " + "; ".join(why or ["its record differs from the current one"])
 
 
-def reasons(target, out=None, *, seed: int = DEFAULT_SEED) -> list:
+def reasons(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED) -> list:
     """``(path, reason)`` for every chunk file of ``target`` that is not done (see
     :func:`chunk_reason`), in the order of the cells."""
     out, seed = out_dir(out), checked_seed(seed)

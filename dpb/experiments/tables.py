@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +32,16 @@ __all__ = [
     "verdict_facts",
     "verdict_table",
     "cost_table",
+    "unranked_settings",
+    "RANK_REL",
+    "RANK_MIN_RUNS",
 ]
+
+#: The relative half-width (of the mean regret at T, 95 % BCa interval) below which an interval is
+#: narrow enough: the converged scale's target (:func:`dpb.estimates.is_converged`).
+RANK_REL = 0.1
+#: Fewer runs than this give no interval to rank by (the bootstrap of a handful of runs is too narrow).
+RANK_MIN_RUNS = 10
 
 
 def _results(name: str, res) -> ExperimentResults:
@@ -88,7 +98,7 @@ def _ratio_rows(res: ExperimentResults, baselines: tuple, ours: tuple) -> list:
         b = {a: by[a] for a in baselines if a in by}
         if not o or not b:
             continue
-        bo, bb = min(o, key=o.get), min(b, key=b.get)
+        bo, bb = min(o, key=o.__getitem__), min(b, key=b.__getitem__)
         rows.append({"env": s.env, "eps": s.eps, "best_ours": bo, "ours_mean": o[bo],
                      "best_baseline": bb, "baseline_mean": b[bb], "ratio": b[bb] / o[bo],
                      "max_ratio": max(b.values()) / o[bo]})
@@ -156,7 +166,7 @@ def dominance(res: ExperimentResults, stat: str = "mean", baselines: Sequence[st
 
 def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, digits: int = 1,
                  title: str | None = None, headers: Mapping[str, str] | None = None,
-                 as_table: bool = False):
+                 as_table: bool = False) -> Any:
     """The experiments' summaries as aligned text (numbers rounded to ``digits``).
 
     A thin front end of :func:`dpb.tables.format_table` with the conventions of these summaries:
@@ -198,7 +208,7 @@ def format_table(rows: Sequence[Mapping], columns: Sequence[str] | None = None, 
     return table if as_table else str(table)
 
 
-def reading_results(res: ExperimentResults, setting) -> dict:
+def reading_results(res: ExperimentResults, setting: Any) -> dict:
     """``"DP-SE (reading)"`` -> Result for one setting of :func:`dpb.experiments.dpse_readings`."""
     res = _results("res", res)
     s = setting if isinstance(setting, Setting) else res.settings[
@@ -225,8 +235,8 @@ def _fmt_ranges(ranges: Sequence[tuple]) -> str:
     return ", ".join(f"{a:g}" if a == b else f"{a:g}-{b:g}" for a, b in ranges) or "none"
 
 
-def verdict_facts(paper: Sequence[ExperimentResults], converged: Sequence[ExperimentResults],
-                  sweep: ExperimentResults, sweep_converged: ExperimentResults, *,
+def verdict_facts(paper: Sequence[ExperimentResults], converged: Sequence[Any],
+                  sweep: ExperimentResults, sweep_converged: Any, *,
                   band: float = 0.1) -> dict:
     """Every number the verdict on the paper's claims rests on, computed from the results.
 
@@ -318,7 +328,7 @@ def verdict_facts(paper: Sequence[ExperimentResults], converged: Sequence[Experi
     f["c3_expected_at_max"] = float(mid[np.argmax(e)])
     f["c3_expected_max"] = float(mid.max())
     for key, budgets in (("c3_above_alpha", e[lo > alpha]), ("c3_below_one", e[hi < 1])):
-        f[key], f[f"{key}_ranges"] = int(budgets.size), _ranges(budgets)
+        f[key], f[f"{key}_ranges"] = int(budgets.size), _ranges(budgets)  # type: ignore[arg-type]
         f[f"{key}_text"] = _fmt_ranges(f[f"{key}_ranges"])
     inside = np.abs(mid - 1) <= band
     order_e = np.argsort(e)
@@ -420,3 +430,46 @@ def cost_table(*results: ExperimentResults) -> list:
         row["cpu_seconds"] += float(r.extra.get("cpu_seconds", 0.0))
         row["per_20_runs"] = 20.0 * row["cpu_seconds"] / row["runs"]
     return sorted(rows.values(), key=lambda r: (r["T"], -r["per_20_runs"]))
+
+
+def unranked_settings(res: ExperimentResults, rel: float = RANK_REL) -> list:
+    """The settings whose intervals are too wide to rank their policies.
+
+    For every setting of two policies or more, the mean regret at T of each policy with its 95 %
+    BCa interval (:func:`dpb.estimates.mean_interval`); sorted by mean, two neighbours are not
+    ranked when their intervals overlap and one of them is wider than ``+- rel`` times its mean,
+    or either has fewer than ``RANK_MIN_RUNS`` runs (more runs would tell them apart, or show a
+    tie).  Returns one row per such setting:
+    ``env, eps, policies`` (the pair), ``means``, ``lo``, ``hi``, ``widest`` (the largest relative
+    half-width in the setting, e.g. 0.54 for +-54 %) and ``few_runs`` (fewer than
+    ``RANK_MIN_RUNS`` runs: the interval itself is not to be trusted).
+    """
+    from ..estimates import mean_interval
+
+    res = _results("res", res)
+    limit = float(as_positive("rel", rel))
+    rows = []
+    for s in res.settings:
+        data = res.setting(s)
+        if len(data) < 2:
+            continue
+        regrets = {name: np.asarray(_result("res", r).final_regret, dtype=float) for name, r in data.items()}
+        runs = min(reg.size for reg in regrets.values())
+        if runs < 2:  # a single run: no interval at all
+            a, b = list(regrets)[:2]
+            means = (float(regrets[a].mean()), float(regrets[b].mean()))
+            rows.append({"env": s.env, "eps": s.eps, "policies": (a, b), "means": means, "lo": means,
+                         "hi": means, "widest": 0.0, "few_runs": True})
+            continue
+        est = {name: mean_interval(reg) for name, reg in regrets.items()}
+        order = sorted(est, key=lambda n: est[n].mean)
+        widest = max(e.rel_half_width for e in est.values())
+        for a, b in zip(order, order[1:], strict=False):
+            ea, eb = est[a], est[b]
+            few = min(ea.runs, eb.runs) < RANK_MIN_RUNS  # a bootstrap of a handful of runs is no interval
+            if ea.hi >= eb.lo and (few or max(ea.rel_half_width, eb.rel_half_width) > limit):
+                rows.append({"env": s.env, "eps": s.eps, "policies": (a, b), "means": (ea.mean, eb.mean),
+                             "lo": (ea.lo, eb.lo), "hi": (ea.hi, eb.hi), "widest": widest,
+                             "few_runs": runs < RANK_MIN_RUNS})
+                break
+    return rows

@@ -19,6 +19,10 @@ alone decides what to do (stop the pool, keep the finished files).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from typing import Any
+
 import contextlib
 import os
 import signal
@@ -111,7 +115,7 @@ def _worker(conn, main_pid: int, main_start: str, work) -> None:
 
 
 @contextlib.contextmanager
-def main_script_hidden():
+def main_script_hidden() -> Iterator[None]:
     """While in the block, a process started by ``spawn`` or ``forkserver`` does not import the main
     script.
 
@@ -131,6 +135,7 @@ def main_script_hidden():
     if not hide:
         yield
         return
+    assert main is not None
     path = main.__file__
     del main.__file__
     try:
@@ -152,7 +157,8 @@ class Pool:
     when a worker vanished mid-task.
     """
 
-    def __init__(self, jobs: int, context, work, grace: float | None = None, late=None) -> None:
+    def __init__(self, jobs: int, context: Any, work: Any, grace: float | None = None,
+                 late: Any = None) -> None:
         jobs = as_int("jobs", jobs, minimum=1, maximum=256)
         if not callable(work):
             raise TypeError(f"work must be a function (task -> reply), got {type(work).__name__}")
@@ -202,7 +208,7 @@ class Pool:
         """Nothing to wait for: the workers are here (the Dask backend may have none)."""
         return None
 
-    def submit(self, tag, task: tuple) -> None:
+    def submit(self, tag: Any, task: tuple) -> None:
         for w in self._workers:
             if w[2] is None:
                 self._check_idle(w)  # (it may have died since free() counted it)

@@ -1,10 +1,11 @@
-"""Figures that a reader can read: no two pieces of text of a figure overlap.
+"""Figures that a reader can read: no two pieces of text of a figure overlap, none is clipped.
 
 :func:`check_text_overlap` lays a figure out as it will be drawn and compares the boxes of all
 its visible texts -- tick labels (only those of ticks that are drawn), axis labels, offset texts
 (``1e6``), titles, legend entries and titles, annotations, figure texts and table cells.  Two
 boxes overlap when they intersect by more than :data:`TOLERANCE` pixels in both directions (at the
-figure's own dpi); then it raises :class:`FigureTextOverlapError` naming both texts.
+figure's own dpi); then it raises :class:`FigureTextOverlapError` naming both texts.  A text that
+runs off the figure's edge by more than the same tolerance (a clipped title) is refused alike.
 
 Every public ``plot_*`` function of ``dpb.plotting`` runs this check on the figure it returns
 (:func:`check_plot_functions`, called at the end of each plotting module), so a figure whose
@@ -21,7 +22,7 @@ from matplotlib.figure import Figure, SubFigure
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 
-__all__ = ["FigureTextOverlapError", "check_text_overlap", "check_plot_functions"]
+__all__ = ["FigureTextOverlapError", "check_text_overlap", "check_plot_functions", "CLIPPED"]
 
 #: how far (pixels at the figure's dpi) two text boxes may run into each other in both directions
 #: before they count as overlapping: glyph boxes include the font's full ascent and descent, so
@@ -77,27 +78,47 @@ def _texts(fig: Figure) -> list[tuple[Text, str]]:
     return found
 
 
-def check_text_overlap(fig: Figure, *, tolerance: float = TOLERANCE) -> Figure:
+#: What :func:`check_text_overlap` refuses when it runs off the figure's edge: titles only (the
+#: default: a notebook shows the figure's tight bounding box, so a tick label past the edge is
+#: still seen, a title cut by the layout is not), every text (a file saved as laid out, e.g. the
+#: figures of ``dpb run``), or nothing.
+CLIPPED = ("titles", "all", "none")
+
+
+def _is_title(where: str) -> bool:
+    return where.endswith("title")
+
+
+def check_text_overlap(fig: Figure, *, tolerance: float = TOLERANCE, clipped: str = "titles") -> Figure:
     """Raise :class:`FigureTextOverlapError` when two texts of ``fig`` overlap; return ``fig``.
 
     The figure is laid out as it will be drawn (``Figure.draw_without_rendering``: constrained or
     tight layout included, no pixels rendered), then the window extent of every visible text is
     compared with every other: boxes ``a`` and ``b`` overlap when
-    ``min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance`` and the same holds for ``y``.
+    ``min(a.x1, b.x1) - max(a.x0, b.x0) > tolerance`` and the same holds for ``y``; a box
+    reaching more than ``tolerance`` pixels beyond the figure's edge is clipped on the page and
+    refused too: a title by default, any text with ``clipped="all"`` (see ``CLIPPED``).
     """
     if not isinstance(fig, (Figure, SubFigure)):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
     tolerance = float(tolerance)
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be >= 0 pixels, got {tolerance}")
+    if clipped not in CLIPPED:
+        raise ValueError(f"clipped must be one of {', '.join(CLIPPED)}, got {clipped!r}")
     fig.draw_without_rendering()
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     boxes = []
+    clashes = []
+    page = fig.bbox if isinstance(fig, Figure) else fig.figure.bbox
     for text, where in _texts(fig):
         box = text.get_window_extent(renderer)
         if box.width > 0 and box.height > 0:
             boxes.append((box, text.get_text().strip(), where))
-    clashes = []
+            out = max(page.x0 - box.x0, box.x1 - page.x1, page.y0 - box.y0, box.y1 - page.y1)
+            # cut at the figure's edge: a clipped title reads as wrong as an overprint
+            if out > tolerance and (clipped == "all" or (clipped == "titles" and _is_title(where))):
+                clashes.append(f"{text.get_text().strip()!r} ({where}) runs off the figure by {out:.0f} px")
     for i, (a, ta, wa) in enumerate(boxes):
         for b, tb, wb in boxes[i + 1:]:
             dx = min(a.x1, b.x1) - max(a.x0, b.x0)
@@ -138,7 +159,7 @@ def _checked(fn: Callable) -> Callable:
                     f"{fn.__module__}.{fn.__qualname__}({values}): {exc}") from None
         return fig
 
-    plot.__dpb_checked__ = True
+    plot.__dpb_checked__ = True  # type: ignore[attr-defined]
     return plot
 
 
@@ -151,7 +172,8 @@ def check_plot_functions(namespace: MutableMapping[str, object]) -> None:
     :func:`check_text_overlap` on the figure it returns (not when it drew on the caller's ``ax``:
     that figure is the caller's, checked when the caller returns it).
     """
-    for name in namespace.get("__all__", ()):
+    names = namespace.get("__all__", ())
+    for name in names if isinstance(names, (list, tuple)) else ():
         fn = namespace.get(name)
         if name.startswith("plot_") and callable(fn) and not getattr(fn, "__dpb_checked__", False):
             namespace[name] = _checked(fn)

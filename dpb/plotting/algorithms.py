@@ -13,6 +13,10 @@ The numbers come from :mod:`dpb.chapters.algorithms`:
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
+from typing import Any
+
 import math
 
 import matplotlib.pyplot as plt
@@ -35,7 +39,7 @@ _LOG10 = math.log(10.0)
 
 
 def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.25, seed: int = 0,
-                     phase: int = 25, T: int = 2000):
+                     phase: int = 25, T: int = 2000) -> Figure:
     r"""One run of a policy at one of its phases: the indexes, the private means, and a table.
 
     Top left: the index of every arm at the decision that opened phase ``phase`` (the played arm
@@ -107,8 +111,8 @@ def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.2
 # ----------------------------------------------------------------------------------------------
 # figures
 # ----------------------------------------------------------------------------------------------
-def plot_forgetting(n0: int = 1, alpha=2.0, eps: float = 0.25, mu: float = 0.5, x: float = 0.6,
-                    n_max: int = 20_000, runs: int = 4000, seed: int = 0):
+def plot_forgetting(n0: int = 1, alpha: Any=2.0, eps: float = 0.25, mu: float = 0.5, x: float = 0.6,
+                    n_max: int = 20_000, runs: int = 4000, seed: int = 0) -> Figure:
     r"""Accumulating (no forgetting) against forgetting: noise of the private mean, and its tail.
 
     Left (log-log): the standard deviation of the noise part of the private mean at each phase
@@ -143,7 +147,7 @@ def plot_forgetting(n0: int = 1, alpha=2.0, eps: float = 0.25, mu: float = 0.5, 
     return fig
 
 
-def plot_schedules(n0: int = 1, alpha=1.1, power=2, n_max: int = 10**6):
+def plot_schedules(n0: int = 1, alpha: Any=1.1, power: Any=2, n_max: int = 10**6) -> Figure:
     r"""Three batch schedules: batch sizes, and phases (Laplace draws) against pulls.
 
     Left: :math:`B_m` against m (log scale) for the geometric schedule (n0, alpha), doubling

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
 import numpy as np
 
 from .._validate import as_positive, as_probability, as_real
@@ -13,7 +15,8 @@ from .style import color, new_figure
 __all__ = ["plot_laplace_mechanism", "plot_kl"]
 
 
-def plot_laplace_mechanism(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.0, sensitivity: float = 1.0):
+def plot_laplace_mechanism(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.0,
+                           sensitivity: float = 1.0) -> Figure:
     r"""Two sums released through the Laplace mechanism, and the log ratio of their output densities.
 
     Left: the densities of ``s + Lap(sensitivity/eps)`` and ``s_prime + Lap(sensitivity/eps)``.
@@ -66,7 +69,7 @@ def plot_laplace_mechanism(eps: float = 1.0, s: float = 3.0, s_prime: float = 4.
     return fig
 
 
-def plot_kl(p: float = 0.1, c: float = 0.1, eps: float = 1.0):
+def plot_kl(p: float = 0.1, c: float = 0.1, eps: float = 1.0) -> Figure:
     r"""The Bernoulli relative entropy q -> kl(p, q), the KL-UCB index it defines, and eps times TV.
 
     Left: ``kl(p, q)`` against ``q`` with Pinsker's lower bound ``2 (p - q)^2``, the privacy price

@@ -12,6 +12,8 @@ below the smallest double stay finite) for both the figures and the chapter's ta
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
 import math
 
 import numpy as np
@@ -30,7 +32,7 @@ __all__ = [
 #: Colours of the curves of this chapter (the exact tail is black).
 _LOG10 = math.log(10.0)
 
-def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
+def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000) -> Figure:
     """Rates of decay against the privacy budget: kl, d_eps and the separate analysis.
 
     The noise-free Chernoff rate :math:`\\mathrm{kl}(x, \\mu)`, the private rate
@@ -51,12 +53,12 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000):
     ax2.plot(eps, sep / d, color=color("separate"))
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"separate rate / $d_\varepsilon$",
-            ylim=(0, 1.05), title="share of the rate kept by the separate analysis")
+            ylim=(0, 1.05), title="share of the rate kept\nby the separate analysis")
     return fig
 
 
 def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0.5, x: float = 0.7,
-                     runs: int = 20_000, seed: int = 0):
+                     runs: int = 20_000, seed: int = 0) -> Figure:
     """Exact upper tail of the private sum against the bounds, and where the tail comes from.
 
     Left: :math:`\\log_{10} P[\\tilde S_{n,m} \\ge n t]` for thresholds :math:`t` from :math:`\\mu` to 1
@@ -110,7 +112,7 @@ def plot_tail_bounds(n: int = 1000, m: int = 7, eps: float = 0.25, mu: float = 0
     return fig
 
 
-def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rule: str = "log n"):
+def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rule: str = "log n") -> Figure:
     """The finite-n exponent of the exact tail approaching :math:`d_\\epsilon(x, \\mu)`, not kl.
 
     Plots :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge nx]` against ``n`` (log axis, ``m`` growing by

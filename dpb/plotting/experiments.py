@@ -7,6 +7,10 @@ Every function takes results (:class:`dpb.simulate.Result`, or the
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
+from typing import Any
+
 import math
 from collections.abc import Mapping, Sequence
 
@@ -104,9 +108,9 @@ def _check_band(band):
     return band
 
 
-def plot_regret(results: Mapping[str, Result], ax=None, *, title: str | None = None,
+def plot_regret(results: Mapping[str, Result], ax: Any = None, *, title: str | None = None,
                 band: str | None = "quantile", xscale: str = "linear", yscale: str = "linear",
-                legend: bool = True):
+                legend: bool = True) -> Figure:
     """Mean pseudo-regret ``Reg_t = sum_a Delta_a N_a(t)`` against ``t`` for each algorithm, with a band.
 
     Parameters
@@ -204,13 +208,28 @@ def _ci_band(regret) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
+#: Most arms whose means a panel's title lists; more are summarised (K, the largest and smallest).
+TITLE_ARMS = 5
+
+
 def _panel_title(env: str, eps: float, res: Result) -> str:
-    mu = ", ".join(f"{m:g}" for m in res.means)
+    means = np.asarray(res.means, dtype=float)
+    if means.size > TITLE_ARMS:  # twenty or fifty arms do not fit on a panel's title
+        return (f"{env}: K = {means.size}, $\\mu$ from {means.max():g} to {means.min():g}, "
+                f"$\\varepsilon = {eps:g}$")
+    mu = ", ".join(f"{m:g}" for m in means)
     return f"{env} = [{mu}], $\\varepsilon = {eps:g}$"
 
 
-def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: str = "linear"):
+#: Most panels on one row of :func:`plot_figure1` (more settings wrap onto further rows).
+ROW_PANELS = 4
+
+
+def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: str = "linear") -> Figure:
     """The paper's Figure 1: regret against ``t`` at eps = 0.25 on mu1 (left) and mu2 (right).
+
+    Any experiment draws one panel per setting, in rows of ``ROW_PANELS``; a panel's title
+    lists the arms' means up to ``TITLE_ARMS`` arms, else their number and range.
 
     Parameters
     ----------
@@ -225,12 +244,20 @@ def plot_figure1(res: ExperimentResults, band: str | None = "quantile", yscale: 
     _check_band(band)
     _check_scale("yscale", yscale)
     n = len(res.settings)
-    fig, axes = new_figure(n, width=4.1, height=3.5, squeeze=False)
-    for ax, s in zip(axes[0], res.settings, strict=True):
+    if n <= ROW_PANELS:
+        fig, axes = new_figure(n, width=4.1, height=3.5, squeeze=False)
+    else:  # many settings (e.g. one per number of arms): rows of ROW_PANELS panels
+        ncols, nrows = ROW_PANELS, math.ceil(n / ROW_PANELS)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(4.1 * ncols, 3.1 * nrows + 0.6), squeeze=False,
+                                 constrained_layout=True)
+    for ax, s in zip(axes.flat, res.settings, strict=False):
         data = res.setting(s)
         plot_regret(data, ax, title=_panel_title(s.env, s.eps, next(iter(data.values()))), band=band,
                     legend=False, yscale=yscale)
-    _figure_legend(fig, axes[0][0])
+        ax.title.set_fontsize("medium" if n <= ROW_PANELS else "small")
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    _figure_legend(fig, axes.flat[0])
     return fig
 
 
@@ -241,7 +268,7 @@ def _figure_legend(fig, ax) -> None:
 
 
 def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "quantile",
-                  yscale: str = "linear"):
+                  yscale: str = "linear") -> Figure:
     """One appendix figure: regret against ``t`` on instance ``env`` for each budget (2 x 2 panels).
 
     Parameters
@@ -275,7 +302,7 @@ def plot_appendix(res: ExperimentResults, env: str = "mu1", band: str | None = "
     return fig
 
 
-def plot_ratio_grid(res: ExperimentResults):
+def plot_ratio_grid(res: ExperimentResults) -> Figure:
     """How much lower the paper's algorithms go: best private baseline / best of DP-KLUCB, DP-IMED.
 
     A heat map over (instance, eps) of the ratio of mean regrets at T (above 1: DP-KLUCB or
@@ -309,7 +336,7 @@ def plot_ratio_grid(res: ExperimentResults):
     return fig
 
 
-def plot_eps_sweep(res: ExperimentResults):
+def plot_eps_sweep(res: ExperimentResults) -> Figure:
     """The appendix's regret-against-eps figure, with the lower bound on the same axes.
 
     Left: the mean regret at T of each budget with the 10%-90% quantiles of the runs, the
@@ -359,7 +386,8 @@ def _tex_T(T: int) -> str:
     return f"10^{{{k}}}" if 10**k == T else str(T)
 
 
-def plot_final_distribution(results: Mapping[str, Result], ax=None, *, title: str | None = None):
+def plot_final_distribution(results: Mapping[str, Result], ax: Any = None, *,
+                            title: str | None = None) -> Figure:
     """The regret at T of every run, per algorithm (log scale), with the mean and the median.
 
     Shows what a mean over 20 runs hides: a heavy right tail (a few runs with a very large regret)
@@ -414,7 +442,7 @@ def _plain_log_ticks(axis) -> None:
 
 
 def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str, MeanEstimate],
-                          reported: Mapping[str, float] | None = None, *, title: str | None = None):
+                          reported: Mapping[str, float] | None = None, *, title: str | None = None) -> Figure:
     """Where a twenty-run experiment lands: the distribution of the mean of twenty runs over many
     independent groups of runs (one panel per algorithm, log axis), against the expected regret
     (its 95 % interval shaded) and, optionally, the mean one particular seed reported.
@@ -467,7 +495,7 @@ def plot_seed_sensitivity(means: Mapping[str, np.ndarray], expected: Mapping[str
     return fig
 
 
-def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = "DP-IMED"):
+def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = "DP-IMED") -> Figure:
     """The eps-sweep in expectation: expected regret at ``T`` over the lower bound
     ``C_eps(mu) log T`` for every budget, with its 95 % interval, the twenty-run ratio of the
     paper's scale, and the levels 1 (the lower bound) and ``alpha`` (the upper bound's leading
@@ -507,7 +535,7 @@ def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = 
     return fig
 
 
-def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = ALGORITHMS):
+def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = ALGORITHMS) -> Figure:
     """How far the twenty-run mean of each cell is from its expected regret: ``paper / expected``
     per setting (x) and algorithm (colour), log axis; 1 means the paper's scale was right.
 
@@ -541,7 +569,7 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
     return fig
 
 
-def plot_dpse_readings(res: ExperimentResults, yscale: str = "linear"):
+def plot_dpse_readings(res: ExperimentResults, yscale: str = "linear") -> Figure:
     """DP-SE under each reading of its elimination rule, one panel per setting of
     :func:`dpb.experiments.dpse_readings` (mean regret against ``t``, 10%-90% band)."""
     res = _res(res)
@@ -579,7 +607,7 @@ def parse_means(text: str) -> np.ndarray:
 
 def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25, T: int = 100_000,
               runs: int = 10, algorithms: Sequence[str] = ALGORITHMS, seed: int = 0,
-              band: str | None = "quantile", progress=None):
+              band: str | None = "quantile", progress: Any = None) -> Figure:
     """Simulate now and draw the regret curves and the final-regret table (the chapter's explorer).
 
     Parameters

@@ -19,6 +19,10 @@ Appendix 'Extended Experiments' and ``sweep``) or any vector of means.
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
+from typing import Any
+
 import numpy as np
 
 from .._validate import as_int, as_positive, as_probability
@@ -61,7 +65,7 @@ def _regime_text(eps: float, threshold: float) -> str:
     return rf"high privacy: $\varepsilon = {eps:.3g} < \varepsilon^\star = {thr}$"
 
 
-def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
+def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5) -> Figure:
     r"""The objective defining ``d_eps(mu_a, mu*)`` and ``d_eps`` as a function of ``eps``.
 
     Left: on ``z`` between ``mu_a`` and ``mu*``, the transport part ``eps abs(z - mu_a)``, the part
@@ -132,7 +136,8 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5):
     return fig
 
 
-def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float = 10.0, n_eps: int = 300):
+def plot_lower_bound_constants(env: Any="mu2", eps_min: float = 1e-2, eps_max: float = 10.0,
+                               n_eps: int = 300) -> Figure:
     r"""The three regret constants of an environment against ``eps``, with the regime thresholds.
 
     Left (log-log): the new constant ``sum_a Delta_a / d_eps(mu_a, mu*)`` (:prf:ref:`thm-lower-bound`,
@@ -208,7 +213,8 @@ def plot_lower_bound_constants(env="mu2", eps_min: float = 1e-2, eps_max: float 
     return fig
 
 
-def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5, mu2_prime: float = 0.45):
+def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5,
+                       mu2_prime: float = 0.45) -> Figure:
     r"""The per-pull cost of the double change of environment, as a function of the intermediate mean.
 
     Going from ``nu = (mu1, mu2)`` to ``nu''`` (arm 2 made optimal) through ``nu' = (mu1, mu2_prime)``
@@ -287,7 +293,7 @@ def plot_double_change(mu2: float = 0.3, mu1: float = 0.7, eps: float = 0.5, mu2
 
 def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 0.7,
                          policy: str = "random rate", horizon: int = 1000, n_runs: int = 300,
-                         xi: float = 0.2, seed: int = 0):
+                         xi: float = 0.2, seed: int = 0) -> Figure:
     r"""The coupled environment of the proof, simulated: Hamming distance against ``N_2 TV(P_2, P_2')``.
 
     Runs :func:`~dpb.chapters.lower_bound.coupled_runs` (the policy sees the rewards of ``nu = (mu1, mu2)``;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -41,7 +43,7 @@ def release_starts(T: int, schedule: str = "doubling") -> np.ndarray:
 
 
 def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, schedule: str = "doubling",
-                           seed: int = 2):
+                           seed: int = 2) -> Figure:
     r"""A reward stream, its phases, the noisy running sums on two neighbouring streams, the ratio.
 
     Top: a seeded Bernoulli(0.6) stream ``r`` and its neighbour ``r'`` (reward ``t_star``
@@ -146,7 +148,7 @@ def _same_as(tr, t_star: int) -> np.ndarray:
 
 
 def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: int = 6, runs: int = 3000,
-              seed: int = 0):
+              seed: int = 0) -> Figure:
     r"""The adaptive continual release game with the :class:`~dpb.interaction.LeaderAdversary`.
 
     Left: at each step ``s``, the share of runs playing the arm they played at the challenge step,
@@ -203,7 +205,7 @@ def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: in
 
 
 def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: int = 30, t_star: int = 1,
-               pattern: str = "ones", seed: int = 0):
+               pattern: str = "ones", seed: int = 0) -> Figure:
     r"""Audit one policy on two neighbouring lists: the trajectories, and eps_lower against eps.
 
     Runs :func:`dpb.audit.audit_lists` on :func:`dpb.audit.audit_lists_default` (two arms, all
@@ -267,7 +269,7 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
     return fig
 
 
-def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max: int = 100_000):
+def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max: int = 100_000) -> Figure:
     r"""What no forgetting costs in noise: the spread of the private mean with and without it.
 
     For an arm pulled in the paper's geometric phases (``n0 = 1``, ratio ``alpha``), after phase

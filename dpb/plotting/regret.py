@@ -17,6 +17,10 @@ once the cache is warm.
 
 from __future__ import annotations
 
+from matplotlib.figure import Figure
+
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -66,7 +70,7 @@ def _dress(ax, xlabel: str, ylabel: str, title: str, *, scales: str = "xy", titl
     ax.legend(fontsize=8.5, **legend)
 
 
-def alpha_label(alpha) -> str:
+def alpha_label(alpha: Any) -> str:
     """``"α = 2"``, or a description of the polynomial schedule for :data:`dpb.chapters.regret.POLYNOMIAL`."""
     if isinstance(alpha, str):
         as_choice("alpha", alpha, (POLYNOMIAL,))
@@ -105,8 +109,9 @@ def _hardest_arm(res) -> int:
     return int(sub[np.argmax(res.means[sub])])
 
 
-def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUCB", arm=None,
-                     *, directory=None):
+def plot_convergence(instance: Any="mu2", eps: float = 0.25, alpha: Any=2, policy: str = "DP-KLUCB",
+                     arm: Any=None,
+                     *, directory: Any=None) -> Figure:
     r"""Normalised pulls ``N_i(t) / log t`` against ``t``, with the asymptotes of both bounds.
 
     Top: one sub-optimal arm ``i`` (default: the one with the largest mean, the hardest) -- the
@@ -171,8 +176,8 @@ def plot_convergence(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "
     return fig
 
 
-def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-IMED",
-                       alphas=(1.1, 1.5, 2, 3), *, directory=None):
+def plot_decomposition(instance: Any="mu2", eps: float = 0.25, alpha: Any=2, policy: str = "DP-IMED",
+                       alphas: Any=(1.1, 1.5, 2, 3), *, directory: Any=None) -> Figure:
     r"""The proof's decomposition of the regret, measured.
 
     Top: the mean (solid) and median (dashed) over runs of the pre-convergence term (A) and the
@@ -224,8 +229,8 @@ def plot_decomposition(instance="mu2", eps: float = 0.25, alpha=2, policy: str =
     return fig
 
 
-def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLUCB", alphas=ALPHAS,
-                        horizons=HORIZONS, *, directory=None):
+def plot_alpha_tradeoff(instance: Any="mu2", eps: float = 0.25, policy: str = "DP-KLUCB", alphas: Any=ALPHAS,
+                        horizons: Any=HORIZONS, *, directory: Any=None) -> Figure:
     r"""``Reg_T / log T`` against the batch ratio ``alpha`` at a few horizons.
 
     Top: mean (markers, with two standard errors, the lower bar cut at half the mean on the log
@@ -282,8 +287,8 @@ def plot_alpha_tradeoff(instance="mu2", eps: float = 0.25, policy: str = "DP-KLU
     return fig
 
 
-def plot_regret_distribution(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-IMED",
-                             T: int = 10**8, *, directory=None):
+def plot_regret_distribution(instance: Any="mu2", eps: float = 0.25, alpha: Any=2, policy: str = "DP-IMED",
+                             T: int = 10**8, *, directory: Any=None) -> Figure:
     r"""The distribution of ``Reg_T / log T`` over runs, and its quantiles against ``t``.
 
     Top: histogram (log-spaced bins) of ``Reg_T / log T`` over the runs, split by which term of the

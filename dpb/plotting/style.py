@@ -19,6 +19,8 @@ colour in the whole book and a colour one meaning within a chapter.
 
 from __future__ import annotations
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 
 from .._validate import as_int, as_real
@@ -103,7 +105,7 @@ def series_color(level: int) -> str:
     return SERIES[level % len(SERIES)]
 
 
-def new_figure(ncols: int = 1, width: float = 5.0, height: float = 3.4, **kwargs):
+def new_figure(ncols: int = 1, width: float = 5.0, height: float = 3.4, **kwargs: Any) -> Any:
     """Create a figure with ``ncols`` side-by-side axes in the book's style; returns (fig, axes)."""
     ncols = as_int("ncols", ncols, minimum=1, maximum=50)
     width = as_real("width", width, low=0.0, high=1000.0, low_open=True)  # inches

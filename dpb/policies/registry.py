@@ -197,7 +197,10 @@ def as_policy(policy, params: Mapping | None = None) -> Policy:
         try:
             return cls(**params)
         except TypeError as exc:
-            raise TypeError(f"bad parameters for {cls.name}: {exc}") from exc
+            from .._params import missing_parameters  # the policy, the parameter and the fix
+
+            missing = missing_parameters(cls, params)
+            raise TypeError(missing or f"bad parameters for {cls.name}: {exc}") from exc
     if callable(policy):
         made = policy(**params)
         if not isinstance(made, Policy):
@@ -387,7 +390,15 @@ def policy_source(policy) -> str:
 
 
 def policy_source_hash(policy) -> str:
-    """SHA-256 (hex) of :func:`policy_source`: what keys cached results of a user's policy."""
+    """SHA-256 (hex) of :func:`policy_source`: what keys cached results of a user's policy; for a
+    class whose module has no file (a notebook cell, ``python -i``), the digest of what the
+    interpreter holds of it (:func:`dpb.cache.object_digest`), never its name."""
+    cls = policy_class(policy)
+    path = getattr(sys.modules.get(cls.__module__), "__file__", None)
+    if not (path and Path(path).is_file()):
+        from ..cache import object_digest
+
+        return object_digest(cls)
     return hashlib.sha256(policy_source(policy).encode()).hexdigest()
 
 
