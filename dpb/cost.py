@@ -88,7 +88,7 @@ PER_STEP_BLOCK = (2.5, 0.45)
 #: ``(T / T_pilot) ** growth[0]`` (fitted on the cells of ``benchmarks/bench_per_step.py``) when
 #: they grew between the two pilots, else not at all; its rows per decision as
 #: ``1 + (r - 1) (T / T_pilot) ** -growth[1]``.
-PILOT = {"T": 2000, "runs": 10, "growth": (0.48, 0.25)}
+PILOT: dict[str, Any] = {"T": 2000, "runs": 10, "growth": (0.48, 0.25)}
 PILOT_ABOVE = 0.5
 
 _ADVICE = "use a smaller T or fewer runs, or pass max_seconds=None (or a larger limit) to run it anyway"
