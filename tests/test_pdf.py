@@ -92,7 +92,8 @@ def test_chapters_start_on_a_new_page(pages):
 def test_statements_and_equations_are_numbered(pages):
     text = _flat("\n".join(pages))
     for n, path in _chapters():
-        source = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+        cells = nbformat.read(path, as_version=4).cells
+        source = "\n".join(c.source for c in cells if c.cell_type == "markdown")
         for kind, name in NUMBERED.items():
             count = len(re.findall(r"```\{prf:" + kind + r"\}", source))
             if count:
@@ -159,7 +160,8 @@ def test_two_pages_render_and_are_not_blank(pages, tmp_path):
     first_chapter = next(i for i, p in enumerate(pages) if "1. " in p and "Background" in p) + 1
     for page in (1, first_chapter):
         stem = tmp_path / f"page{page}"
-        _run("pdftoppm", "-r", "40", "-png", "-singlefile", "-f", str(page), "-l", str(page), str(PDF), str(stem))
+        _run("pdftoppm", "-r", "40", "-png", "-singlefile", "-f", str(page), "-l", str(page), str(PDF),
+             str(stem))
         img = Image.open(f"{stem}.png").convert("L")
         dark = sum(1 for v in img.getdata() if v < 200) / (img.width * img.height)
         assert img.width > 200 and img.height > 200
