@@ -45,7 +45,7 @@ def draw():
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
-    w, h = 1.0, 0.5
+    w, h = 1.08, 0.5
     fig, ax = plt.subplots(figsize=(10.4, 3.6))
     ax.set_xlim(-0.55, 5.35)
     ax.set_ylim(-0.25, 2.0)
@@ -56,8 +56,8 @@ def draw():
         ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h,
                                     boxstyle="round,pad=0.02,rounding_size=0.06",
                                     fc="#eef3fa" if n != 7 else "#f3f3f3", ec="#393b79", lw=1.2))
-        ax.text(x, y + 0.08, f"{n}. {title}", ha="center", va="center", fontsize=9, weight="bold")
-        ax.text(x, y - 0.11, sub, ha="center", va="center", fontsize=7.5)
+        ax.text(x, y + 0.08, f"{n}. {title}", ha="center", va="center", fontsize=8.5, weight="bold")
+        ax.text(x, y - 0.11, sub, ha="center", va="center", fontsize=7)
     for a, b, what in ARROWS:
         (x0, y0), (x1, y1) = pos[a], pos[b]
         if x0 == x1:  # same column: from the bottom of one box to the top of the other

@@ -52,10 +52,14 @@ details.hide { display: none !important; }
   max-width: 100% !important; width: 100% !important; padding-left: 0 !important;
   padding-right: 0 !important; margin: 0 !important; display: block !important; }
 body { font-size: 10.5pt; }
-* { box-shadow: none !important; text-shadow: none !important; filter: none !important; }
+* { --pst-color-shadow: transparent !important; box-shadow: none !important; text-shadow: none !important;
+    filter: none !important; }
+html body .admonition, html body div.admonition, html body div.proof, html body .sd-card,
+html body .sd-shadow-sm, html body .sd-shadow-md { box-shadow: none !important; }
 pre, .highlight pre { white-space: pre-wrap !important; word-break: break-word; font-size: 8.5pt; }
 div.cell_output pre { font-size: 8pt; }
 img { max-width: 100% !important; page-break-inside: avoid; break-inside: avoid; }
+div.cell_input, div.highlight, div.cell_output > div.output { break-inside: avoid-page; }
 figure, .cell_output img, div.proof, div.theorem, div.lemma { break-inside: avoid-page; }
 h1, h2, h3 { break-after: avoid-page; }
 .dpb-live-banner, .dpb-live-help { display: none !important; }
