@@ -21,7 +21,7 @@ JOBS ?= 2
 SLOWEST := _build/test-durations.tsv
 PYTEST := env DPB_DURATIONS=$(SLOWEST) $(PY) -m pytest -n $(JOBS) -p no:cacheprovider
 
-.PHONY: book test tests-without-build lint venv vendor cli-reference notebooks unit nbval build-strict browser bench bench-widgets fuzz oracle lab live clean
+.PHONY: book pdf test tests-without-build tests-of-build lint venv vendor cli-reference notebooks unit nbval build-strict browser bench bench-widgets fuzz oracle lab live clean
 
 venv: $(STAMP)
 $(STAMP): requirements.txt pyproject.toml
@@ -41,6 +41,17 @@ book: venv vendor
 	rm -rf $(EXEC_CACHE)
 	$(JB) build . --all
 
+# The PDF edition, _build/pdf/dpb.pdf: the whole book as one page (Jupyter Book's singlehtml
+# builder), rendered from the execution cache of the HTML build ($(EXEC_CACHE), which `make book` or
+# `make build-strict` fills; nothing is executed again unless a chapter changed since), printed by
+# Debian's chromium through Playwright once MathJax has typeset it (scripts/print_pdf.py), then
+# read by tests/test_pdf.py (Debian's poppler-utils: pdftotext, pdfimages, pdftoppm).
+pdf: venv vendor
+	@test -d $(EXEC_CACHE) || { echo "make pdf: $(EXEC_CACHE) is missing: build the book first (make book)" >&2; exit 1; }
+	$(STAGE) pdf-build $(JB) build . --builder singlehtml
+	$(STAGE) pdf-print $(PY) scripts/print_pdf.py
+	$(STAGE) pdf-tests env DPB_DURATIONS=$(SLOWEST) $(PY) -m pytest -p no:cacheprovider tests/test_pdf.py -m pdf
+
 # The chapters in JupyterLab (widgets live), on 127.0.0.1 and a free port; Ctrl-C stops it. A full
 # Jupyter server for the person who started it: Jupyter's own token, in the address it prints.
 lab: venv
@@ -59,18 +70,24 @@ live: venv vendor
 # unit/property and statistical tests (they need no build; pytest-xdist, $(JOBS) workers). Then the
 # tests that read the build: the headless-Chromium tests of the site and of `make live`, and nbval,
 # which checks the build's executions (--nbval-replay, conftest.py: nbval's rules and sanitizers, no
-# second execution), so the numbers on the site are the numbers the tests checked. Every test is
+# second execution), so the numbers on the site are the numbers the tests checked; beside them,
+# `make pdf` prints the PDF edition from the same executions and tests/test_pdf.py reads it. Every test is
 # bounded (pytest-timeout); the end prints the 20 slowest tests of both runs and the time per stage.
 test: lint venv vendor
 	@rm -f $(SLOWEST)
 	$(MAKE) --no-print-directory -j2 --output-sync=target build-strict tests-without-build
-	$(STAGE) tests-of-build $(PYTEST) tests $(NOTEBOOKS) -m "browser or notebook" \
-		--nbval-replay $(EXEC_CACHE) $(NBVAL_OPTS) --dist loadgroup
+	$(MAKE) --no-print-directory -j2 --output-sync=target tests-of-build pdf
 	@$(PY) tests/slowest.py $(SLOWEST) 20
 
 # The tests that need no build: unit/property and statistical (run beside the build by `make test`).
 tests-without-build: venv
-	$(STAGE) tests-without-build $(PYTEST) tests -m "not browser"
+	$(STAGE) tests-without-build $(PYTEST) tests -m "not browser and not pdf"
+
+# The tests that read the build (the site in Chromium, nbval on the build's executions); `make test`
+# runs them beside `make pdf`, which prints the PDF edition from the same build and reads it.
+tests-of-build: venv
+	$(STAGE) tests-of-build $(PYTEST) tests $(NOTEBOOKS) -m "browser or notebook" \
+		--nbval-replay $(EXEC_CACHE) $(NBVAL_OPTS) --dist loadgroup
 
 # ruff over the package, the tests, the scripts and the chapters (notebooks included); mypy over
 # the package (its settings: [tool.mypy] in pyproject.toml).
@@ -84,7 +101,7 @@ build-strict: venv vendor
 	$(STAGE) build $(JB) build . --all -W -n --keep-going
 
 unit: venv
-	$(PY) -m pytest tests -n $(JOBS) -m "not browser" --durations=20
+	$(PY) -m pytest tests -n $(JOBS) -m "not browser and not pdf" --durations=20
 
 # The chapters executed by nbval itself in a fresh kernel (no build needed); a cell has 10 minutes.
 nbval: venv

@@ -43,7 +43,10 @@ def strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def execute(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3",
+    # a cell's bound: the notebook's own `mystnb: execution_timeout` when it sets one (as the book
+    # build reads it; chapter 7's first cell computes every experiment on a cold cache), else 600 s
+    timeout = int(nb.metadata.get("mystnb", {}).get("execution_timeout", 600))
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(path.parent)}})
     client.execute()
     nbformat.write(strip(nb), path)

@@ -1456,6 +1456,10 @@ NOT_FUZZED = {
     "summary it reads (dominance, ratio_summary, ordering_table, expected_dominance, sweep_table, "
     "expected_sweep_table) is fuzzed, and tests/test_verdict.py checks it end to end",
     "dpb.experiments.verdict_table": "formats the dict of verdict_facts (tests/test_verdict.py)",
+    "dpb.chapters.experiments.verdict": "takes the four experiments of chapter 7 at both scales and "
+    "calls verdict_facts and verdict_table (not fuzzed, see them); tests/test_verdict.py checks it",
+    "dpb.chapters.experiments.ratios_by_algorithm": "takes experiments at the converged scale (built "
+    "by ensure_converged, fuzzed); tests/test_verdict.py checks its numbers and bad arguments",
     "dpb.experiments.cost_table": "sums the CPU time recorded in loaded result files "
     "(tests/test_verdict.py checks it and its bad arguments)",
     "dpb.interaction.Transcript": "a record produced by run_on_list/run_game; its methods are fuzzed",

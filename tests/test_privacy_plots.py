@@ -26,8 +26,12 @@ def test_release_starts():
 def test_continual_release_figure(schedule):
     fig = pp.plot_continual_release(T=20, t_star=6, eps=0.5, schedule=schedule, seed=1)
     assert isinstance(fig, plt.Figure) and len(fig.axes) == 3
-    bars = fig.axes[2].containers[0].patches
+    bars = [b for c in fig.axes[2].containers for b in c.patches]
     heights = np.array([b.get_height() for b in bars])
+    # one legend swatch per colour of bar: the release that holds t* has its own (issue 34)
+    assert len(fig.axes[2].containers) == 2
+    for c in fig.axes[2].containers:
+        assert len({p.get_facecolor() for p in c.patches}) <= 1
     # one bar per release, only the phase of t* is non-zero, and it lies within [-eps, eps]
     assert heights.size == pp.release_starts(20, schedule).size
     assert np.count_nonzero(heights) <= 1 and np.all(np.abs(heights) <= 0.5 + 1e-12)
@@ -41,7 +45,7 @@ def test_continual_release_figure(schedule):
 def test_continual_release_figure_total_matches_terms():
     fig = pp.plot_continual_release()
     total = [ln for ln in fig.axes[2].get_lines() if "total" in ln.get_label()][0].get_ydata()[0]
-    assert total == pytest.approx(sum(b.get_height() for b in fig.axes[2].containers[0].patches))
+    assert total == pytest.approx(sum(b.get_height() for c in fig.axes[2].containers for b in c.patches))
     assert partial_sums(np.ones(4), [0, 1]).tolist() == [1.0, 3.0]
     plt.close(fig)
 

@@ -108,3 +108,33 @@ def test_bad_arguments(small):
         E.verdict_facts([res["fig1"]], [], res["sweep"], res["sweep_c"])
     with pytest.raises(ValueError, match="band"):
         E.verdict_facts([res["fig1"]], [res["fig1_c"]], res["sweep"], res["sweep_c"], band=-1)
+
+
+def test_chapter_verdict_each_algorithm_and_the_whole_claim(small):
+    """dpb.chapters.experiments.verdict: the table of chapter 7 and its Summary from one output."""
+    from dpb.bounds import regime_thresholds
+    from dpb.chapters.experiments import ratios_by_algorithm, verdict
+
+    res, f = small
+    facts, rows = verdict([res["fig1"]], [res["fig1_c"]], res["sweep"], res["sweep_c"])
+    assert {k: facts[k] for k in f} == f  # the facts of dpb.experiments, unchanged
+    alone = facts["c2_alone"]
+    assert set(alone) == set(E.OURS)
+    for a, v in alone.items():  # recomputed from the estimates, setting by setting
+        ratios = []
+        for s in res["fig1_c"].settings:
+            est = {c.policy: res["fig1_c"].estimates[c].estimate.mean for c in s.cells}
+            ratios.append(min(est[b] for b in E.BASELINES if b in est) / est[a])
+        assert v["min"] == pytest.approx(min(ratios)) and v["max"] == pytest.approx(max(ratios))
+        assert f"{a} alone {v['min']:.1f} to {v['max']:.1f}" in rows[1]["expected regret"]
+    # the better of the two is at least as far below the baselines as each alone
+    assert f["c2_expected_min"] >= min(v["min"] for v in alone.values()) - 1e-12
+    assert "smooth" in rows[2]["claim"]
+    mu = np.asarray(next(iter(res["sweep"].results)).means)
+    assert facts["c3_regime_eps"] == pytest.approx(regime_thresholds(mu)[1:].min())
+    assert "not tested" in rows[2]["verdict"]  # the sweep's budgets (<= 1) all lie below eps*
+    assert all("none" not in v for r in rows for v in r.values())
+    with pytest.raises(ValueError, match="converged"):
+        ratios_by_algorithm([])
+    with pytest.raises(TypeError, match="converged"):
+        ratios_by_algorithm("fig1")

@@ -46,7 +46,9 @@ def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.2
     highlighted; DP-IMED and IMED play the *smallest*, the others the largest, and for those the
     true means are drawn as ticks).  Top right: every arm's private (or empirical) mean after each
     phase up to ``phase``, from the round at which it becomes available (log axis), with the true
-    means dashed; values are drawn clipped to [-0.5, 1.5].  Bottom:
+    means dashed and the band [0, 1], to which the index clips a private mean, shaded.  The means
+    themselves are drawn raw (a private mean can lie far outside [0, 1]); the few beyond
+    [-0.5, 1.5] are drawn on the edge of the axis, which says so.  Bottom:
     :func:`~dpb.chapters.algorithms.trace_rows` up to ``phase``.  The run is
     :func:`~dpb.chapters.algorithms.trace_for` (``policy``, ``env``, ``eps``, ``seed``, ``T``);
     ``phase`` beyond the last phase is moved to the last one.
@@ -93,7 +95,8 @@ def plot_trace_phase(policy: str = "DP-IMED", env: str = "mu2", eps: float = 0.2
         col = series_color(a)
         ax2.step(t_avail, stat[:, a], where="post", color=col, lw=1.4, label=f"arm {a + 1}")
         ax2.axhline(means[a], color=col, ls="--", lw=0.8)
-    ax2.set(xscale="log", xlabel="round t", ylabel="private mean (clipped view)",
+    ax2.axhspan(0.0, 1.0, color="0.92", zorder=0, label="[0, 1]: what the index uses (clipped)")
+    ax2.set(xscale="log", xlabel="round t", ylabel="raw private mean (cut at the axis)",
             ylim=(-0.55, 1.55), xlim=(1, max(2, trace.T + 1)))
     ax2.set_title(f"{env}, $\\varepsilon = {eps:g}$, seed {seed}:\nprivate means after each phase",
                   fontsize=10)

@@ -49,7 +49,7 @@ def plot_exponents_vs_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000) -
     ax1.plot(eps, sep, color=color("separate"), ls="--", label="separate analysis")
     ax1.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel="rate of decay (per sample)",
             title=f"$x = {x:g}$, $\\mu = {mu:g}$")
-    ax1.legend(frameon=False, loc="upper left", fontsize=8)
+    ax1.legend(frameon=False, loc="lower right", fontsize=8)
     ax2.plot(eps, sep / d, color=color("separate"))
     ax2.axhline(1.0, color="grey", lw=0.8)
     ax2.set(xscale="log", xlabel=r"privacy budget $\varepsilon$", ylabel=r"separate rate / $d_\varepsilon$",

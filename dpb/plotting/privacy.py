@@ -116,13 +116,15 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     ax2.set(ylabel="running sum", title="release $k$ carries $k$ noises: nothing is forgotten")
     ax2.legend(frameon=False, loc="upper left", fontsize="small", ncol=2)
     ax3.axhspan(-eps, eps, color=color("band"), alpha=0.4, label=r"$[-\varepsilon, \varepsilon]$")
-    ax3.bar(ends, terms, width=0.8, color=np.where(np.arange(st.size) == k_star, color("played"), "k"),
-            label="term of each release")
+    mine = np.arange(st.size) == k_star  # the release of the phase that holds t*: one swatch each
+    ax3.bar(ends[~mine], terms[~mine], width=0.8, color="k", label="other releases")
+    ax3.bar(ends[mine], terms[mine], width=0.8, color=color("neighbouring list"),
+            label=r"release holding $t^\star$ (neighbour differs)")
     ax3.axhline(total, color="k", ls="--", lw=1,
-                label=f"total log ratio at the release: {total:.3f}")
+                label=f"total log ratio: {total:.3f}")
     ax3.set(xlabel="step $t$ (bars at the release ending each phase)",
             ylabel=r"$\log p_{\mathbf{r}}(o)/p_{\mathbf{r}'}(o)$", ylim=(-1.6 * eps, 1.6 * eps))
-    ax3.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, fontsize="small")
+    ax3.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4, fontsize="small")
     ax3.set_xlim(0.3, T + 0.7)
     return fig
 

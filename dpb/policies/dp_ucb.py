@@ -1,5 +1,10 @@
 """DP-UCB on the paper's batches: a Hoeffding-style private index, as one method.
 
+Not the DP-UCB of Mishra and Thakurta (2015), which releases every arm's running sum at every step
+through the tree-based mechanism of continual observation: this policy is the book's worked example
+of a new index on the paper's geometric batches, registered as ``"DP-UCB"`` (the name keys its
+cached results and the tests' reference samples, so it is kept; the book says which DP-UCB it is).
+
 This module is the whole of a new policy: defining the class registers it, so that it runs
 through :func:`dpb.simulate.simulate`, the privacy audit (:mod:`dpb.audit`), the reference tests
 and the experiments (``python -m dpb reproduce fig1 --policy DP-UCB``) with no other edit.

@@ -12,8 +12,8 @@ max_b mu~_b - mu~_a > 2 (h_e + c_e) is eliminated.  Once one arm is left it is p
 Privacy: each reward enters exactly one noisy epoch sum of sensitivity 1 (parallel composition).
 
 **ASSUMPTION** (:doc:`/book/algorithms_as_run`): the rounding of R_e and the elimination threshold
-above follow public re-implementations that agree with each other; the authors' code is not
-public.  ``beta`` defaults to 1/T as in the paper's experiments, so the policy is not anytime.
+above are our reading of the article's pseudo-code; we know of no code by its authors to check it
+against.  ``beta`` defaults to 1/T as in the paper's experiments, so the policy is not anytime.
 
 Readings of the elimination rule
 --------------------------------
