@@ -8,8 +8,11 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 
 * **Seeds.** Run ``i`` of root seed ``s`` owns the child ``SeedSequence(s).spawn(n)[i]`` (for any
   n > i), built directly from its spawn key (:func:`child_seeds`), and two generators derived from
-  it (:func:`run_generators`): one for the environment's rewards, one for the policy.  Nothing a
-  run draws depends on the other runs, so any split of the runs gives the same numbers.
+  it (:func:`run_generators`): one for the environment's rewards, one for the policy.  The
+  batched private policies (``policy.streams == "counter"``) draw instead from counter-based
+  streams keyed by the root's words and ``i`` (:mod:`dpb._streams`; :func:`run_streams`), which
+  compiled code derives without building any Python object per run (:class:`SeedChildren`).
+  Nothing a run draws depends on the other runs, so any split of the runs gives the same numbers.
 * **The recorder.** :class:`Recorder` keeps pull counts, phase counts and the exact regret at
   checkpoints; a phase's regret grows linearly (round-robin phases: piecewise linearly), so a
   checkpoint inside a phase costs no per-step work.
@@ -22,6 +25,7 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -29,7 +33,8 @@ from ._validate import MAX_HORIZON, as_int, as_seed_sequence
 from .environments import as_bandit
 from .plans import check_plan
 
-__all__ = ["child_seeds", "run_generators", "checkpoint_grid", "Recorder", "drive", "run_phases"]
+__all__ = ["child_seeds", "SeedChildren", "run_generators", "run_streams", "uses_streams", "checkpoint_grid",
+           "Recorder", "drive", "run_phases"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -45,6 +50,64 @@ def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
     if isinstance(run_ids, (str, bytes)) or not hasattr(run_ids, "__iter__"):
         raise TypeError(f"run_ids must be a sequence of non-negative integers, got {type(run_ids).__name__}")
     return [_child(root, as_int("run_ids", i, minimum=0)) for i in run_ids]
+
+
+class SeedChildren(Sequence):
+    """The children ``SeedSequence(root).spawn(n)[i]`` for ``i`` in ``run_ids``, built only when
+    an item is asked for (50 us each): a counter-stream fast path needs only the root's words and
+    the ids (:meth:`keys`)."""
+
+    def __init__(self, root: np.random.SeedSequence, run_ids) -> None:
+        self.root = root
+        self.run_ids = np.asarray(run_ids, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.run_ids.size
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return SeedChildren(self.root, self.run_ids[i])
+        return _child(self.root, int(self.run_ids[i]))
+
+    def keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """(root words, shape (R, 2), run ids as uint64) of :func:`dpb._streams.run_keys`."""
+        from ._streams import root_words
+
+        words = np.empty((len(self), 2), dtype=np.uint64)
+        words[:] = root_words(self.root)
+        return words, self.run_ids.astype(np.uint64)
+
+
+def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
+    """(root words, run ids) of the runs of ``seeds`` (a :class:`SeedChildren` or a list of
+    child ``SeedSequence`` objects)."""
+    if isinstance(seeds, SeedChildren):
+        return seeds.keys()
+    from ._streams import run_keys
+
+    return run_keys(seeds)
+
+
+def uses_streams(pol) -> bool:
+    """Whether ``pol`` draws from counter-based streams (:mod:`dpb._streams`) instead of numpy
+    Generators."""
+    return getattr(pol, "streams", None) == "counter"
+
+
+def run_streams(pol, seeds) -> tuple[list, list]:
+    """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
+    streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
+    if uses_streams(pol):
+        from .policies._private_runs import run_streams as streams
+
+        words, ids = seed_keys(seeds)
+        pairs = [streams(w, i) for w, i in zip(words, ids, strict=True)]
+    else:
+        pairs = [run_generators(s) for s in seeds]
+    if not pairs:
+        return [], []
+    env, pol_gens = zip(*pairs, strict=True)
+    return list(env), list(pol_gens)
 
 
 def _child(ss: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
@@ -323,7 +386,11 @@ def run_seeds(pol, env, T: int, seeds, checkpoints, fast: bool, engine: str | No
     bandit = as_bandit(env)
     means = np.asarray(bandit.means, dtype=float)
     rec = Recorder(len(seeds), bandit.gaps, checkpoints)
-    env_gens, pol_gens = (list(g) for g in zip(*(run_generators(s) for s in seeds), strict=True))
+    if fast and uses_streams(pol) and getattr(pol, "simulate_keys", None) is not None:
+        words, ids = seed_keys(seeds)
+        if pol.simulate_keys(means, T, words, ids, rec, engine=engine):
+            return rec
+    env_gens, pol_gens = run_streams(pol, seeds)
     if not fast:
         run_phases(pol, means, T, env_gens, pol_gens, rec, hook)
     elif takes_engine(pol):

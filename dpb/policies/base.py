@@ -62,17 +62,21 @@ class RunRandom:
 
     Parameters
     ----------
-    generators : sequence of numpy.random.Generator
-        One generator per run.
+    generators : sequence of numpy.random.Generator or PolicyStream
+        One generator per run (or the run's counter streams,
+        :class:`dpb.policies._private_runs.PolicyStream`, whose blocks are its next draws in order).
     block : int
         Number of variates pre-drawn per refill.
     """
 
     def __init__(self, generators: Sequence[np.random.Generator], block: int = 64) -> None:
+        from ._private_runs import PolicyStream
+
         self.generators = list(generators)
         for g in self.generators:
-            if not isinstance(g, np.random.Generator):
-                raise TypeError(f"generators must be numpy Generators, got {type(g).__name__}")
+            if not isinstance(g, (np.random.Generator, PolicyStream)):
+                raise TypeError(f"generators must be numpy Generators (or the counter streams of "
+                                f"dpb._streams), got {type(g).__name__}")
         self.R = len(self.generators)
         self.block = as_int("block", block, minimum=1)
         check_elements("block (2 x runs x block variates)", 2 * self.R * self.block)

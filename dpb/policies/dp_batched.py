@@ -31,7 +31,6 @@ import numpy as np
 from ..batching import BatchSchedule, make_schedule
 from ..plans import check_index
 from . import _lockstep
-from ._numerics import d_eps_below_fast, d_eps_ucb_fast
 from ._tapes import check_engine
 from .._validate import check_eps
 from .base import InitialRoundRobin, Policy
@@ -43,11 +42,33 @@ _PHASE_LOGIC = ("_start", "decide", "update", "_index", "_clipped_means", "_choo
                 "min_horizon")
 
 
-def _use_kernel(policy, engine: str | None) -> bool:
-    """Whether :meth:`BatchedPrivatePolicy.simulate_phases` runs the compiled DP-IMED run
-    (``dpb.policies._batched_kernel``): for DP-IMED's own index under the ``"numba"`` engine
-    (None: the default of ``DPB_JIT``), else the numpy lock-step version (the same numbers)."""
-    return type(policy).private_index is DPIMED.private_index and check_engine(engine) == "numba"
+def _kernel_kind(policy) -> int | None:
+    """The kind of :func:`dpb.policies._private_runs.run_chunk` that simulates ``policy`` (its own
+    phase logic and DP-KLUCB's or DP-IMED's own index), or None (a subclass's own index: the numpy
+    lock-step runs it)."""
+    from ._private_runs import IMED, KLUCB
+
+    cls = type(policy)
+    if not all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC):
+        return None
+    if cls.private_index is DPKLUCB.private_index:
+        return KLUCB
+    if cls.private_index is DPIMED.private_index:
+        return IMED
+    return None
+
+
+def _rows_function(name: str):
+    """The compiled row-wise index function ``name`` of :mod:`dpb.policies._private_runs` when the
+    compiled kernels are on (``DPB_JIT``), else its Python version: the same numbers."""
+    from .._jit import jit_enabled
+    from . import _private_runs
+
+    if jit_enabled():
+        from . import _private_kernel
+
+        return getattr(_private_kernel, name)
+    return getattr(_private_runs, name)
 
 
 class BatchedPrivatePolicy(InitialRoundRobin, Policy):
@@ -79,6 +100,8 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
 
     private = True
     paper_defaults = {"n0": 1, "alpha": 2}
+    #: every run draws from its counter-based streams (:mod:`dpb._streams`), in every engine
+    streams = "counter"
 
     def __init__(self, eps: float, n0: int = 1, alpha=2, schedule: BatchSchedule | None = None) -> None:
         self.eps = check_eps(eps)
@@ -161,7 +184,42 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
             numbers; None reads the default (``DPB_JIT``).
         """
         _lockstep.simulate_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators,
-                                  recorder, compiled=_use_kernel(self, engine))
+                                  recorder)
+
+    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
+        """Simulate the runs of keys ``(words, ids)`` (:func:`dpb.engine.seed_keys`) to horizon
+        ``T`` into ``recorder`` in one call of :func:`dpb.policies._private_runs.run_chunk`,
+        compiled (``engine="numba"``) or as Python: the numbers of the generic engine for the same
+        keys.  Returns False, doing nothing, for a subclass with its own index or phase logic."""
+        kind = _kernel_kind(self)
+        if kind is None:
+            return False
+        T = int(T)
+        self.start(np.asarray(means).size, T, [])  # validates K and T
+        sizes = np.ascontiguousarray(self.schedule.sizes_until(T), dtype=np.int64)
+        means = np.ascontiguousarray(means, dtype=float)
+        gaps = np.ascontiguousarray(recorder.gaps, dtype=float)
+        ck = np.ascontiguousarray(recorder.ck, dtype=np.int64)
+        phases = np.zeros(len(ids), dtype=np.int64)
+        if check_engine(engine) == "numba":
+            from .._jit import announce_compile
+            from . import _private_kernel, _private_runs
+
+            announce_compile(_private_runs.__file__)
+            run = _private_kernel.run_chunk
+        else:
+            from ._private_runs import run_chunk as run
+        words = np.ascontiguousarray(words, dtype=np.uint64)
+        ids = np.ascontiguousarray(ids, dtype=np.uint64)
+        bad = run(kind, words, ids, means, gaps, sizes, T, float(self.eps), ck, recorder.regret,
+                  recorder.pulls, phases)
+        if bad >= 0:
+            raise FloatingPointError("a policy index is NaN")
+        recorder.phases[:] += phases
+        recorder.laplace[:] += phases
+        recorder.reg[:] = recorder.regret[:, -1] if ck.size and ck[-1] == T else np.nan
+        recorder.next[:] = ck.size
+        return True
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         index = self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
@@ -205,7 +263,12 @@ class DPKLUCB(BatchedPrivatePolicy):
     reference = "dpb.reference:_dp_klucb"
 
     def private_index(self, x, n, t, releases):
-        return d_eps_ucb_fast(x, np.log(t) / n, self.eps)
+        # the scalar index of the compiled runs, row by row: the same numbers in every engine
+        out = np.empty(np.shape(x))
+        t = np.broadcast_to(np.asarray(t, dtype=np.int64).reshape(-1), (out.shape[0],))
+        x, n = np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(n, dtype=np.int64)
+        _rows_function("klucb_rows")(x, n, np.ascontiguousarray(t), float(self.eps), out)
+        return out
 
 
 class DPIMED(BatchedPrivatePolicy):
@@ -223,5 +286,8 @@ class DPIMED(BatchedPrivatePolicy):
     reference = "dpb.reference:_dp_imed"
 
     def private_index(self, x, n, t, releases):
-        x_star = x.max(axis=1, keepdims=True)
-        return n * d_eps_below_fast(x, x_star, self.eps) + np.log(n)
+        # the scalar index of the compiled runs, row by row: the same numbers in every engine
+        out = np.empty(np.shape(x))
+        x, n = np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(n, dtype=np.int64)
+        _rows_function("imed_rows")(x, n, float(self.eps), out)
+        return out
