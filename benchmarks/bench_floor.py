@@ -118,8 +118,8 @@ def measure(policy: str, env: str, eps: float, T: int, runs: int, repeat: int) -
     imed = policy == "DP-IMED"
     floor_s, floor_reg = _min_cpu(
         lambda: floor_runs(np.random.default_rng(2025), imed, means, gaps, sizes, T, eps, runs), repeat)
-    dpb_s, res = _min_cpu(lambda: dpb.simulate(policy, env, T, runs=runs, seed=2025, eps=eps, max_seconds=None),
-                          repeat)
+    dpb_s, res = _min_cpu(
+        lambda: dpb.simulate(policy, env, T, runs=runs, seed=2025, eps=eps, max_seconds=None), repeat)
     return {"cell": f"{policy} {env} eps {eps} T 1e{round(math.log10(T))}", "dpb": dpb_s, "floor": floor_s,
             "ratio": dpb_s / floor_s, "dpb_regret": float(res.final_regret.mean()),
             "floor_regret": float(floor_reg.mean())}
