@@ -215,7 +215,7 @@ class Recorder:
                 width = hi[single] - lo[single]
                 pos = np.repeat(lo[single] - np.cumsum(width) + width, width) + np.arange(int(width.sum()))
                 r_rep = np.repeat(rows[single], width)
-                gap = np.repeat(counts[single] @ self.gaps / total[single], width)
+                gap = np.repeat(self._added(counts[single]) / total[single], width)
                 ks = self.ck[pos] - np.repeat(t0[single], width) + 1
                 self.regret[r_rep, pos] = self.reg[r_rep] + ks * gap
             for i in hit[n_arms > 1]:  # round-robin phases (DP-SE epochs)
@@ -226,9 +226,17 @@ class Recorder:
                 m = arms.size
                 self.regret[r, lo[i] : hi[i]] = self.reg[r] + (ks // m) * g[m] + g[ks % m]
         self.next[rows] = hi
-        self.reg[rows] += counts @ self.gaps
+        self.reg[rows] += self._added(counts)
         self.pulls[rows] += counts
         self.phases[rows] += 1 if decisions is None else decisions
+
+    def _added(self, counts: np.ndarray) -> np.ndarray:
+        """The regret ``counts @ gaps`` of each row of phases, summed arm after arm (a fixed order,
+        unlike a BLAS product: the compiled runs sum the same way)."""
+        out = np.zeros(counts.shape[0])
+        for k in range(self.K):
+            out += counts[:, k] * self.gaps[k]
+        return out
 
     def record_runs(self, run: int, t0: int, arms: np.ndarray, lengths: np.ndarray) -> None:
         """Consecutive stretches of run ``run`` from round ``t0``: ``lengths[i]`` pulls of ``arms[i]``.

@@ -28,7 +28,8 @@ for _f in (_streams.fmix, _streams.word, _streams.run_key, _streams.stream_key, 
            _streams.laplace, _streams._fc, _streams._binomial_inversion, _streams._binomial_btrs,
            _streams.binomial, _scalar.kl, _scalar.kl_ucb, _scalar.d_eps_terms, _scalar.d_eps_below,
            _scalar.count_tied, _scalar.nth_tied, _private_runs.d_eps_ucb, _private_runs.klucb_indexes,
-           _private_runs.imed_indexes):
+           _private_runs.imed_indexes, _private_runs.record_phase, _private_runs.se_epoch_terms,
+           _private_runs.adap_index):
     register_jitable(_f)
 
 # the deterministic scalar maths, compiled where the samplers and indexes call it
@@ -48,6 +49,9 @@ if _detmath is not None and not getattr(_detmath, "_dpb_jitable", False):
 run_chunk = numba.njit(cache=True)(_private_runs.run_chunk)
 klucb_rows = numba.njit(cache=True)(_private_runs.klucb_rows)
 imed_rows = numba.njit(cache=True)(_private_runs.imed_rows)
+dpse_chunk = numba.njit(cache=True)(_private_runs.dpse_chunk)
+adap_chunk = numba.njit(cache=True)(_private_runs.adap_chunk)
+adap_rows = numba.njit(cache=True)(_private_runs.adap_rows)
 
 
 @numba.njit(cache=True)
@@ -82,4 +86,4 @@ def _stamp(dispatchers) -> None:
             cache_file._source_stamp = (cache_file._source_stamp, stamp)
 
 
-_stamp([run_chunk, klucb_rows, imed_rows, _binomials])
+_stamp([run_chunk, klucb_rows, imed_rows, dpse_chunk, adap_chunk, adap_rows, _binomials])

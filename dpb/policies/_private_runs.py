@@ -239,3 +239,245 @@ def run_streams(words, run_id) -> tuple[EnvStream, PolicyStream]:
 def root_of(seeds):
     """(root words, run ids) of child ``SeedSequence`` objects (:func:`dpb._streams.run_keys`)."""
     return _streams.run_keys(seeds)
+
+
+# ----------------------------------------------------------------------------------------------
+# DP-SE and AdaP-KLUCB / AdaP-UCB: the same streams, their own phase logic
+# ----------------------------------------------------------------------------------------------
+def record_phase(regret, r, ck, nxt, t, cnt, arms_gaps, m, reg):
+    """Record a phase of run ``r`` from round ``t``: ``cnt`` pulls round-robin over ``m`` arms whose
+    gaps are ``arms_gaps[:m]`` (in arm order), with regret ``reg`` before it, at the checkpoints
+    from index ``nxt``; return the next checkpoint index.  The arithmetic of
+    :meth:`dpb.engine.Recorder.record` (one arm: reg + k (c Delta) / c)."""
+    end = t + cnt - 1
+    C = ck.shape[0]
+    if m == 1:
+        slope = (cnt * arms_gaps[0]) / cnt
+        while nxt < C and ck[nxt] <= end:
+            regret[r, nxt] = reg + (ck[nxt] - t + 1) * slope
+            nxt += 1
+        return nxt
+    g_m = 0.0
+    for j in range(m):
+        g_m += arms_gaps[j]
+    while nxt < C and ck[nxt] <= end:
+        k = ck[nxt] - t + 1
+        g = 0.0
+        for j in range(k % m):
+            g += arms_gaps[j]
+        regret[r, nxt] = reg + (k // m) * g_m + g
+        nxt += 1
+    return nxt
+
+
+def se_epoch_terms(n_act, e, eps, beta):
+    """(R_e, h_e, c_e) of DP-SE's epoch ``e`` with ``n_act`` active arms: the arithmetic of
+    :meth:`dpb.policies.dpse.DPSE._epoch_terms` for one run."""
+    delta = math.ldexp(1.0, -e)
+    log8 = log(8.0 * n_act * (e * e) / beta)
+    log4 = log(4.0 * n_act * (e * e) / beta)
+    v = max(32.0 * log8 / (delta * delta), 8.0 * log4 / (eps * delta))
+    cap = 2.0**62 / n_act
+    r_e = int(math.ceil(v if v < cap else cap))
+    return r_e, math.sqrt(log8 / (2.0 * r_e)), log4 / (eps * r_e)
+
+
+def dpse_chunk(rule, words, ids, means, gaps, T, eps, beta, ck, regret, pulls, phases, laplace_out):
+    """Runs of DP-SE (elimination rule ``rule``: 0 radius, 1 half-gap, 2 gap), as :func:`run_chunk`;
+    ``laplace_out`` receives each run's Laplace draws (one per active arm and complete epoch)."""
+    K = means.shape[0]
+    act = np.ones(K, dtype=np.bool_)
+    cnts = np.zeros(K, dtype=np.int64)
+    sums = np.zeros(K)
+    noisy = np.zeros(K)
+    g = np.zeros(K)
+    for r in range(ids.shape[0]):
+        key = run_key(u64(words[r, 0]), u64(words[r, 1]), u64(ids[r]))
+        k_env = stream_key(key, ENV)
+        k_lap = stream_key(key, LAPLACE)
+        c_env = 0
+        c_lap = 0
+        for k in range(K):
+            act[k] = True
+        epoch = 0
+        t = 1
+        reg = 0.0
+        nxt = 0
+        n_ph = 0
+        n_lap = 0
+        while t <= T:
+            n_act = 0
+            for k in range(K):
+                if act[k]:
+                    n_act += 1
+            rem = T - t + 1
+            full = False
+            r_e, h_e, c_e = 0, 0.0, 0.0
+            if n_act == 1:
+                for k in range(K):
+                    cnts[k] = rem if act[k] else 0
+            else:
+                epoch += 1
+                r_e, h_e, c_e = se_epoch_terms(n_act, epoch, eps, beta)
+                if r_e * n_act > rem:  # cut at the horizon: round-robin until T
+                    q, rr = rem // n_act, rem % n_act
+                    pos = 0
+                    for k in range(K):
+                        if act[k]:
+                            cnts[k] = q + (1 if pos < rr else 0)
+                            pos += 1
+                        else:
+                            cnts[k] = 0
+                else:
+                    full = True
+                    for k in range(K):
+                        cnts[k] = r_e if act[k] else 0
+            m = 0
+            added = 0.0
+            total = 0
+            for k in range(K):
+                added += cnts[k] * gaps[k]
+                if cnts[k] > 0:
+                    s, c_env = binomial(k_env, c_env, cnts[k], means[k])
+                    sums[k] = s
+                    g[m] = gaps[k]
+                    m += 1
+                    total += cnts[k]
+                    pulls[r, k] += cnts[k]
+            nxt = record_phase(regret, r, ck, nxt, t, total, g, m, reg)
+            reg += added
+            n_ph += 1
+            t += total
+            if full:
+                best = -math.inf
+                for k in range(K):
+                    if act[k]:
+                        y, c_lap = laplace(k_lap, c_lap)
+                        n_lap += 1
+                        noisy[k] = (sums[k] + y / eps) / r_e
+                        if noisy[k] > best:
+                            best = noisy[k]
+                if rule == 0:
+                    threshold = 2.0 * (h_e + c_e)
+                else:
+                    threshold = math.ldexp(1.0, -epoch) * (0.5 if rule == 1 else 1.0)
+                for k in range(K):
+                    if act[k] and best - noisy[k] > threshold:
+                        act[k] = False
+        phases[r] = n_ph
+        laplace_out[r] = n_lap
+    return -1
+
+
+ADAP_KLUCB, ADAP_UCB = 0, 1  # the index of adap_chunk's ``kind``
+
+
+def adap_index(kind, mu, level, eps):
+    """The AdaP-KLUCB (``kind`` 0) or AdaP-UCB (1) index of one arm from its private mean ``mu``
+    and ``level`` = alpha log(t) / n_last (the arithmetic of :mod:`dpb.policies.adap`)."""
+    if kind == ADAP_KLUCB:
+        return _kl_ucb(min(max(mu + level / eps, 0.0), 1.0), level)
+    return mu + math.sqrt(0.5 * level) + level / eps
+
+
+def adap_rows(kind, mu, level, eps, out):
+    """:func:`adap_index` of every entry (the generic engine's index of AdaP-KLUCB)."""
+    for i in range(mu.shape[0]):
+        for k in range(mu.shape[1]):
+            out[i, k] = adap_index(kind, mu[i, k], level[i, k], eps)
+
+
+def adap_chunk(kind, words, ids, means, gaps, T, eps, alpha, ck, regret, pulls, phases):
+    """Runs of AdaP-KLUCB (``kind`` 0) or AdaP-UCB (1), as :func:`run_chunk`: one pull of each arm,
+    then episodes that double the chosen arm's count, each with its own private mean."""
+    K = means.shape[0]
+    mu = np.zeros(K)
+    n_last = np.zeros(K, dtype=np.int64)
+    N = np.zeros(K, dtype=np.int64)
+    idx = np.zeros(K)
+    g = np.zeros(1)
+    for r in range(ids.shape[0]):
+        key = run_key(u64(words[r, 0]), u64(words[r, 1]), u64(ids[r]))
+        k_env = stream_key(key, ENV)
+        k_lap = stream_key(key, LAPLACE)
+        k_tie = stream_key(key, TIES)
+        c_env = 0
+        c_lap = 0
+        c_tie = 0
+        for k in range(K):
+            mu[k] = 0.0
+            n_last[k] = 0
+            N[k] = 0
+        t = 1
+        step = 0
+        reg = 0.0
+        nxt = 0
+        while t <= T:
+            if step < K:
+                arm = step
+                want = 1
+            else:
+                lt = log(float(t))
+                best = -math.inf
+                for k in range(K):
+                    v = adap_index(kind, mu[k], alpha * lt / n_last[k], eps)
+                    if v != v:
+                        return r
+                    idx[k] = v
+                    if v > best:
+                        best = v
+                n_tied, arm = _count_tied(idx, best)
+                if n_tied > 1:
+                    u, c_tie = uniform(k_tie, c_tie)
+                    arm = _nth_tied(idx, best, u, n_tied)
+                want = N[arm]
+            cnt = min(want, T - t + 1)
+            s, c_env = binomial(k_env, c_env, cnt, means[arm])
+            y, c_lap = laplace(k_lap, c_lap)
+            mu[arm] = (s + y / eps) / cnt
+            n_last[arm] = cnt
+            N[arm] += cnt
+            added = cnt * gaps[arm]
+            g[0] = gaps[arm]
+            nxt = record_phase(regret, r, ck, nxt, t, cnt, g, 1, reg)
+            reg += added
+            pulls[r, arm] += cnt
+            t += cnt
+            step += 1
+        phases[r] = step
+    return -1
+
+
+def compiled(name: str, engine: str):
+    """The function ``name`` of this module compiled (``engine="numba"``,
+    :mod:`dpb.policies._private_kernel`) or as it stands (``"python"``): the same numbers."""
+    if engine == "numba":
+        from .._jit import announce_compile
+        from . import _private_kernel
+
+        announce_compile(__file__)
+        return getattr(_private_kernel, name)
+    return globals()[name]
+
+
+def simulate_chunk(policy, name: str, kind: int, words, ids, means, params: tuple, recorder, engine: str,
+                   laplace_per_phase: bool = True) -> None:
+    """Run the chunk function ``name`` (``run_chunk``, ``dpse_chunk``, ``adap_chunk``) of ``kind``
+    on the runs ``(words, ids)``, ``params`` its arguments between the gaps and the checkpoints,
+    into ``recorder`` (a :class:`dpb.engine.Recorder`).  Raises ``FloatingPointError`` when a run's
+    index was NaN."""
+    words = np.ascontiguousarray(words, dtype=np.uint64)
+    ids = np.ascontiguousarray(ids, dtype=np.uint64)
+    means = np.ascontiguousarray(means, dtype=float)
+    gaps = np.ascontiguousarray(recorder.gaps, dtype=float)
+    ck = np.ascontiguousarray(recorder.ck, dtype=np.int64)
+    phases = np.zeros(ids.size, dtype=np.int64)
+    extra = () if laplace_per_phase else (np.zeros(ids.size, dtype=np.int64),)
+    bad = compiled(name, engine)(kind, words, ids, means, gaps, *params, ck, recorder.regret, recorder.pulls,
+                                 phases, *extra)
+    if bad >= 0:
+        raise FloatingPointError(f"a policy index of {policy.name} is NaN")
+    recorder.phases[:] += phases
+    recorder.laplace[:] += phases if laplace_per_phase else extra[0]
+    recorder.reg[:] = recorder.regret[:, -1]
+    recorder.next[:] = ck.size

@@ -59,16 +59,12 @@ def _kernel_kind(policy) -> int | None:
 
 
 def _rows_function(name: str):
-    """The compiled row-wise index function ``name`` of :mod:`dpb.policies._private_runs` when the
-    compiled kernels are on (``DPB_JIT``), else its Python version: the same numbers."""
-    from .._jit import jit_enabled
-    from . import _private_runs
+    """The row-wise index function ``name`` of :mod:`dpb.policies._private_runs`, compiled when the
+    compiled kernels are on (``DPB_JIT``), else as Python: the same numbers."""
+    from .._jit import engine_name
+    from ._private_runs import compiled
 
-    if jit_enabled():
-        from . import _private_kernel
-
-        return getattr(_private_kernel, name)
-    return getattr(_private_runs, name)
+    return compiled(name, engine_name())
 
 
 class BatchedPrivatePolicy(InitialRoundRobin, Policy):
@@ -186,6 +182,11 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
         _lockstep.simulate_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators,
                                   recorder)
 
+    def compiled_runs(self) -> bool:
+        """Whether the fast path runs compiled (DP-KLUCB's and DP-IMED's own index), not the numpy
+        lock-step of an index of one's own (the cost model prices them apart)."""
+        return _kernel_kind(self) is not None
+
     def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
         """Simulate the runs of keys ``(words, ids)`` (:func:`dpb.engine.seed_keys`) to horizon
         ``T`` into ``recorder`` in one call of :func:`dpb.policies._private_runs.run_chunk`,
@@ -194,31 +195,13 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
         kind = _kernel_kind(self)
         if kind is None:
             return False
+        from ._private_runs import simulate_chunk
+
         T = int(T)
         self.start(np.asarray(means).size, T, [])  # validates K and T
         sizes = np.ascontiguousarray(self.schedule.sizes_until(T), dtype=np.int64)
-        means = np.ascontiguousarray(means, dtype=float)
-        gaps = np.ascontiguousarray(recorder.gaps, dtype=float)
-        ck = np.ascontiguousarray(recorder.ck, dtype=np.int64)
-        phases = np.zeros(len(ids), dtype=np.int64)
-        if check_engine(engine) == "numba":
-            from .._jit import announce_compile
-            from . import _private_kernel, _private_runs
-
-            announce_compile(_private_runs.__file__)
-            run = _private_kernel.run_chunk
-        else:
-            from ._private_runs import run_chunk as run
-        words = np.ascontiguousarray(words, dtype=np.uint64)
-        ids = np.ascontiguousarray(ids, dtype=np.uint64)
-        bad = run(kind, words, ids, means, gaps, sizes, T, float(self.eps), ck, recorder.regret,
-                  recorder.pulls, phases)
-        if bad >= 0:
-            raise FloatingPointError("a policy index is NaN")
-        recorder.phases[:] += phases
-        recorder.laplace[:] += phases
-        recorder.reg[:] = recorder.regret[:, -1] if ck.size and ck[-1] == T else np.nan
-        recorder.next[:] = ck.size
+        simulate_chunk(self, "run_chunk", kind, words, ids, means, (sizes, T, float(self.eps)), recorder,
+                       check_engine(engine))
         return True
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
