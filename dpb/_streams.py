@@ -6,7 +6,9 @@ Generators per run in Python costs more than simulating the run, and a counter-b
 be derived inside compiled code.  Run ``i`` of root seed ``s`` (the child
 ``SeedSequence(s).spawn(n)[i]`` of :mod:`dpb.engine`) has the key
 
-    run_key = hash(root words, i),   root words = SeedSequence(s).generate_state(2, uint64),
+    run_key = hash(root words, i),   root words = SeedSequence(s).generate_state(2, uint64)
+
+(:func:`dpb.engine.root_words`),
 
 and stream ``j`` of the run (0: the environment's rewards, 1: the policy's Laplace noise, 2: its
 tie-breaks) the key ``stream_key(run_key, j)``.  The ``c``-th 64-bit word of a stream is
@@ -43,8 +45,8 @@ try:  # the deterministic scalar maths (issue 32); libm's until it lands
 except ImportError:  # pragma: no cover
     from math import exp, log, log1p
 
-__all__ = ["MASK", "u64", "fmix", "word", "run_key", "stream_key", "root_words", "uniform", "laplace",
-           "binomial", "ENV", "LAPLACE", "TIES", "INVERSION_MAX_MEAN", "run_keys"]
+__all__ = ["MASK", "u64", "fmix", "word", "run_key", "stream_key", "uniform", "laplace", "binomial", "ENV",
+           "LAPLACE", "TIES", "INVERSION_MAX_MEAN"]
 
 MASK = 0xFFFFFFFFFFFFFFFF
 GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment (2^64 / golden ratio, odd)
@@ -83,43 +85,14 @@ def word(key, c):
 
 
 def run_key(r0, r1, run_id):
-    """The key of run ``run_id`` of the root whose words are ``r0``, ``r1`` (:func:`root_words`)."""
+    """The key of run ``run_id`` of the root whose words are ``r0``, ``r1``
+    (:func:`dpb.engine.root_words`)."""
     return fmix((r0 + fmix((r1 ^ ((u64(run_id) * GAMMA) & MASK)) & MASK)) & MASK)
 
 
 def stream_key(key, stream):
     """The key of stream ``stream`` (:data:`ENV`, :data:`LAPLACE`, :data:`TIES`) of a run."""
     return fmix((key + ((u64(stream + 1) * _STREAM_GAMMA) & MASK)) & MASK)
-
-
-def root_words(root: np.random.SeedSequence) -> tuple[int, int]:
-    """The two 64-bit words of a root ``SeedSequence`` (numpy's integer hashing of its entropy and
-    spawn key: the same on every machine)."""
-    w = root.generate_state(2, np.uint64)
-    return int(w[0]), int(w[1])
-
-
-_ROOTS: dict = {}
-
-
-def run_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
-    """``(root words per run, shape (R, 2), run ids)`` of child ``SeedSequence`` objects: child
-    ``(entropy, spawn_key + (i,))`` is run ``i`` of the root ``(entropy, spawn_key)``; a
-    ``SeedSequence`` without spawn key is run 0 of itself."""
-    words = np.empty((len(seeds), 2), dtype=np.uint64)
-    ids = np.empty(len(seeds), dtype=np.uint64)
-    for j, s in enumerate(seeds):
-        key = s.spawn_key
-        root = (s.entropy, key[:-1], s.pool_size)
-        w = _ROOTS.get(root)
-        if w is None:
-            w = _ROOTS[root] = root_words(np.random.SeedSequence(s.entropy, spawn_key=key[:-1],
-                                                                 pool_size=s.pool_size))
-            if len(_ROOTS) > 1024:
-                _ROOTS.clear()
-        words[j] = w
-        ids[j] = key[-1] if key else 0
-    return words, ids
 
 
 # ----------------------------------------------------------------------------------------------

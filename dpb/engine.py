@@ -70,27 +70,48 @@ class SeedChildren(Sequence):
         return _child(self.root, int(self.run_ids[i]))
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """(root words, shape (R, 2), run ids as uint64) of :func:`dpb._streams.run_keys`."""
-        from ._streams import root_words
-
+        """(root words, shape (R, 2), run ids as uint64), as :func:`seed_keys`."""
         words = np.empty((len(self), 2), dtype=np.uint64)
         words[:] = root_words(self.root)
         return words, self.run_ids.astype(np.uint64)
 
 
+def root_words(root: np.random.SeedSequence) -> tuple[int, int]:
+    """The two 64-bit words of a root ``SeedSequence`` that key its runs' counter streams
+    (:mod:`dpb._streams`): numpy's integer hashing of its entropy and spawn key, the same on every
+    machine."""
+    w = root.generate_state(2, np.uint64)
+    return int(w[0]), int(w[1])
+
+
+_ROOTS: dict = {}
+
+
 def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
-    """(root words, run ids) of the runs of ``seeds`` (a :class:`SeedChildren` or a list of
-    child ``SeedSequence`` objects)."""
+    """(root words per run, shape (R, 2), run ids as uint64) of the runs of ``seeds``: a
+    :class:`SeedChildren`, or child ``SeedSequence`` objects -- child ``(entropy, spawn_key + (i,))``
+    is run ``i`` of the root ``(entropy, spawn_key)``; one without spawn key is run 0 of itself."""
     if isinstance(seeds, SeedChildren):
         return seeds.keys()
-    from ._streams import run_keys
-
-    return run_keys(seeds)
+    words = np.empty((len(seeds), 2), dtype=np.uint64)
+    ids = np.empty(len(seeds), dtype=np.uint64)
+    for j, s in enumerate(seeds):
+        key = s.spawn_key
+        root = (s.entropy, key[:-1], s.pool_size)
+        w = _ROOTS.get(root)
+        if w is None:
+            if len(_ROOTS) > 1024:
+                _ROOTS.clear()
+            w = _ROOTS[root] = root_words(np.random.SeedSequence(s.entropy, spawn_key=key[:-1],
+                                                                 pool_size=s.pool_size))
+        words[j] = w
+        ids[j] = key[-1] if key else 0
+    return words, ids
 
 
 def uses_streams(pol) -> bool:
     """Whether ``pol`` draws from counter-based streams (:mod:`dpb._streams`) instead of numpy
-    Generators."""
+    Generators (its ``make_streams(words, ids)`` makes them)."""
     return getattr(pol, "streams", None) == "counter"
 
 
@@ -98,12 +119,8 @@ def run_streams(pol, seeds) -> tuple[list, list]:
     """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
     streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
     if uses_streams(pol):
-        from .policies._private_runs import run_streams as streams
-
-        words, ids = seed_keys(seeds)
-        pairs = [streams(w, i) for w, i in zip(words, ids, strict=True)]
-    else:
-        pairs = [run_generators(s) for s in seeds]
+        return pol.make_streams(*seed_keys(seeds))
+    pairs = [run_generators(s) for s in seeds]
     if not pairs:
         return [], []
     env, pol_gens = zip(*pairs, strict=True)

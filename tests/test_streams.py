@@ -13,6 +13,7 @@ import pytest
 from scipy import stats
 
 from dpb import _streams as S
+from dpb.engine import root_words
 
 ALPHA = 1e-4
 DRAWS = 200_000
@@ -26,7 +27,7 @@ CASES = [
 
 
 def _key(i: int) -> int:
-    return S.stream_key(S.run_key(*S.root_words(np.random.SeedSequence(2024)), i), S.ENV)
+    return S.stream_key(S.run_key(*root_words(np.random.SeedSequence(2024)), i), S.ENV)
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +121,7 @@ def test_uniform_and_laplace_laws():
 
 
 def test_streams_of_different_runs_and_roots_differ():
-    w = S.root_words(np.random.SeedSequence(5))
+    w = root_words(np.random.SeedSequence(5))
     keys = {S.stream_key(S.run_key(*w, i), s) for i in range(1000) for s in (S.ENV, S.LAPLACE, S.TIES)}
-    keys |= {S.stream_key(S.run_key(*S.root_words(np.random.SeedSequence(6)), i), S.ENV) for i in range(1000)}
+    keys |= {S.stream_key(S.run_key(*root_words(np.random.SeedSequence(6)), i), S.ENV) for i in range(1000)}
     assert len(keys) == 4000

@@ -24,7 +24,6 @@ import math
 
 import numpy as np
 
-from .. import _streams
 from .._streams import ENV, LAPLACE, TIES, binomial, laplace, run_key, stream_key, u64, uniform
 from . import _scalar
 
@@ -33,7 +32,8 @@ try:  # the deterministic scalar maths (issue 32); libm's until it lands
 except ImportError:  # pragma: no cover
     from math import exp, expm1, log
 
-__all__ = ["KLUCB", "IMED", "run_chunk", "klucb_indexes", "imed_indexes", "EnvStream", "PolicyStream"]
+__all__ = ["KLUCB", "IMED", "run_chunk", "dpse_chunk", "adap_chunk", "klucb_indexes", "imed_indexes",
+           "EnvStream", "PolicyStream", "CounterStreams", "simulate_chunk"]
 
 KLUCB, IMED = 0, 1  # the index of run_chunk's ``kind``
 _kl, _kl_ucb = _scalar.kl, _scalar.kl_ucb
@@ -211,6 +211,8 @@ class PolicyStream:
     ``Generator`` that :class:`dpb.policies.base.RunRandom` calls: its blocks of variates are the
     streams' next words in order, so a block of 64 is 64 single draws."""
 
+    counter_stream = True  # (what RunRandom accepts besides numpy Generators)
+
     def __init__(self, key: int) -> None:
         self.keys = (stream_key(key, LAPLACE), stream_key(key, TIES))
         self.counts = [0, 0]
@@ -230,15 +232,22 @@ class PolicyStream:
         return self._draw(1, uniform, size)
 
 
-def run_streams(words, run_id) -> tuple[EnvStream, PolicyStream]:
-    """The (environment, policy) streams of run ``run_id`` of the root of ``words``."""
-    key = run_key(u64(words[0]), u64(words[1]), u64(run_id))
-    return EnvStream(key), PolicyStream(key)
+class CounterStreams:
+    """Mixin of the policies whose runs draw from counter-based streams (:mod:`dpb._streams`) in
+    every engine: :func:`dpb.engine.run_streams` asks them for the streams of runs."""
 
+    #: (:func:`dpb.engine.uses_streams`)
+    streams = "counter"
 
-def root_of(seeds):
-    """(root words, run ids) of child ``SeedSequence`` objects (:func:`dpb._streams.run_keys`)."""
-    return _streams.run_keys(seeds)
+    def make_streams(self, words, ids) -> tuple[list, list]:
+        """The environment and policy streams of the runs of keys ``(words, ids)``
+        (:func:`dpb.engine.seed_keys`)."""
+        env, pol = [], []
+        for w, i in zip(words, ids, strict=True):
+            key = run_key(u64(w[0]), u64(w[1]), u64(i))
+            env.append(EnvStream(key))
+            pol.append(PolicyStream(key))
+        return env, pol
 
 
 # ----------------------------------------------------------------------------------------------

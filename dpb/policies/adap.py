@@ -22,17 +22,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_eps, check_real
+from ._private_runs import CounterStreams
 from .base import InitialRoundRobin, Policy
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
-class _AdaP(InitialRoundRobin, Policy):
+class _AdaP(CounterStreams, InitialRoundRobin, Policy):
     private = True
     index_kind = "max"
     paper_defaults = {"alpha": 3.1}
-    #: every run draws from its counter-based streams (:mod:`dpb._streams`), in every engine
-    streams = "counter"
     _KIND = None  # the kind of dpb.policies._private_runs.adap_chunk
 
     def __init__(self, eps: float, alpha: float = 3.1) -> None:

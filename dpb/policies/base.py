@@ -70,11 +70,9 @@ class RunRandom:
     """
 
     def __init__(self, generators: Sequence[np.random.Generator], block: int = 64) -> None:
-        from ._private_runs import PolicyStream
-
         self.generators = list(generators)
         for g in self.generators:
-            if not isinstance(g, (np.random.Generator, PolicyStream)):
+            if not (isinstance(g, np.random.Generator) or getattr(g, "counter_stream", False)):
                 raise TypeError(f"generators must be numpy Generators (or the counter streams of "
                                 f"dpb._streams), got {type(g).__name__}")
         self.R = len(self.generators)

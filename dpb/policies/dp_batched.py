@@ -31,6 +31,7 @@ import numpy as np
 from ..batching import BatchSchedule, make_schedule
 from ..plans import check_index
 from . import _lockstep
+from ._private_runs import CounterStreams
 from ._tapes import check_engine
 from .._validate import check_eps
 from .base import InitialRoundRobin, Policy
@@ -67,7 +68,7 @@ def _rows_function(name: str):
     return compiled(name, engine_name())
 
 
-class BatchedPrivatePolicy(InitialRoundRobin, Policy):
+class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
     """The paper's private batched policy without forgetting, with the index left open.
 
     Everything of :prf:ref:`alg-dp-klucb-imed` except the index: arm-dependent geometric phases
@@ -96,8 +97,6 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
 
     private = True
     paper_defaults = {"n0": 1, "alpha": 2}
-    #: every run draws from its counter-based streams (:mod:`dpb._streams`), in every engine
-    streams = "counter"
 
     def __init__(self, eps: float, n0: int = 1, alpha=2, schedule: BatchSchedule | None = None) -> None:
         self.eps = check_eps(eps)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import check_eps, check_real
+from ._private_runs import CounterStreams
 from .base import Policy
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
@@ -49,7 +50,7 @@ __all__ = ["DPSE", "ELIMINATION_RULES"]
 ELIMINATION_RULES = ("radius", "half-gap", "gap")
 
 
-class DPSE(Policy):
+class DPSE(CounterStreams, Policy):
     """DP-SE: successive elimination with per-epoch Laplace noise (forgetting).
 
     Parameters
@@ -68,8 +69,6 @@ class DPSE(Policy):
     index_kind = "max"
     style = {"color": "#7f7f7f", "ls": "-"}
     reference = "dpb.reference:_dpse"
-    #: every run draws from its counter-based streams (:mod:`dpb._streams`), in every engine
-    streams = "counter"
 
     def __init__(self, eps: float, beta: float | None = None, elimination: str = "radius") -> None:
         self.eps = check_eps(eps)
