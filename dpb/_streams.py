@@ -40,10 +40,7 @@ import math
 
 import numpy as np
 
-try:  # the deterministic scalar maths (issue 32); libm's until it lands
-    from ._detmath import exp, log, log1p
-except ImportError:  # pragma: no cover
-    from math import exp, log, log1p
+from ._detmath import exp, log, log1p
 
 __all__ = ["MASK", "u64", "fmix", "word", "run_key", "stream_key", "uniform", "laplace", "binomial", "ENV",
            "LAPLACE", "TIES", "INVERSION_MAX_MEAN"]

@@ -33,8 +33,16 @@ from ._validate import MAX_HORIZON, as_int, as_seed_sequence
 from .environments import as_bandit
 from .plans import check_plan
 
-__all__ = ["child_seeds", "SeedChildren", "run_generators", "run_streams", "uses_streams", "checkpoint_grid",
-           "Recorder", "drive", "run_phases"]
+#: The arithmetic the engines' numbers depend on, recorded with every cached result: a result
+#: computed under another (another tag, another numpy) is recomputed, never mixed with these.
+#: "detmath-1": logarithms, exponentials and Laplace noise by :mod:`dpb._detmath` (the same bits on
+#: every CPU), numpy's Generator for the uniform, binomial, hypergeometric and Beta draws of the
+#: per-step policies; the batched private policies' draws come from the counter streams and
+#: samplers of :mod:`dpb._streams` (integer hashing and the same deterministic arithmetic).
+ARITHMETIC = "detmath-1"
+
+__all__ = ["ARITHMETIC", "child_seeds", "SeedChildren", "run_generators", "run_streams", "uses_streams",
+           "checkpoint_grid", "Recorder", "drive", "run_phases"]
 
 
 # ----------------------------------------------------------------------------------------------

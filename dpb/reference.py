@@ -24,6 +24,8 @@ from functools import partial
 
 import numpy as np
 
+from . import _detmath
+
 from . import divergences as dv
 from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_int, as_seed_sequence, check_elements
 from .cost import call_cost, check_cost
@@ -59,11 +61,11 @@ def _kl_scalar(p: float, q: float) -> float:
     if p > 0.0:
         if q <= 0.0:
             return math.inf
-        out += p * math.log(p / q)
+        out += p * _detmath.log(p / q)
     if p < 1.0:
         if q >= 1.0:
             return math.inf
-        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+        out += (1.0 - p) * _detmath.log((1.0 - p) / (1.0 - q))
     return max(out, 0.0)
 
 
@@ -200,13 +202,13 @@ def _dp_batched(env: ReferenceBandit, rng, params: dict, kind: str) -> None:
         t = env.t
         x = [_clip01(S[i] / n[i]) for i in range(K)]
         if kind == "klucb":
-            levels = [math.log(t) / n[j] for j in range(K)]
+            levels = [_detmath.log(t) / n[j] for j in range(K)]
             idx = dv.d_eps_ucb(np.array(x), np.array(levels), eps).tolist()
             i = _argbest(idx, rng, maximise=True)
         else:
             x_star = _clip01(max(S[j] / n[j] for j in range(K)))
             d = dv.d_eps(np.array(x), x_star, eps).tolist()
-            idx = [n[j] * d[j] + math.log(n[j]) for j in range(K)]
+            idx = [n[j] * d[j] + _detmath.log(n[j]) for j in range(K)]
             i = _argbest(idx, rng, maximise=False)
         b = B[m[i] + 1]
         s, _ = env.pull_many(i, b)
@@ -226,8 +228,8 @@ def _dpse(env: ReferenceBandit, rng, params: dict) -> None:
     while len(S) > 1 and not env.done():
         e += 1
         delta = 2.0**-e
-        l8 = math.log(8 * len(S) * e * e / beta)
-        l4 = math.log(4 * len(S) * e * e / beta)
+        l8 = _detmath.log(8 * len(S) * e * e / beta)
+        l4 = _detmath.log(4 * len(S) * e * e / beta)
         R_e = math.ceil(max(32 * l8 / delta**2, 8 * l4 / (eps * delta)))
         sums = {a: 0.0 for a in S}
         for _ in range(R_e):
@@ -255,7 +257,7 @@ def _adap(env: ReferenceBandit, rng, params: dict, kind: str) -> None:
         mu_t[a] = (r + rng.laplace(0.0, 1.0 / eps)) / 1
     while not env.done():
         t_l = env.t  # pulls so far + 1
-        lev = [alpha * math.log(t_l) / n_last[a] for a in range(K)]
+        lev = [alpha * _detmath.log(t_l) / n_last[a] for a in range(K)]
         if kind == "klucb":
             mb = [_clip01(mu_t[a] + lev[a] / eps) for a in range(K)]
             idx = dv.kl_ucb(np.array(mb), np.array(lev)).tolist()
@@ -282,7 +284,7 @@ def _lazy_dpts(env: ReferenceBandit, rng, params: dict) -> None:
         t = env.t
         theta = []
         for j in range(K):
-            m = _clip01(mu_t[j] + c * math.log(t) / (eps * obs[j]))
+            m = _clip01(mu_t[j] + c * _detmath.log(t) / (eps * obs[j]))
             theta.append(rng.beta(m * obs[j] + 1, (1 - m) * obs[j] + 1))
         J = _argbest(theta, rng, maximise=True)
         buf[J].append(env.pull(J))
@@ -310,7 +312,7 @@ def _per_step(env: ReferenceBandit, rng, index, maximise: bool) -> None:
 
 def _imed(env: ReferenceBandit, rng, params: dict) -> None:
     """IMED (Honda & Takemura 2015), Bernoulli form: argmin N_a kl(mu_a, max_b mu_b) + log N_a."""
-    _per_step(env, rng, lambda mu, n, t, top: n * _kl_scalar(mu, top) + math.log(n), maximise=False)
+    _per_step(env, rng, lambda mu, n, t, top: n * _kl_scalar(mu, top) + _detmath.log(n), maximise=False)
 
 
 def _klucb(env: ReferenceBandit, rng, params: dict) -> None:
@@ -318,7 +320,7 @@ def _klucb(env: ReferenceBandit, rng, params: dict) -> None:
     c = float(params.get("c", 0.0))
 
     def index(mu, n, t, top):
-        budget = max(math.log(t) + (c * math.log(math.log(t)) if c else 0.0), 0.0)
+        budget = max(_detmath.log(t) + (c * _detmath.log(_detmath.log(t)) if c else 0.0), 0.0)
         return _kl_ucb_scalar(mu, budget / n)
 
     _per_step(env, rng, index, maximise=True)

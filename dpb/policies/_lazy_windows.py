@@ -35,7 +35,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import betainc, betaincinv, betaln, psi, xlog1py, xlogy
+
+from .._detmath import exp_array, expm1_array, log1p_array, log_array
+from scipy.special import betainc, betaincinv, betaln, psi
+
+from ._numerics import xlogy
+from .base import standard_laplace
 
 __all__ = ["simulate_lazy_dpts_fast"]
 
@@ -81,7 +86,7 @@ def simulate_lazy_dpts_fast(
         horizon = 256  # expected rounds to the next release (the window's size)
         while t <= T:
             L = min(horizon, _SPARSE_MAX, T - t + 1)
-            clipped = np.flatnonzero(np.log(float(t)) * bonus + mu_tilde >= 1.0)
+            clipped = np.flatnonzero(log_array(float(t)) * bonus + mu_tilde >= 1.0)
             if clipped.size >= 2:  # arms clipped at 1: one virtual arm (see _ClippedGroup)
                 j, used, counts = _ClippedGroup(gpol, clipped, mu_tilde, bonus, obs).run(
                     t, L, cap - fill, recorder, run)
@@ -167,7 +172,7 @@ class _Window:
 
     def params(self, s: np.ndarray, arms=slice(None)) -> tuple[np.ndarray, np.ndarray]:
         """Beta parameters (a, b) at rounds ``s`` (n,) for ``arms``: arrays of shape (n, k)."""
-        m = np.log(np.asarray(s, dtype=float))[:, None] * self.bonus[arms] + self.mu[arms]
+        m = log_array(np.asarray(s, dtype=float))[:, None] * self.bonus[arms] + self.mu[arms]
         np.minimum(np.maximum(m, 0.0, out=m), 1.0, out=m)  # clip (np.clip is slower on small arrays)
         a = m * self.obs[arms] + 1.0
         return a, self.obs[arms] + 2.0 - a
@@ -221,11 +226,11 @@ class _Window:
         """Offsets in end + 1 .. L - 1 of a Bernoulli(``r``) process (Geometric(r) gaps, inverse
         CDF)."""
         gen, L = self.gen, self.L
-        parts, log_q = [np.empty(0)], np.log1p(-r)
+        parts, log_q = [np.empty(0)], log1p_array(-r)
         while end < L - 1:
             n = int(min((L - 1 - end) * r + 4.0 * np.sqrt((L - 1 - end) * r) + 8, 1 << 20))
             with np.errstate(divide="ignore", over="ignore"):  # (gaps beyond L may be inf)
-                gaps = np.maximum(np.ceil(np.log(gen.random(n)) / log_q), 1.0)
+                gaps = np.maximum(np.ceil(log_array(gen.random(n)) / log_q), 1.0)
             with np.errstate(over="ignore", invalid="ignore"):
                 pos = end + np.cumsum(gaps)
             parts.append(pos)
@@ -249,7 +254,7 @@ class _Window:
         tau = self.tau
         a0, b0, a1, b1 = (float(x[j]) for x in self.ends)
         n = float(self.obs[j]) + 2.0
-        lt, l1t = np.log(tau), np.log1p(-tau)
+        lt, l1t = log_array(tau), log1p_array(-tau)
 
         def h(a):
             return (a - 1.0) * lt + (n - a - 1.0) * l1t - betaln(a, n - a)
@@ -279,12 +284,12 @@ class _Window:
         if gw > 50.0:  # a growing envelope: the side is not rare, no use
             return H, g, gw, w, np.inf
         if abs(gw) < 1e-12:
-            log_i = np.log(w)
+            log_i = log_array(w)
         elif gw > 0:
-            log_i = np.log(np.expm1(gw) / gw * w)
+            log_i = log_array(expm1_array(gw) / gw * w)
         else:
-            log_i = np.log(-np.expm1(gw) / -gw * w)
-        M = float(np.exp(H + log_i)) if H + log_i < 0.0 else np.inf
+            log_i = log_array(-expm1_array(gw) / -gw * w)
+        M = float(exp_array(H + log_i)) if H + log_i < 0.0 else np.inf
         return H, g, gw, w, M
 
     def _rare_events_all(self, skipped) -> dict:
@@ -333,7 +338,7 @@ class _Window:
         n = np.ceil(mean + 6.0 * np.sqrt(mean) + 16.0).astype(np.int64)
         seg = np.repeat(np.arange(arms.size), n)
         with np.errstate(divide="ignore", over="ignore"):
-            gaps = np.ceil(np.log(gen.random(int(n.sum()))) / np.log1p(-M)[seg])
+            gaps = np.ceil(log_array(gen.random(int(n.sum()))) / log1p_array(-M)[seg])
         np.clip(gaps, 1.0, L + 1.0, out=gaps)
         pos = np.cumsum(gaps)
         stop = np.cumsum(n)
@@ -352,18 +357,18 @@ class _Window:
         gws, ws = gw[seg], w[seg]
         flat = np.abs(gws) < 1e-12
         with np.errstate(divide="ignore", invalid="ignore"):
-            u = np.where(flat, v * ws, np.log1p(v * np.expm1(gws)) / np.where(flat, 1.0, gws) * ws)
+            u = np.where(flat, v * ws, log1p_array(v * expm1_array(gws)) / np.where(flat, 1.0, gws) * ws)
         u = np.minimum(u, ws)
         lower = arms[seg] == self.A  # the leader's rare side is below tau
         x = np.where(lower, tau - u, tau + u)
         j = arms[seg]
-        m = np.log((self.t + offs).astype(float)) * self.bonus[j] + self.mu[j]
+        m = log_array((self.t + offs).astype(float)) * self.bonus[j] + self.mu[j]
         np.minimum(np.maximum(m, 0.0, out=m), 1.0, out=m)
         a = m * self.obs[j] + 1.0
         b = self.obs[j] + 2.0 - a
         with np.errstate(divide="ignore", invalid="ignore"):
-            log_f = xlogy(a - 1.0, x) + xlog1py(b - 1.0, -x) - betaln(a, b)
-        keep = np.log(gen.random(offs.size)) < log_f - (H[seg] + g[seg] * (x - tau))
+            log_f = xlogy(a - 1.0, x) + np.where(b == 1.0, 0.0, (b - 1.0) * log1p_array(-x)) - betaln(a, b)
+        keep = log_array(gen.random(offs.size)) < log_f - (H[seg] + g[seg] * (x - tau))
         keep &= np.where(lower, x <= tau, x >= tau)
         out = {}
         for i, arm in enumerate(arms):
@@ -396,11 +401,11 @@ class _Window:
         b1, a1 = b == 1.0, (a == 1.0) & (b != 1.0)
         rest = ~(b1 | a1)
         if upper:  # theta >= tau
-            out[b1] = np.exp(np.log1p(-u[b1] * rate[b1]) / a[b1])
-            out[a1] = 1.0 - (1.0 - tau) * u[a1] ** (1.0 / b[a1])
+            out[b1] = exp_array(log1p_array(-u[b1] * rate[b1]) / a[b1])
+            out[a1] = 1.0 - (1.0 - tau) * exp_array(log_array(u[a1]) / b[a1])
         else:  # theta <= tau
-            out[b1] = tau * u[b1] ** (1.0 / a[b1])
-            out[a1] = -np.expm1(np.log1p(-u[a1] * rate[a1]) / b[a1])
+            out[b1] = tau * exp_array(log_array(u[b1]) / a[b1])
+            out[a1] = -expm1_array(log1p_array(-u[a1] * rate[a1]) / b[a1])
         rej = np.flatnonzero(rest & (rate >= _REJECT_RATE))
         side = (lambda x: x >= tau) if upper else (lambda x: x <= tau)
         out[rej] = _beta_rejection(gen, a[rej], b[rej], side)
@@ -653,4 +658,4 @@ class _GroupRecorder:
 def _laplace_draws(gen: np.random.Generator, block: int = 64):
     """Standard Laplace draws from one generator, pre-drawn in blocks (an endless iterator)."""
     while True:
-        yield from gen.laplace(0.0, 1.0, block).tolist()
+        yield from standard_laplace(gen, block).tolist()

@@ -7,12 +7,17 @@ monotone Newton iteration, vectorised for the engines that advance many runs in 
 lock-step of the batched policies, the generic phase engine).  The compiled kernels' scalar twins
 are :mod:`dpb.policies._scalar` (why they are not one function is said there).
 ``tests/test_policies.py`` checks every function here against :mod:`dpb.divergences` to 1e-10.
+
+The logarithms and exponentials are :mod:`dpb._detmath`'s (the same bits on every CPU), never
+numpy's ``np.log``/``np.exp`` (whose vectorised loops round differently on CPUs with AVX-512) or
+scipy's ``xlogy``/``expit``/``logit`` (which call the C library's).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, logit, xlogy
+
+from .._detmath import exp_array, expm1_array, log1p_array, log_array
 
 __all__ = ["kl_fast", "kl_ucb_fast", "budget_fast", "d_eps_ucb_fast", "d_eps_below_fast"]
 
@@ -20,6 +25,25 @@ _NEWTON_MAX_ITER = 60
 _ONE_MINUS = np.nextafter(1.0, 0.0)
 # Newton converges quadratically: a step below 1e-9 leaves an error far below the 1e-10 target
 _NEWTON_TOL = 1e-9
+
+
+def xlogy(a, b):
+    """a log(b), 0 where a is 0 (scipy's ``xlogy``, with :func:`dpb._detmath.log`)."""
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    with np.errstate(invalid="ignore"):
+        return np.where(a == 0.0, 0.0, a * log_array(b))
+
+
+def expit(z):
+    """1 / (1 + e^-z), elementwise."""
+    return 1.0 / (1.0 + exp_array(-np.asarray(z, dtype=float)))
+
+
+def logit(y):
+    """log(y / (1 - y)), elementwise (-inf at 0, inf at 1)."""
+    y = np.asarray(y, dtype=float)
+    with np.errstate(divide="ignore"):
+        return log_array(y / (1.0 - y))
 
 
 def kl_fast(p: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -63,7 +87,7 @@ def kl_ucb_fast(x: np.ndarray, c: np.ndarray) -> np.ndarray:
     # Upper bounds of the root (Pinsker; dropping -x log q >= 0), and the second-order guess
     # x + sqrt(2 c x (1-x)); Newton from a point below the root jumps above it in one step (we
     # clip that jump at the upper bound) and then decreases monotonically to the root.
-    upper = np.minimum(np.minimum(xs + np.sqrt(0.5 * cs), -np.expm1(-target / one_m_x)), _ONE_MINUS)
+    upper = np.minimum(np.minimum(xs + np.sqrt(0.5 * cs), -expm1_array(-target / one_m_x)), _ONE_MINUS)
     guess = xs + np.sqrt(2.0 * cs * xs * one_m_x)
     q = np.where(guess > xs, np.minimum(guess, upper), upper)
     # kl(x, q) = -x log1p(d/x) - (1-x) log1p(-d/(1-x)) with d = q - x: accurate near the diagonal
@@ -72,7 +96,7 @@ def kl_ucb_fast(x: np.ndarray, c: np.ndarray) -> np.ndarray:
         for _ in range(_NEWTON_MAX_ITER):
             d = q - xs
             # (the ratio d/x only exceeds 1e300 when x < 1e-300, where x log(.) is negligible)
-            g = -(xs * np.log1p(np.minimum(d / x_safe, 1e300)) + one_m_x * np.log1p(-d / one_m_x)) - cs
+            g = -(xs * log1p_array(np.minimum(d / x_safe, 1e300)) + one_m_x * log1p_array(-d / one_m_x)) - cs
             q_new = q - g * q * (1.0 - q) / np.maximum(q - xs, 1e-300)
             np.maximum(q_new, xs, out=q_new)
             np.minimum(q_new, upper, out=q_new)
@@ -87,11 +111,11 @@ def kl_ucb_fast(x: np.ndarray, c: np.ndarray) -> np.ndarray:
 def budget_fast(t: np.ndarray, c: float) -> np.ndarray:
     """KL-UCB's exploration budget f(t) = log t + c log log t (floored at 0) for an array of
     rounds."""
-    lt = np.log(np.asarray(t, dtype=float))
+    lt = log_array(t)
     if c == 0.0:
         return lt
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.maximum(lt + c * np.log(lt), 0.0)
+        return np.maximum(lt + c * log_array(lt), 0.0)
 
 
 def d_eps_ucb_fast(x: np.ndarray, c: np.ndarray, eps: float) -> np.ndarray:
@@ -115,7 +139,7 @@ def d_eps_ucb_fast(x: np.ndarray, c: np.ndarray, eps: float) -> np.ndarray:
     res = np.empty(xs.shape)
     if high.any():
         xh, ch = xs[high], cs[high]
-        res[high] = np.minimum(np.maximum(np.expm1(-(ch + eps * xh)) / np.expm1(-eps), xh), 1.0)
+        res[high] = np.minimum(np.maximum(expm1_array(-(ch + eps * xh)) / expm1_array(-eps), xh), 1.0)
     low = ~high
     if low.any():
         res[low] = kl_ucb_fast(xs[low], cs[low])
@@ -134,6 +158,7 @@ def d_eps_below_fast(x: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray:
     z = expit(logit(y) - eps)
     with np.errstate(divide="ignore"):
         # log(1 - y (1 - e^{-eps})) = log((1 - y) + y e^{-eps}); each form is accurate on one side
-        log_term = np.where(y > 0.5, np.log((1.0 - y) + y * np.exp(-eps)), np.log1p(y * np.expm1(-eps)))
+        log_term = np.where(y > 0.5, log_array((1.0 - y) + y * exp_array(-eps)),
+                            log1p_array(y * expm1_array(-eps)))
         high = -eps * x - log_term
     return np.where(x >= z, kl_fast(x, y), np.maximum(high, 0.0))

@@ -15,6 +15,7 @@ import numba
 import numpy as np
 from numba.extending import overload, register_jitable
 
+from .. import _detmath_kernels  # noqa: F401  (makes dpb._detmath's functions jitable)
 from .. import _streams
 from . import _private_runs, _scalar
 
@@ -31,20 +32,6 @@ for _f in (_streams.fmix, _streams.word, _streams.run_key, _streams.stream_key, 
            _private_runs.imed_indexes, _private_runs.record_phase, _private_runs.se_epoch_terms,
            _private_runs.adap_index):
     register_jitable(_f)
-
-# the deterministic scalar maths, compiled where the samplers and indexes call it
-try:
-    from .. import _detmath
-except ImportError:  # pragma: no cover
-    _detmath = None
-if _detmath is not None and not getattr(_detmath, "_dpb_jitable", False):
-    import inspect
-
-    for _name, _g in vars(_detmath).items():
-        if (inspect.isfunction(_g) and _g.__module__ == _detmath.__name__ and not _name.endswith("_array")
-                and not _name.startswith("_apply")):
-            register_jitable(_g)
-    _detmath._dpb_jitable = True
 
 run_chunk = numba.njit(cache=True)(_private_runs.run_chunk)
 klucb_rows = numba.njit(cache=True)(_private_runs.klucb_rows)
@@ -73,12 +60,9 @@ def binomials(key: int, n: int, p: float, size: int) -> np.ndarray:
 def _stamp(dispatchers) -> None:
     """numba reuses cached machine code while the kernel's own file is unchanged: add the stamps
     of the files it compiles from (the samplers, the scalar maths) to its cache's."""
-    files = [_streams.__file__, _scalar.__file__, _private_runs.__file__]
-    try:
-        from .. import _detmath
-        files.append(_detmath.__file__)
-    except ImportError:  # pragma: no cover
-        pass
+    from .. import _detmath
+
+    files = [_streams.__file__, _scalar.__file__, _private_runs.__file__, _detmath.__file__]
     stamp = tuple((os.stat(f).st_mtime, os.stat(f).st_size) for f in files)
     for f in dispatchers:
         cache_file = getattr(getattr(f, "_cache", None), "_cache_file", None)

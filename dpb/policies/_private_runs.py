@@ -27,10 +27,7 @@ import numpy as np
 from .._streams import ENV, LAPLACE, TIES, binomial, laplace, run_key, stream_key, u64, uniform
 from . import _scalar
 
-try:  # the deterministic scalar maths (issue 32); libm's until it lands
-    from .._detmath import exp, expm1, log
-except ImportError:  # pragma: no cover
-    from math import exp, expm1, log
+from .._detmath import exp, expm1, log
 
 __all__ = ["KLUCB", "IMED", "run_chunk", "dpse_chunk", "adap_chunk", "klucb_indexes", "imed_indexes",
            "EnvStream", "PolicyStream", "CounterStreams", "simulate_chunk"]

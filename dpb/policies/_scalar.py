@@ -13,12 +13,17 @@ changing the numbers (numpy's array functions may round differently from ``math`
 vectorised Newton iteration stops for a whole array at once).  :func:`kl` has the float form of
 the per-step reference's, so that IMED's kernel breaks exactly the ties the reference breaks.
 The validated references are :mod:`dpb.divergences`.
+
+Every logarithm and exponential here is :mod:`dpb._detmath`'s (plain + - * /, the same bits on
+every CPU), not the C library's, whose last bit depends on the processor.
 """
 
 from __future__ import annotations
 
 import math
 import os
+
+from .. import _detmath
 
 ONE_MINUS = 1.0 - 2.0**-53  # the largest float below 1 (numpy.nextafter(1.0, 0.0))
 
@@ -32,11 +37,11 @@ def kl(p, q):
     if p > 0.0:
         if q <= 0.0:
             return math.inf
-        out += p * math.log(p / q)
+        out += p * _detmath.log(p / q)
     if p < 1.0:
         if q >= 1.0:
             return math.inf
-        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
+        out += (1.0 - p) * _detmath.log((1.0 - p) / (1.0 - q))
     return max(out, 0.0)
 
 
@@ -49,15 +54,15 @@ def kl_ucb(x, c):
     if not c > 0.0:
         return x
     one_m_x = 1.0 - x
-    neg_ent = (x * math.log(x) if x > 0.0 else 0.0) + one_m_x * math.log(one_m_x)
-    upper = min(x + math.sqrt(0.5 * c), -math.expm1(-(c - neg_ent) / one_m_x), ONE_MINUS)
+    neg_ent = (x * _detmath.log(x) if x > 0.0 else 0.0) + one_m_x * _detmath.log(one_m_x)
+    upper = min(x + math.sqrt(0.5 * c), -_detmath.expm1(-(c - neg_ent) / one_m_x), ONE_MINUS)
     guess = x + math.sqrt(2.0 * c * x * one_m_x)
     q = min(guess, upper) if guess > x else upper
     x_safe = x if x > 0.0 else 1.0
     for _ in range(60):
         d = q - x
         r = d / x_safe
-        g = -(x * math.log1p(r if r < 1e300 else 1e300) + one_m_x * math.log1p(-d / one_m_x)) - c
+        g = -(x * _detmath.log1p(r if r < 1e300 else 1e300) + one_m_x * _detmath.log1p(-d / one_m_x)) - c
         q_new = q - g * q * (1.0 - q) / (d if d > 1e-300 else 1e-300)
         if q_new < x:
             q_new = x
@@ -72,11 +77,11 @@ def kl_ucb(x, c):
 
 def budget(t, c):
     """KL-UCB's exploration budget f(t) = log t + c log log t at round t, floored at 0."""
-    lt = math.log(t)
+    lt = _detmath.log(t)
     if c == 0.0:
         return lt
     if lt > 0.0:
-        v = lt + c * math.log(lt)
+        v = lt + c * _detmath.log(lt)
         return v if v > 0.0 else 0.0
     return 0.0
 
@@ -90,12 +95,12 @@ def d_eps_terms(y, eps):
     elif y == 1.0:
         logit = math.inf
     else:
-        logit = math.log(y / (1.0 - y))
-    z = 1.0 / (1.0 + math.exp(-(logit - eps)))
+        logit = _detmath.log(y / (1.0 - y))
+    z = 1.0 / (1.0 + _detmath.exp(-(logit - eps)))
     if y > 0.5:
-        log_term = math.log((1.0 - y) + y * math.exp(-eps))
+        log_term = _detmath.log((1.0 - y) + y * _detmath.exp(-eps))
     else:
-        log_term = math.log1p(y * math.expm1(-eps))
+        log_term = _detmath.log1p(y * _detmath.expm1(-eps))
     return z, log_term
 
 
@@ -133,11 +138,12 @@ def nth_tied(idx, best, u, n):
 
 def stamp_kernels(dispatchers) -> None:
     """numba reuses a kernel's cached machine code while the kernel's own file is unchanged; a
-    kernel that compiles this module's functions calls this with its dispatchers, so that this
-    file's stamp joins its own (an edit of the scalar maths recompiles the kernels instead of
-    loading stale code)."""
-    st = os.stat(__file__)
+    kernel that compiles this module's functions (or :mod:`dpb._detmath`'s) calls this with its
+    dispatchers, so that the stamps of both files join its own (an edit of the scalar maths
+    recompiles the kernels instead of loading stale code).  This sets numba's private
+    ``_cache._cache_file._source_stamp``; ``tests/test_detmath.py`` fails if numba renames it."""
+    stamps = tuple((st.st_mtime, st.st_size) for st in map(os.stat, (__file__, _detmath.__file__)))
     for f in dispatchers:
         cache_file = getattr(getattr(f, "_cache", None), "_cache_file", None)
         if cache_file is not None:
-            cache_file._source_stamp = (cache_file._source_stamp, st.st_mtime, st.st_size)
+            cache_file._source_stamp = (cache_file._source_stamp, *stamps)

@@ -42,6 +42,7 @@ import numba
 import numpy as np
 from numba.extending import register_jitable
 
+from .. import _detmath, _detmath_kernels  # noqa: F401  (_detmath_kernels: its functions compilable)
 from . import _scalar
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where a kernel calls it
@@ -51,7 +52,9 @@ _count_tied, _nth_tied = (register_jitable(inline="always")(f)
 
 BLOCK_CAP = 1 << 28  # longest segment drawn at once (numpy's hypergeometric needs counts < 1e9)
 ROOM = 16  # a kernel returns to its caller for larger arrays when a tape has fewer free places
-_LN_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+_LN_SQRT_2PI = 0.5 * _detmath.log(2.0 * math.pi)
+#: n! for n = 0..16, exact in float64 (16! < 2**53): log(n!) without the C library's lgamma
+_FACTORIALS = tuple(float(math.factorial(i)) for i in range(17))
 #: the private argument ``wrong`` of the kernels, for the tests' power checks only: the correct
 #: certification, or a segment checked at its first step instead of its last, or (KL-UCB) at its
 #: end point's mean instead of its worst path
@@ -85,7 +88,7 @@ class TapeRun(NamedTuple):
 def _stirlerr(n):
     """log(n!) - log(sqrt(2 pi n) (n / e)^n) for an integer n >= 1 (Loader 2000)."""
     if n <= 15.0:
-        return math.lgamma(n + 1.0) - (n + 0.5) * math.log(n) + n - _LN_SQRT_2PI
+        return _detmath.log(_FACTORIALS[int(n)]) - (n + 0.5) * _detmath.log(n) + n - _LN_SQRT_2PI
     nn = n * n
     s0, s1, s2, s3, s4 = 1.0 / 12, 1.0 / 360, 1.0 / 1260, 1.0 / 1680, 1.0 / 1188
     if n > 500.0:
@@ -112,7 +115,7 @@ def _bd0(x, m):
                 return s1
             s = s1
         return s
-    return x * math.log(x / m) + m - x
+    return x * _detmath.log(x / m) + m - x
 
 
 @numba.njit(cache=True)
@@ -122,12 +125,12 @@ def _log_binom_pmf(x, n, p, q):
     if n == 0:
         return 0.0
     if x == 0:
-        return n * math.log(q)
+        return n * _detmath.log(q)
     if x == n:
-        return n * math.log(p)
+        return n * _detmath.log(p)
     xf, nf = float(x), float(n)
     lc = _stirlerr(nf) - _stirlerr(xf) - _stirlerr(nf - xf) - _bd0(xf, nf * p) - _bd0(nf - xf, nf * q)
-    return lc - _LN_SQRT_2PI - 0.5 * (math.log(xf) + math.log1p(-xf / nf))
+    return lc - _LN_SQRT_2PI - 0.5 * (_detmath.log(xf) + _detmath.log1p(-xf / nf))
 
 
 @numba.njit(cache=True)
@@ -163,7 +166,7 @@ def hypergeometric(gen, good, bad, n):
         mode = lo_k
     if mode > hi_k:
         mode = hi_k
-    pm = math.exp(log_hypergeom_pmf(mode, good, bad, n))
+    pm = _detmath.exp(log_hypergeom_pmf(mode, good, bad, n))
     if not 0.0 < pm <= 1.0 + 1e-9:  # (cannot happen for valid counts; never loop on a NaN)
         raise ValueError("hypergeometric: invalid counts")
     while True:
@@ -433,7 +436,7 @@ def _klucb_check(L, s, t, nA, sA, p, wrong):
     g0 = fmarg - 1e-13 * nA - nA * _kl(w0, u0)
     if g0 <= 0.0:
         return 0
-    dz = math.log((1.0 - w0) / (1.0 - u0))
+    dz = _detmath.log((1.0 - w0) / (1.0 - u0))
     du = nA * (u0 - w0) / (u0 * (1.0 - u0)) * ku
     return _split_length(SPLIT_SAFETY * g0 / ((1.0 - w0) * dz + du), L)
 
@@ -509,7 +512,7 @@ def klucb_steps(run, env_gen, pol_gen, budget, wrong):
                 A = a
         f0 = _budget(t, c)
         U0, smax = _klucb_others(A, f0, mu, N, anc, ancn)
-        ku = smax * (1.0 + c / math.log(t)) / t if U0 <= 1.0 and smax < math.inf else math.inf
+        ku = smax * (1.0 + c / _detmath.log(t)) / t if U0 <= 1.0 and smax < math.inf else math.inf
         # (a block of at most t / 64 rounds, none when an index has no tangent)
         t_stop = min(t + (t >> 6), T) if ku < math.inf else t - 1
         p = (U0, ku, float(t), f0 - 1e-9 * (1.0 + f0), 0.0)
@@ -548,7 +551,7 @@ def _imed_leader(idx, mu, N, top):
                 A = a
     if ntop != 1:
         return A, False
-    ln0 = math.log(N[A])
+    ln0 = _detmath.log(N[A])
     for j in range(K):
         if j != A and idx[j] - 1e-9 - 1e-13 * N[j] <= ln0:
             return A, False
@@ -561,7 +564,7 @@ def _imed_envelope(A, mu, N, anc, ancn):
     envelope of the other arms' threshold tangents theta_j at log N_A as one line (its value thr0
     at log N_A and the largest slope); the tangents are re-anchored when stale.  ok is False when
     an arm has no valid tangent (the exact rule decides)."""
-    ln0 = math.log(N[A])
+    ln0 = _detmath.log(N[A])
     mmax, thr0, slope = -1.0, -1.0, 0.0
     for j in range(N.shape[0]):
         if j == A:
@@ -570,7 +573,7 @@ def _imed_envelope(A, mu, N, anc, ancn):
             mmax = mu[j]
         if ancn[j] != N[j] or not 0.0 <= ln0 - anc[j, 0] <= REANCHOR:
             ancn[j] = -1
-            cj = (ln0 + 1e-9 + 1e-13 * N[j] - math.log(N[j])) / N[j]
+            cj = (ln0 + 1e-9 + 1e-13 * N[j] - _detmath.log(N[j])) / N[j]
             if cj > 0.0:
                 q = _kl_ucb(mu[j], cj)
                 if q - mu[j] > 1e-8 and q < 1.0:
@@ -631,9 +634,9 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
         if new_top != top or dirty < 0:
             top = new_top
             for a in range(K):
-                idx[a] = N[a] * _kl(mu[a], top) + math.log(N[a])
+                idx[a] = N[a] * _kl(mu[a], top) + _detmath.log(N[a])
         else:
-            idx[dirty] = N[dirty] * _kl(mu[dirty], top) + math.log(N[dirty])
+            idx[dirty] = N[dirty] * _kl(mu[dirty], top) + _detmath.log(N[dirty])
         A, lead = _imed_leader(idx, mu, N, top)
         if lead:  # leader block: the thresholds' envelope, then A's segments
             lead, mmax, thr0, slope = _imed_envelope(A, mu, N, anc, ancn)

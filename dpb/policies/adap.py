@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._detmath import log_array
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
 from .base import InitialRoundRobin, Policy
@@ -112,7 +113,7 @@ class _AdaP(CounterStreams, InitialRoundRobin, Policy):
         self.N[rows, arms] += got
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
-        level = self.alpha * np.log(t)[:, None] / self.n_last[rows]  # alpha log(t_l) / n_last
+        level = self.alpha * log_array(t)[:, None] / self.n_last[rows]  # alpha log(t_l) / n_last
         return self._episode_index(self.mu_tilde[rows], level)
 
 

@@ -37,6 +37,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
+from .._detmath import log_array
 
 __all__ = [
     "Policy",
@@ -49,6 +50,19 @@ __all__ = [
     "check_eps",
     "check_real",
 ]
+
+
+def standard_laplace(gen: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` standard Laplace(0, 1) variates from ``gen``: numpy's algorithm (one uniform U
+    each, a new one when U is 0; -log(2 - 2U) when U >= 1/2, else log(2U)) with the logarithm of
+    :mod:`dpb._detmath`, so that the draws are the same bits on every CPU (numpy's own
+    ``Generator.laplace`` calls the C library's ``log``, whose last bit depends on the processor)."""
+    u = gen.random(size)
+    zero = u == 0.0
+    while zero.any():  # (probability 2**-53 a draw) the next uniforms of the stream, in order
+        u = np.concatenate([u[~zero], gen.random(int(zero.sum()))])
+        zero = u == 0.0
+    return np.where(u >= 0.5, -log_array(2.0 - u - u), log_array(u + u))
 
 
 class RunRandom:
@@ -88,7 +102,7 @@ class RunRandom:
         empty = rows[ptr[rows] >= self.block]
         for r in empty:
             g = self.generators[r]
-            buf[r] = g.laplace(0.0, 1.0, self.block) if kind == "laplace" else g.random(self.block)
+            buf[r] = standard_laplace(g, self.block) if kind == "laplace" else g.random(self.block)
             ptr[r] = 0
         out = buf[rows, ptr[rows]]
         ptr[rows] += 1

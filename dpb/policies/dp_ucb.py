@@ -32,6 +32,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from .._detmath import log_array
+from .. import _detmath
+
 from .dp_batched import BatchedPrivatePolicy
 
 __all__ = ["DPUCB"]
@@ -43,7 +46,7 @@ def _dp_ucb_index(x, n, t, releases, eps: float):
     Vectorised over numpy arrays that broadcast together (see the module docstring for the two
     tail bounds behind the formula).
     """
-    log_t = np.log(t)
+    log_t = log_array(t)
     noise = np.maximum(np.sqrt(8.0 * releases * log_t), 2.0 * math.sqrt(2.0) * log_t)
     return x + np.sqrt(log_t / (2.0 * n)) + noise / (eps * n)
 
@@ -69,7 +72,7 @@ def _reference(env, rng, params: dict) -> None:
         S[i] += rng.laplace(0.0, 1.0 / eps)
         n[i], k[i] = n0, 1
     while not env.done():
-        lt = math.log(env.t)
+        lt = _detmath.log(env.t)
         idx = []
         for i in range(K):
             x = min(max(S[i] / n[i], 0.0), 1.0)

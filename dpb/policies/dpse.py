@@ -40,6 +40,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._detmath import log_array
+
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
 from .base import Policy
@@ -139,8 +141,8 @@ class DPSE(CounterStreams, Policy):
     def _epoch_terms(self, n_active: np.ndarray, e: np.ndarray):
         """R_e, h_e and c_e for active-set sizes ``n_active`` and epochs ``e`` (arrays)."""
         delta = np.ldexp(1.0, -e)
-        log8 = np.log(8.0 * n_active * e**2 / self._beta)
-        log4 = np.log(4.0 * n_active * e**2 / self._beta)
+        log8 = log_array(8.0 * n_active * e**2 / self._beta)
+        log4 = log_array(4.0 * n_active * e**2 / self._beta)
         # an epoch of more than 2**62 pulls in all outlasts every horizon: cap it before int64 casts
         r_e = np.ceil(np.minimum(np.maximum(32.0 * log8 / delta**2, 8.0 * log4 / (self.eps * delta)),
                                  2.0**62 / n_active)).astype(np.int64)

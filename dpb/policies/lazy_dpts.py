@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._detmath import log_array
+
 from ._lazy_windows import simulate_lazy_dpts_fast
 from .base import InitialRoundRobin, Policy, check_eps, check_real
 
@@ -83,7 +85,7 @@ class LazyDPTS(InitialRoundRobin, Policy):
         """theta_j ~ Beta(m_j O_j + 1, (1 - m_j) O_j + 1) of every arm, each run from its own
         generator."""
         obs = self.obs[rows]
-        m = np.clip(self.mu_tilde[rows] + self.c * np.log(t)[:, None] / (self.eps * obs), 0.0, 1.0)
+        m = np.clip(self.mu_tilde[rows] + self.c * log_array(t)[:, None] / (self.eps * obs), 0.0, 1.0)
         a, b = m * obs + 1.0, (1.0 - m) * obs + 1.0
         return np.array([self.rand.generators[run].beta(a[i], b[i]) for i, run in enumerate(rows)])
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._detmath import log_array
+
 from ._numerics import budget_fast, kl_fast, kl_ucb_fast
 from ._tapes import simulate_imed_fast, simulate_klucb_fast
 from .base import PerStepPolicy, check_real
@@ -45,7 +47,7 @@ class IMED(PerStepPolicy):
         return {}
 
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
-        return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + np.log(n)
+        return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + log_array(n)
 
     def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
