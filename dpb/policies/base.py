@@ -102,7 +102,12 @@ class RunRandom:
         empty = rows[ptr[rows] >= self.block]
         for r in empty:
             g = self.generators[r]
-            buf[r] = standard_laplace(g, self.block) if kind == "laplace" else g.random(self.block)
+            if kind != "laplace":
+                buf[r] = g.random(self.block)
+            elif isinstance(g, np.random.Generator):
+                buf[r] = standard_laplace(g, self.block)
+            else:  # a counter stream: its own Laplace sampler (dpb._streams)
+                buf[r] = g.laplace(0.0, 1.0, self.block)
             ptr[r] = 0
         out = buf[rows, ptr[rows]]
         ptr[rows] += 1
