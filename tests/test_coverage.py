@@ -38,6 +38,9 @@ interval), which it must fail; the first was run by hand with the previous inter
    counter-stream engine (issue 37), DP-KLUCB on mu3 at eps = 0.1 alone: 7 misses in 40 seeds
    against a 2^19-run reference (82 % coverage; every miss an interval about 1 % wide ending
    1-2 % below the reference, from a sample of 10 240 runs that met no tail run or a small one).
+   This test, measured: **2 misses of 100** (DP-KLUCB on mu1 and on mu3 at eps = 0.25, one seed
+   each, both underestimates by 3.5 % and 0.7 %), so it passes; 417 test-seconds for the 100
+   applications on the shared 2-core machine at load 7-9 (the references cached).
 
 2. **A mixture with an exact mean.**  A body of mean 900 and standard deviation 250 (a gamma law)
    and, in one run in a thousand, a bad run uniform on [2e4, 1e5] (6 % of the mean): the shape of
