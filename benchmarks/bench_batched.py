@@ -1,7 +1,7 @@
 """Benchmark of the batched private policies' engines, side by side in one run (CPU-seconds).
 
-For DP-IMED and DP-KLUCB cells of the paper (20 runs): the default fast path (DP-IMED: compiled
-runs, :mod:`dpb.policies._batched_kernel`), the numpy lock-step fast path (``DPB_JIT=0``) and the
+For DP-IMED and DP-KLUCB cells of the paper (20 runs): the default fast path (compiled
+runs), the Python version of the same runs (``DPB_JIT=0``) and the
 generic phase engine (``fast=False``); all three give the same numbers (tests/test_fast_batched.py).
 Then the compiled kernel's one-off costs: compiling it (a fresh numba cache directory, in a new
 process) and loading it from that cache (a second process).  A report, not a timed test::

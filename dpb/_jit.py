@@ -1,8 +1,9 @@
 """The switch between the compiled (numba) kernels of the fast simulators and their numpy/Python
 versions.
 
-The exact fast paths of IMED, KL-UCB (:mod:`dpb.policies.nonprivate`) and DP-IMED
-(:mod:`dpb.policies.dp_batched`) run compiled kernels by default; the environment variable
+The exact fast paths of IMED, KL-UCB (:mod:`dpb.policies.nonprivate`) and of the batched private
+policies (DP-KLUCB, DP-IMED, DP-SE, AdaP-*: :mod:`dpb.policies._private_runs`) run compiled
+kernels by default; the environment variable
 ``DPB_JIT=0`` runs their numpy/Python versions instead (slower; for debugging and for the
 benchmarks, which time both side by side).  ``dpb compile`` compiles the kernels ahead of time
 (:data:`KERNEL_RUNS`); otherwise the first compiled call of a process on a cold on-disk cache says
@@ -38,7 +39,8 @@ def engine_name() -> str:
 
 
 #: The tiny runs that compile every kernel (``dpb compile`` makes them): policy and parameters.
-KERNEL_RUNS = (("IMED", {}), ("KL-UCB", {}), ("DP-IMED", {"eps": 1.0}))
+KERNEL_RUNS = (("IMED", {}), ("KL-UCB", {}), ("DP-IMED", {"eps": 1.0}), ("DP-KLUCB", {"eps": 1.0}),
+               ("DP-SE", {"eps": 1.0}), ("AdaP-KLUCB", {"eps": 1.0}), ("AdaP-UCB", {"eps": 1.0}))
 #: How long compiling the kernels takes on a cold on-disk cache (measured: 13-38 CPU-s).
 COMPILE_SECONDS = "15-40 CPU-s"
 

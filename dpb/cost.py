@@ -52,8 +52,8 @@ from .environments import as_bandit
 from .policies._tapes import ENGINES, check_engine
 from .policies.registry import as_policy
 
-__all__ = ["MAX_SECONDS", "Cost", "estimate_cost", "FAST_COST_OTHER", "FAST_PHASE_COST", "PHASE_COST",
-           "STEP_COST", "TRANSCRIPT_COST"]
+__all__ = ["MAX_SECONDS", "Cost", "estimate_cost", "FAST_COST_OTHER", "FAST_PHASE_COST",
+           "FAST_PHASE_COST_PYTHON", "FAST_LOCKSTEP_COST", "PHASE_COST", "STEP_COST", "TRANSCRIPT_COST"]
 
 #: Default limit of one call's estimated cost, in CPU-seconds (``max_seconds`` of
 #: :func:`dpb.simulate.simulate`; the same default bounds :mod:`dpb.reference`,
@@ -62,8 +62,12 @@ MAX_SECONDS = _MAX_SECONDS
 #: CPU-seconds per decision, as ``(per round or lock-step phase, per round or phase of one run)``:
 #: a fast path without prices of its own (``cost_fast`` of its class) ...
 FAST_COST_OTHER = (5e-6, 1e-6)
-#: ... a fast path advancing all runs phase by phase (DP-KLUCB, DP-IMED) ...
-FAST_PHASE_COST = (2e-4, 5e-6)
+#: ... the compiled runs of the batched private policies (DP-KLUCB, DP-IMED, DP-SE, AdaP-*: about
+#: 0.4 us per phase and run measured, benchmarks/bench_floor.py), uncompiled (DPB_JIT=0: about 30 us) ...
+FAST_PHASE_COST = (1e-4, 1e-6)
+FAST_PHASE_COST_PYTHON = (1e-4, 6e-5)
+#: ... the numpy lock-step of a batched policy with an index of one's own ...
+FAST_LOCKSTEP_COST = (2e-4, 5e-6)
 #: ... the generic engine on a batched policy (phase sums, few phases) and on a policy deciding
 #: in every round (one index per round) ...
 PHASE_COST = (5e-4, 1e-5)
@@ -137,7 +141,15 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
         compiled = check_engine(None) == "numba" if compiled is None else compiled
         step, run = (pol.cost_fast if compiled else pol.cost_fast_python or pol.cost_fast) or FAST_COST_OTHER
         return Cost(float(T) * (step + runs * run), T, engine)
-    step, run = FAST_PHASE_COST if engine == "fast" else STEP_COST if phases == T else PHASE_COST
+    if engine == "fast":
+        compiled = check_engine(None) == "numba" if compiled is None else compiled
+        own = getattr(pol, "compiled_runs", None)
+        if callable(own) and not own():
+            step, run = FAST_LOCKSTEP_COST
+        else:
+            step, run = FAST_PHASE_COST if compiled else FAST_PHASE_COST_PYTHON
+    else:
+        step, run = STEP_COST if phases == T else PHASE_COST
     return Cost(float(phases) * (step + runs * run), phases, engine)
 
 

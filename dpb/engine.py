@@ -8,8 +8,11 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 
 * **Seeds.** Run ``i`` of root seed ``s`` owns the child ``SeedSequence(s).spawn(n)[i]`` (for any
   n > i), built directly from its spawn key (:func:`child_seeds`), and two generators derived from
-  it (:func:`run_generators`): one for the environment's rewards, one for the policy.  Nothing a
-  run draws depends on the other runs, so any split of the runs gives the same numbers.
+  it (:func:`run_generators`): one for the environment's rewards, one for the policy.  The
+  batched private policies (``policy.streams == "counter"``) draw instead from counter-based
+  streams keyed by the root's words and ``i`` (:mod:`dpb._streams`; :func:`run_streams`), which
+  compiled code derives without building any Python object per run (:class:`SeedChildren`).
+  Nothing a run draws depends on the other runs, so any split of the runs gives the same numbers.
 * **The recorder.** :class:`Recorder` keeps pull counts, phase counts and the exact regret at
   checkpoints; a phase's regret grows linearly (round-robin phases: piecewise linearly), so a
   checkpoint inside a phase costs no per-step work.
@@ -22,6 +25,7 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -32,11 +36,13 @@ from .plans import check_plan
 #: The arithmetic the engines' numbers depend on, recorded with every cached result: a result
 #: computed under another (another tag, another numpy) is recomputed, never mixed with these.
 #: "detmath-1": logarithms, exponentials and Laplace noise by :mod:`dpb._detmath` (the same bits on
-#: every CPU), numpy's Generator for the uniform, binomial, hypergeometric and Beta draws.
+#: every CPU), numpy's Generator for the uniform, binomial, hypergeometric and Beta draws of the
+#: per-step policies; the batched private policies' draws come from the counter streams and
+#: samplers of :mod:`dpb._streams` (integer hashing and the same deterministic arithmetic).
 ARITHMETIC = "detmath-1"
 
-__all__ = ["ARITHMETIC", "child_seeds", "run_generators", "checkpoint_grid", "Recorder", "drive",
-           "run_phases"]
+__all__ = ["ARITHMETIC", "child_seeds", "SeedChildren", "run_generators", "run_streams", "uses_streams",
+           "checkpoint_grid", "Recorder", "drive", "run_phases"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -52,6 +58,81 @@ def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
     if isinstance(run_ids, (str, bytes)) or not hasattr(run_ids, "__iter__"):
         raise TypeError(f"run_ids must be a sequence of non-negative integers, got {type(run_ids).__name__}")
     return [_child(root, as_int("run_ids", i, minimum=0)) for i in run_ids]
+
+
+class SeedChildren(Sequence):
+    """The children ``SeedSequence(root).spawn(n)[i]`` for ``i`` in ``run_ids``, built only when
+    an item is asked for (50 us each): a counter-stream fast path needs only the root's words and
+    the ids (:meth:`keys`)."""
+
+    def __init__(self, root: np.random.SeedSequence, run_ids) -> None:
+        self.root = root
+        self.run_ids = np.asarray(run_ids, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return self.run_ids.size
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return SeedChildren(self.root, self.run_ids[i])
+        return _child(self.root, int(self.run_ids[i]))
+
+    def keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """(root words, shape (R, 2), run ids as uint64), as :func:`seed_keys`."""
+        words = np.empty((len(self), 2), dtype=np.uint64)
+        words[:] = root_words(self.root)
+        return words, self.run_ids.astype(np.uint64)
+
+
+def root_words(root: np.random.SeedSequence) -> tuple[int, int]:
+    """The two 64-bit words of a root ``SeedSequence`` that key its runs' counter streams
+    (:mod:`dpb._streams`): numpy's integer hashing of its entropy and spawn key, the same on every
+    machine."""
+    w = root.generate_state(2, np.uint64)
+    return int(w[0]), int(w[1])
+
+
+_ROOTS: dict = {}
+
+
+def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
+    """(root words per run, shape (R, 2), run ids as uint64) of the runs of ``seeds``: a
+    :class:`SeedChildren`, or child ``SeedSequence`` objects -- child ``(entropy, spawn_key + (i,))``
+    is run ``i`` of the root ``(entropy, spawn_key)``; one without spawn key is run 0 of itself."""
+    if isinstance(seeds, SeedChildren):
+        return seeds.keys()
+    words = np.empty((len(seeds), 2), dtype=np.uint64)
+    ids = np.empty(len(seeds), dtype=np.uint64)
+    for j, s in enumerate(seeds):
+        key = s.spawn_key
+        root = (s.entropy, key[:-1], s.pool_size)
+        w = _ROOTS.get(root)
+        if w is None:
+            if len(_ROOTS) > 1024:
+                _ROOTS.clear()
+            w = _ROOTS[root] = root_words(np.random.SeedSequence(s.entropy, spawn_key=key[:-1],
+                                                                 pool_size=s.pool_size))
+        words[j] = w
+        ids[j] = key[-1] if key else 0
+    return words, ids
+
+
+def uses_streams(pol) -> bool:
+    """Whether ``pol`` draws from counter-based streams (:mod:`dpb._streams`) instead of numpy
+    Generators (its ``make_streams(words, ids)`` makes them)."""
+    return getattr(pol, "streams", None) == "counter"
+
+
+def run_streams(pol, seeds) -> tuple[list, list]:
+    """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
+    streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
+    if uses_streams(pol):
+        return pol.make_streams(*seed_keys(seeds))
+    pairs = [run_generators(s) for s in seeds]
+    if not pairs:
+        return [], []
+    env, pol_gens = zip(*pairs, strict=True)
+    return list(env), list(pol_gens)
 
 
 def _child(ss: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
@@ -159,7 +240,7 @@ class Recorder:
                 width = hi[single] - lo[single]
                 pos = np.repeat(lo[single] - np.cumsum(width) + width, width) + np.arange(int(width.sum()))
                 r_rep = np.repeat(rows[single], width)
-                gap = np.repeat(counts[single] @ self.gaps / total[single], width)
+                gap = np.repeat(self._added(counts[single]) / total[single], width)
                 ks = self.ck[pos] - np.repeat(t0[single], width) + 1
                 self.regret[r_rep, pos] = self.reg[r_rep] + ks * gap
             for i in hit[n_arms > 1]:  # round-robin phases (DP-SE epochs)
@@ -170,9 +251,17 @@ class Recorder:
                 m = arms.size
                 self.regret[r, lo[i] : hi[i]] = self.reg[r] + (ks // m) * g[m] + g[ks % m]
         self.next[rows] = hi
-        self.reg[rows] += counts @ self.gaps
+        self.reg[rows] += self._added(counts)
         self.pulls[rows] += counts
         self.phases[rows] += 1 if decisions is None else decisions
+
+    def _added(self, counts: np.ndarray) -> np.ndarray:
+        """The regret ``counts @ gaps`` of each row of phases, summed arm after arm (a fixed order,
+        unlike a BLAS product: the compiled runs sum the same way)."""
+        out = np.zeros(counts.shape[0])
+        for k in range(self.K):
+            out += counts[:, k] * self.gaps[k]
+        return out
 
     def record_runs(self, run: int, t0: int, arms: np.ndarray, lengths: np.ndarray) -> None:
         """Consecutive stretches of run ``run`` from round ``t0``: ``lengths[i]`` pulls of ``arms[i]``.
@@ -330,7 +419,11 @@ def run_seeds(pol, env, T: int, seeds, checkpoints, fast: bool, engine: str | No
     bandit = as_bandit(env)
     means = np.asarray(bandit.means, dtype=float)
     rec = Recorder(len(seeds), bandit.gaps, checkpoints)
-    env_gens, pol_gens = (list(g) for g in zip(*(run_generators(s) for s in seeds), strict=True))
+    if fast and uses_streams(pol) and getattr(pol, "simulate_keys", None) is not None:
+        words, ids = seed_keys(seeds)
+        if pol.simulate_keys(means, T, words, ids, rec, engine=engine):
+            return rec
+    env_gens, pol_gens = run_streams(pol, seeds)
     if not fast:
         run_phases(pol, means, T, env_gens, pol_gens, rec, hook)
     elif takes_engine(pol):

@@ -63,7 +63,7 @@ from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
 from ._validate import MAX_SECONDS
 from .cost import call_cost, check_cost
-from .engine import Recorder, child_seeds, rounds_until, run_generators, run_phases
+from .engine import Recorder, child_seeds, rounds_until, run_phases, run_streams
 
 __all__ = [
     "TERMS",
@@ -558,10 +558,10 @@ def decompose_runs(
                T, runs)
 
     means = np.asarray(bandit.means, dtype=float)
-    gens = [run_generators(s) for s in child_seeds(seed, range(runs))]
+    env_gens, pol_gens = run_streams(pol, child_seeds(seed, range(runs)))
     rec = Recorder(runs, bandit.gaps, np.array([T]))
     hook = _PhaseLog(pol, means, delta)
-    run_phases(pol, means, T, [g[0] for g in gens], [g[1] for g in gens], rec, hook=hook)
+    run_phases(pol, means, T, env_gens, pol_gens, rec, hook=hook)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
         raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")

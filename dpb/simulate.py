@@ -57,8 +57,8 @@ import numpy as np
 from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, as_seed_sequence
 from .cost import MAX_SECONDS, Cost, call_cost, check_cost, estimate_cost, uses_fast_path
-from .engine import (Recorder, checkpoint_grid, child_seeds, resolve_checkpoints, run_generators, run_seeds,
-                     takes_engine)
+from .engine import (Recorder, SeedChildren, checkpoint_grid, child_seeds, resolve_checkpoints,
+                     run_generators, run_seeds, takes_engine)
 from .environments import as_bandit
 from .policies import Policy
 from .policies.base import check_horizon
@@ -161,13 +161,14 @@ def simulate_seeds(
     t_start = time.perf_counter()
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"seeds must be a sequence of SeedSequence, got {type(seeds).__name__}")
-    seeds = list(seeds)
-    if not seeds:
+    if not isinstance(seeds, SeedChildren):  # (children built lazily by simulate)
+        seeds = list(seeds)
+        if not all(isinstance(s, np.random.SeedSequence) for s in seeds):
+            raise TypeError("seeds must be numpy SeedSequence objects (see child_seeds)")
+    if not len(seeds):
         raise ValueError("at least one seed (run) is required")
     if len(seeds) > MAX_RUNS:
         raise ValueError(f"runs: at most {MAX_RUNS} runs per call, got {len(seeds)}")
-    if not all(isinstance(s, np.random.SeedSequence) for s in seeds):
-        raise TypeError("seeds must be numpy SeedSequence objects (see child_seeds)")
     pol, bandit, T, use_fast, engine = _priced(policy, params, env, T, fast, engine, len(seeds), max_seconds)
     ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
     if progress:
@@ -285,7 +286,7 @@ def simulate(
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
     # the estimate before the seeds of a million runs (seconds) are built
     pol, bandit, T, _, engine = _priced(policy, params, env, T, fast, engine, run_ids.size, max_seconds)
-    seeds = child_seeds(root, run_ids)
+    seeds = SeedChildren(root, run_ids)  # the children, built only if the engine needs them
     return simulate_seeds(
         pol, bandit, T, seeds, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
         max_seconds=None, progress=progress, engine=engine,

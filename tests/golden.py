@@ -189,12 +189,15 @@ def arithmetic_cases() -> Iterator[tuple[str, Callable[[], str]]]:
 
     def scalars():
         k = 2000
-        m, c, q = means[:k].tolist(), level[:k].tolist(), top[:k].tolist()
-        pairs = list(zip(m, q, strict=True))
         return digest(
-            np.array([_scalar.kl_ucb(a, b) for a, b in zip(m, c, strict=True)]),
-            np.array([_scalar.kl(a, b) for a, b in pairs]),
-            np.array([_scalar.d_eps_below(a, b, *_scalar.d_eps_terms(b, 0.5), 0.5) for a, b in pairs]),
+            np.array([_scalar.kl_ucb(m, c) for m, c in zip(means[:k].tolist(), level[:k].tolist(), strict=True)]),
+            np.array([_scalar.kl(m, q) for m, q in zip(means[:k].tolist(), top[:k].tolist(), strict=True)]),
+            np.array(
+                [
+                    _scalar.d_eps_below(m, q, *_scalar.d_eps_terms(q, 0.5), 0.5)
+                    for m, q in zip(means[:k].tolist(), top[:k].tolist(), strict=True)
+                ]
+            ),
         )
 
     yield "arithmetic/KL-UCB, DP-IMED indexes (Python scalars)", scalars
@@ -209,6 +212,62 @@ def noise_cases() -> Iterator[tuple[str, Callable[[], str]]]:
         return digest(np.array([rand.laplace(rows) for _ in range(25_000)]))
 
     yield "noise/RunRandom Laplace stream, 4 runs x 25,000", laplace
+
+
+def stream_cases() -> Iterator[tuple[str, Callable[[], str]]]:
+    """The counter streams of the batched private policies (:mod:`dpb._streams`) and the indexes
+    their compiled runs evaluate (:mod:`dpb.policies._private_runs`)."""
+    from dpb import _streams as S
+    from dpb._detmath import log_array
+    from dpb.engine import root_words
+
+    key = S.run_key(*root_words(np.random.SeedSequence(20261129)), 5)
+    laws = ((3, 0.2), (40, 0.5), (10**6, 1e-6), (10**6, 0.3), (10**9, 0.999), (2**40, 0.25))
+
+    def python():
+        u = [S.uniform(S.stream_key(key, S.TIES), c)[0] for c in range(5000)]
+        y = [S.laplace(S.stream_key(key, S.LAPLACE), c)[0] for c in range(5000)]
+        b, c = [], 0
+        for n, p in laws * 50:
+            v, c = S.binomial(S.stream_key(key, S.ENV), c, n, p)
+            b.append(v)
+        return digest(np.array(u), np.array(y), np.array(b, dtype=np.int64))
+
+    def compiled():
+        from dpb.policies import _private_kernel as K
+
+        return digest(*(K.binomials(S.stream_key(key, S.ENV), n, p, 2000) for n, p in laws))
+
+    def indexes():
+        from dpb.policies import _private_runs as P
+
+        rng = np.random.default_rng(8)
+        x = rng.random((400, 5))
+        x[::7, 2] = x[::7, 0]  # exact ties
+        n = rng.integers(1, 10**6, (400, 5))
+        t = n.sum(axis=1) + 1
+        level = 3.1 * log_array(t.astype(float))[:, None] / n
+        out = []
+        for eps in (0.1, 1.0):
+            for f in (P.compiled("klucb_rows", "numba"), P.klucb_rows):
+                o = np.empty(x.shape)
+                f(x, n, t, eps, o)
+                out.append(o)
+        for f in (P.compiled("imed_rows", "numba"), P.imed_rows):
+            o = np.empty(x.shape)
+            f(x, n, 0.25, o)
+            out.append(o)
+        for f in (P.compiled("adap_rows", "numba"), P.adap_rows):
+            o = np.empty(x.shape)
+            f(0, x - 0.3, level, 0.5, o)
+            out.append(o)
+        # compiled = Python, bit for bit
+        assert all(np.array_equal(a, b) for a, b in zip(out[0::2], out[1::2], strict=True))
+        return digest(*out[0::2])
+
+    yield "noise/counter streams: uniform, Laplace, Binomial (Python)", python
+    yield "noise/counter streams: Binomial (compiled)", compiled
+    yield "arithmetic/DP-KLUCB, DP-IMED, AdaP-KLUCB indexes of the compiled runs", indexes
 
 
 def _cell_thunk(policy, params, engine, T, runs, env, seed):
@@ -328,10 +387,18 @@ def teaching_cases() -> Iterator[tuple[str, Callable[[], str]]]:
 
 
 SUBSETS = {
-    "all": lambda: [*arithmetic_cases(), *noise_cases(), *cell_cases(), *split_cases(), *teaching_cases()],
+    "all": lambda: [
+        *arithmetic_cases(),
+        *noise_cases(),
+        *stream_cases(),
+        *cell_cases(),
+        *split_cases(),
+        *teaching_cases(),
+    ],
     "cpu": lambda: [
         *arithmetic_cases(),
         *noise_cases(),
+        *stream_cases(),
         *cell_cases(cpu_only=True),
         *split_cases(cpu_only=True),
         *teaching_cases(),

@@ -1,11 +1,14 @@
-"""The lock-step fast path of DP-KLUCB and DP-IMED against the generic phase engine: same numbers.
+"""The fast paths of DP-KLUCB and DP-IMED against the generic phase engine: same numbers.
 
-``BatchedPrivatePolicy.simulate_phases`` draws every run's phase sums, Laplace noise and
-tie-breaks from the same generators, in the same order, with the same arithmetic as the generic
-engine of :mod:`dpb.simulate` (``fast=False``), which the per-step reference checks in
-distribution (``tests/test_reference_agreement.py``).  So the two must agree exactly, array by
-array: regret at every checkpoint, pulls, phases and Laplace draws -- including exact ties
-between arms (random tie-breaks), phases cut at the horizon, n0 > 1 and other schedules.
+The compiled runs (``dpb.policies._private_runs.run_chunk``, one call per chunk), the same code
+run as Python (``DPB_JIT=0``), the numpy lock-step of a subclass with its own index
+(``BatchedPrivatePolicy.simulate_phases``) and the generic engine of :mod:`dpb.simulate`
+(``fast=False``) draw every run's phase sums, Laplace noise and tie-breaks from the run's
+counter-based streams (:mod:`dpb._streams`), with the same scalar index, so they must agree
+exactly, array by array: regret at every checkpoint, pulls, phases and Laplace draws --
+including exact ties between arms (random tie-breaks), phases cut at the horizon, n0 > 1 and
+other schedules.  The generic engine is the one the per-step reference checks in distribution
+(``tests/test_reference_agreement.py``).
 """
 
 import numpy as np
@@ -38,7 +41,7 @@ def _same(a, b):
 
 @pytest.fixture(params=["1", "0"], ids=["compiled", "numpy"])
 def jit(request, monkeypatch):
-    """Both engines of the fast path: DP-IMED's compiled runs (default) and the numpy lock-step."""
+    """Both engines of the fast path: the compiled runs (default) and the same code as Python."""
     monkeypatch.setenv("DPB_JIT", request.param)
     return request.param
 
@@ -117,25 +120,38 @@ def test_cost_model_prices_the_fast_path_by_phases():
     assert fast.seconds <= generic.seconds < 1
 
 
-def test_the_compiled_run_is_dp_imed_only(monkeypatch):
+def test_the_compiled_runs_are_dp_klucb_and_dp_imed_own_indexes():
     from dpb.policies import DPKLUCB
-    from dpb.policies.dp_batched import _use_kernel
+    from dpb.policies._private_runs import IMED, KLUCB
+    from dpb.policies.dp_batched import _kernel_kind
 
     class OwnIndex(DPIMED, register=False):
         def private_index(self, x, n, t, releases):
             return -x
 
-    assert _use_kernel(DPIMED(0.5), None) and not _use_kernel(DPKLUCB(0.5), None)
-    assert not _use_kernel(OwnIndex(0.5), "numba") and not _use_kernel(DPIMED(0.5), "python")
-    monkeypatch.setenv("DPB_JIT", "0")
-    assert not _use_kernel(DPIMED(0.5), None) and _use_kernel(DPIMED(0.5), "numba")
+    assert _kernel_kind(DPIMED(0.5)) == IMED and _kernel_kind(DPKLUCB(0.5)) == KLUCB
+    assert _kernel_kind(OwnIndex(0.5)) is None
 
 
-def test_compiled_and_numpy_runs_agree_on_the_sweep_budgets(monkeypatch):
-    """The eps-sweep's setting (alpha = 1.1) over a spread of budgets, 20 runs each."""
+def test_a_run_is_the_same_from_its_seed_children_or_from_the_root():
+    """simulate() hands the root and the ids to the kernel; a list of child SeedSequences (any
+    order, any subset, through simulate_seeds) gives the same runs."""
+    from dpb.engine import child_seeds
+    from dpb.simulate import simulate_seeds
+
+    whole = simulate("DP-KLUCB", "mu2", 20_000, runs=6, seed=123, eps=0.3)
+    part = simulate_seeds("DP-KLUCB", "mu2", 20_000, child_seeds(123, [5, 2]), params={"eps": 0.3})
+    for f in FIELDS:
+        assert np.array_equal(getattr(whole, f)[[5, 2]], getattr(part, f)), f
+    other = simulate("DP-KLUCB", "mu2", 20_000, runs=6, seed=124, eps=0.3)
+    assert not np.array_equal(whole.regret, other.regret)
+
+
+def test_compiled_and_python_runs_agree_on_the_sweep_budgets(monkeypatch):
+    """The eps-sweep's setting (alpha = 1.1) over a spread of budgets, 4 runs each."""
     from dpb.experiments import sweep_eps_values
 
     for eps in sweep_eps_values(100)[::12]:
-        kw = dict(runs=20, seed=5, params={"eps": eps, "n0": 1, "alpha": 1.1})
+        kw = dict(runs=4, seed=5, params={"eps": eps, "n0": 1, "alpha": 1.1})
         a = simulate("DP-IMED", "sweep", 10**6, engine="numba", **kw)
         assert _same(a, simulate("DP-IMED", "sweep", 10**6, engine="python", **kw)), eps

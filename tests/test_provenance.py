@@ -71,7 +71,7 @@ print(json.dumps(table))
 EXPECTED = {
     "dpb/policies/dp_batched.py": ["DP-IMED", "My-UCB"],  # through dpb.policies' __init__ re-export
     "dpb/policies/dp_batched.py (docstring)": [],
-    "dpb/policies/_batched_kernel.py": ["DP-IMED", "My-UCB"],  # imported by dp_batched
+    "dpb/policies/_private_runs.py": ["DP-IMED", "DP-SE", "My-UCB"],  # imported by dp_batched and dpse
     "dpb/policies/dpse.py": ["DP-SE"],
     "dpb/policies/nonprivate.py": ["IMED"],
     "dpb/policies/lazy_dpts.py": [],

@@ -39,7 +39,7 @@ def ratios_by_algorithm(converged) -> dict:
             base = {b: est[b] for b in BASELINES if b in est}
             if not base:
                 continue
-            closest = min(base, key=base.get)
+            closest = min(base, key=lambda b: base[b])
             for a in OURS:
                 if a in est:
                     rows[a].append((base[closest] / est[a], s.env, float(s.eps), closest))

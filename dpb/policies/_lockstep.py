@@ -2,29 +2,25 @@
 holds their rule): :func:`simulate_phases`, behind
 :meth:`~dpb.policies.dp_batched.BatchedPrivatePolicy.simulate_phases`.
 
-All runs advance one phase per step in numpy, with the policy's own index; DP-IMED's runs may
-instead run one at a time in compiled code (``dpb.policies._batched_kernel``, the same draws).
+All runs advance one phase per step in numpy, with the policy's own index: the fast path of a
+subclass that defines its own index (DP-KLUCB's and DP-IMED's runs are compiled,
+:mod:`dpb.policies._private_runs`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._jit import announce_compile
 from ..plans import check_arms, check_index, check_pulls
 from .base import pick_max, pick_min
 
 __all__ = ["simulate_phases"]
 
 
-def simulate_phases(policy, means, T: int, env_generators, policy_generators, recorder,
-                    compiled: bool) -> None:
+def simulate_phases(policy, means, T: int, env_generators, policy_generators, recorder) -> None:
     """Simulate ``len(env_generators)`` runs of ``policy`` (a
     :class:`~dpb.policies.dp_batched.BatchedPrivatePolicy`) to horizon ``T`` into ``recorder``, in
-    lock-step (``compiled``: DP-IMED's compiled runs); the law and the numbers of the generic
-    engine (see the method)."""
-    if compiled:
-        return _simulate_compiled(policy, means, T, env_generators, policy_generators, recorder)
+    lock-step; the law and the numbers of the generic engine (see the method)."""
     policy.start(means.size, T, policy_generators)
     R, K = policy.R, policy.K
     sizes = policy.sizes
@@ -69,27 +65,3 @@ def simulate_phases(policy, means, T: int, env_generators, policy_generators, re
     rows = np.concatenate(hist_rows)
     recorder.record_phases(rows, np.concatenate(hist_arms), np.concatenate(hist_counts))
     recorder.laplace[:] += np.bincount(rows, minlength=R)
-
-
-def _simulate_compiled(policy, means, T, env_generators, policy_generators, recorder) -> None:
-    """:func:`simulate_phases` run by run in compiled code (DP-IMED, ``engine="numba"``)."""
-    from ._batched_kernel import __file__ as kernel_file, dp_imed_run
-
-    announce_compile(kernel_file)  # once, when numba's disk cache is cold
-    T = int(T)
-    policy.start(means.size, T, policy_generators)  # validates K and T; the kernel keeps its own state
-    sizes = np.ascontiguousarray(policy.sizes, dtype=np.int64)
-    cap = means.size * sizes.size  # each arm makes at most len(sizes) phases
-    rows, arms, counts = [], [], []
-    for r, (env, pol) in enumerate(zip(env_generators, policy_generators, strict=True)):
-        a = np.empty(cap, dtype=np.int64)
-        c = np.empty(cap, dtype=np.int64)
-        m = dp_imed_run(env, pol, means, sizes, T, float(policy.eps), a, c)
-        if m < 0:
-            raise FloatingPointError("a policy index is NaN")
-        rows.append(np.full(m, r, dtype=np.int64))
-        arms.append(a[:m])
-        counts.append(c[:m])
-    rows = np.concatenate(rows)
-    recorder.record_phases(rows, np.concatenate(arms), np.concatenate(counts))
-    recorder.laplace[:] += np.bincount(rows, minlength=len(env_generators))

@@ -1,7 +1,7 @@
 """The scalar maths of the fast engines (and their tie-breaking), written once, as plain Python that
 numba compiles.
 
-The compiled kernels (:mod:`dpb.policies._tape_kernel`, :mod:`dpb.policies._batched_kernel`) make
+The compiled kernels (:mod:`dpb.policies._tape_kernel`, :mod:`dpb.policies._private_kernel`) make
 these functions compilable where they call them (``numba.extending.register_jitable``), and the
 same kernels run uncompiled (``engine="python"``) call them as they stand, so both engines evaluate
 the same formulas with the same float operations.  No numba here: ``import dpb`` does not import

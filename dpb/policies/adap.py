@@ -22,18 +22,18 @@ from __future__ import annotations
 import numpy as np
 
 from .._detmath import log_array
-
-from ._numerics import kl_ucb_fast
 from .._validate import check_eps, check_real
+from ._private_runs import CounterStreams
 from .base import InitialRoundRobin, Policy
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
-class _AdaP(InitialRoundRobin, Policy):
+class _AdaP(CounterStreams, InitialRoundRobin, Policy):
     private = True
     index_kind = "max"
     paper_defaults = {"alpha": 3.1}
+    _KIND = None  # the kind of dpb.policies._private_runs.adap_chunk
 
     def __init__(self, eps: float, alpha: float = 3.1) -> None:
         self.eps = check_eps(eps)
@@ -57,6 +57,41 @@ class _AdaP(InitialRoundRobin, Policy):
 
     def statistic(self) -> np.ndarray:
         return np.where(self.n_last > 0, self.mu_tilde, np.nan)
+
+    @property
+    def fast_simulate(self):
+        """The compiled runs (:meth:`simulate_keys`, :func:`dpb.policies._private_runs.adap_chunk`),
+        or None when a subclass changes the phase logic or the index (the generic engine runs it)."""
+        return self._fast if self._own_logic() else None
+
+    def _own_logic(self) -> bool:
+        cls = type(self)
+        base = AdaPKLUCB if self._KIND == 0 else AdaPUCB
+        methods = ("start", "_start", "decide", "update", "_index", "_episode_index", "_noise",
+                   "_choose_arms")
+        return self._KIND is not None and isinstance(self, base) and all(
+            getattr(cls, m) is getattr(base, m) for m in methods)
+
+    def _fast(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
+        """Given the runs' streams rather than their keys: the generic engine (the same numbers)."""
+        from ..engine import run_phases
+
+        run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
+
+    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
+        """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
+        of :func:`dpb.policies._private_runs.adap_chunk` (compiled, or Python under
+        ``engine="python"``): the numbers of the generic engine.  False for a subclass."""
+        if not self._own_logic():
+            return False
+        from ._private_runs import simulate_chunk
+        from ._tapes import check_engine
+
+        T = int(T)
+        self.start(np.asarray(means).size, T, [])  # validates K and T
+        simulate_chunk(self, "adap_chunk", self._KIND, words, ids, means,
+                       (T, float(self.eps), float(self.alpha)), recorder, check_engine(engine))
+        return True
 
     def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
@@ -96,9 +131,17 @@ class AdaPKLUCB(_AdaP):
     name = "AdaP-KLUCB"
     style = {"color": "#ff7f0e", "ls": "-"}
     reference = "dpb.reference:_adap_klucb"
+    _KIND = 0
 
     def _episode_index(self, mu_tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
-        return kl_ucb_fast(np.minimum(np.maximum(mu_tilde + level / self.eps, 0.0), 1.0), level)
+        # the scalar index of the compiled runs, entry by entry: the same numbers in every engine
+        from .._jit import engine_name
+        from ._private_runs import compiled
+
+        out = np.empty(np.shape(mu_tilde))
+        compiled("adap_rows", engine_name())(0, np.ascontiguousarray(mu_tilde, dtype=float),
+                                             np.ascontiguousarray(level, dtype=float), float(self.eps), out)
+        return out
 
 
 class AdaPUCB(_AdaP):
@@ -110,6 +153,7 @@ class AdaPUCB(_AdaP):
     name = "AdaP-UCB"
     style = {"color": "#e377c2", "ls": "-"}
     reference = "dpb.reference:_adap_ucb"
+    _KIND = 1
 
     def _episode_index(self, mu_tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
         return mu_tilde + np.sqrt(0.5 * level) + level / self.eps

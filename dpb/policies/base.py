@@ -76,8 +76,9 @@ class RunRandom:
 
     Parameters
     ----------
-    generators : sequence of numpy.random.Generator
-        One generator per run.
+    generators : sequence of numpy.random.Generator or PolicyStream
+        One generator per run (or the run's counter streams,
+        :class:`dpb.policies._private_runs.PolicyStream`, whose blocks are its next draws in order).
     block : int
         Number of variates pre-drawn per refill.
     """
@@ -85,8 +86,9 @@ class RunRandom:
     def __init__(self, generators: Sequence[np.random.Generator], block: int = 64) -> None:
         self.generators = list(generators)
         for g in self.generators:
-            if not isinstance(g, np.random.Generator):
-                raise TypeError(f"generators must be numpy Generators, got {type(g).__name__}")
+            if not (isinstance(g, np.random.Generator) or getattr(g, "counter_stream", False)):
+                raise TypeError(f"generators must be numpy Generators (or the counter streams of "
+                                f"dpb._streams), got {type(g).__name__}")
         self.R = len(self.generators)
         self.block = as_int("block", block, minimum=1)
         check_elements("block (2 x runs x block variates)", 2 * self.R * self.block)
@@ -100,7 +102,12 @@ class RunRandom:
         empty = rows[ptr[rows] >= self.block]
         for r in empty:
             g = self.generators[r]
-            buf[r] = standard_laplace(g, self.block) if kind == "laplace" else g.random(self.block)
+            if kind != "laplace":
+                buf[r] = g.random(self.block)
+            elif isinstance(g, np.random.Generator):
+                buf[r] = standard_laplace(g, self.block)
+            else:  # a counter stream: its own Laplace sampler (dpb._streams)
+                buf[r] = g.laplace(0.0, 1.0, self.block)
             ptr[r] = 0
         out = buf[rows, ptr[rows]]
         ptr[rows] += 1

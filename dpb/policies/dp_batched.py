@@ -28,12 +28,10 @@ from abc import abstractmethod
 
 import numpy as np
 
-from .._detmath import log_array
-
 from ..batching import BatchSchedule, make_schedule
 from ..plans import check_index
 from . import _lockstep
-from ._numerics import d_eps_below_fast, d_eps_ucb_fast
+from ._private_runs import CounterStreams
 from ._tapes import check_engine
 from .._validate import check_eps
 from .base import InitialRoundRobin, Policy
@@ -45,14 +43,32 @@ _PHASE_LOGIC = ("_start", "decide", "update", "_index", "_clipped_means", "_choo
                 "min_horizon")
 
 
-def _use_kernel(policy, engine: str | None) -> bool:
-    """Whether :meth:`BatchedPrivatePolicy.simulate_phases` runs the compiled DP-IMED run
-    (``dpb.policies._batched_kernel``): for DP-IMED's own index under the ``"numba"`` engine
-    (None: the default of ``DPB_JIT``), else the numpy lock-step version (the same numbers)."""
-    return type(policy).private_index is DPIMED.private_index and check_engine(engine) == "numba"
+def _kernel_kind(policy) -> int | None:
+    """The kind of :func:`dpb.policies._private_runs.run_chunk` that simulates ``policy`` (its own
+    phase logic and DP-KLUCB's or DP-IMED's own index), or None (a subclass's own index: the numpy
+    lock-step runs it)."""
+    from ._private_runs import IMED, KLUCB
+
+    cls = type(policy)
+    if not all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC):
+        return None
+    if cls.private_index is DPKLUCB.private_index:
+        return KLUCB
+    if cls.private_index is DPIMED.private_index:
+        return IMED
+    return None
 
 
-class BatchedPrivatePolicy(InitialRoundRobin, Policy):
+def _rows_function(name: str):
+    """The row-wise index function ``name`` of :mod:`dpb.policies._private_runs`, compiled when the
+    compiled kernels are on (``DPB_JIT``), else as Python: the same numbers."""
+    from .._jit import engine_name
+    from ._private_runs import compiled
+
+    return compiled(name, engine_name())
+
+
+class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
     """The paper's private batched policy without forgetting, with the index left open.
 
     Everything of :prf:ref:`alg-dp-klucb-imed` except the index: arm-dependent geometric phases
@@ -163,7 +179,29 @@ class BatchedPrivatePolicy(InitialRoundRobin, Policy):
             numbers; None reads the default (``DPB_JIT``).
         """
         _lockstep.simulate_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators,
-                                  recorder, compiled=_use_kernel(self, engine))
+                                  recorder)
+
+    def compiled_runs(self) -> bool:
+        """Whether the fast path runs compiled (DP-KLUCB's and DP-IMED's own index), not the numpy
+        lock-step of an index of one's own (the cost model prices them apart)."""
+        return _kernel_kind(self) is not None
+
+    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
+        """Simulate the runs of keys ``(words, ids)`` (:func:`dpb.engine.seed_keys`) to horizon
+        ``T`` into ``recorder`` in one call of :func:`dpb.policies._private_runs.run_chunk`,
+        compiled (``engine="numba"``) or as Python: the numbers of the generic engine for the same
+        keys.  Returns False, doing nothing, for a subclass with its own index or phase logic."""
+        kind = _kernel_kind(self)
+        if kind is None:
+            return False
+        from ._private_runs import simulate_chunk
+
+        T = int(T)
+        self.start(np.asarray(means).size, T, [])  # validates K and T
+        sizes = np.ascontiguousarray(self.schedule.sizes_until(T), dtype=np.int64)
+        simulate_chunk(self, "run_chunk", kind, words, ids, means, (sizes, T, float(self.eps)), recorder,
+                       check_engine(engine))
+        return True
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         index = self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
@@ -207,7 +245,12 @@ class DPKLUCB(BatchedPrivatePolicy):
     reference = "dpb.reference:_dp_klucb"
 
     def private_index(self, x, n, t, releases):
-        return d_eps_ucb_fast(x, log_array(t) / n, self.eps)
+        # the scalar index of the compiled runs, row by row: the same numbers in every engine
+        out = np.empty(np.shape(x))
+        t = np.broadcast_to(np.asarray(t, dtype=np.int64).reshape(-1), (out.shape[0],))
+        x, n = np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(n, dtype=np.int64)
+        _rows_function("klucb_rows")(x, n, np.ascontiguousarray(t), float(self.eps), out)
+        return out
 
 
 class DPIMED(BatchedPrivatePolicy):
@@ -225,5 +268,8 @@ class DPIMED(BatchedPrivatePolicy):
     reference = "dpb.reference:_dp_imed"
 
     def private_index(self, x, n, t, releases):
-        x_star = x.max(axis=1, keepdims=True)
-        return n * d_eps_below_fast(x, x_star, self.eps) + log_array(n)
+        # the scalar index of the compiled runs, row by row: the same numbers in every engine
+        out = np.empty(np.shape(x))
+        x, n = np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(n, dtype=np.int64)
+        _rows_function("imed_rows")(x, n, float(self.eps), out)
+        return out

@@ -43,6 +43,7 @@ import numpy as np
 from .._detmath import log_array
 
 from .._validate import check_eps, check_real
+from ._private_runs import CounterStreams
 from .base import Policy
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
@@ -51,7 +52,7 @@ __all__ = ["DPSE", "ELIMINATION_RULES"]
 ELIMINATION_RULES = ("radius", "half-gap", "gap")
 
 
-class DPSE(Policy):
+class DPSE(CounterStreams, Policy):
     """DP-SE: successive elimination with per-epoch Laplace noise (forgetting).
 
     Parameters
@@ -103,6 +104,39 @@ class DPSE(Policy):
 
     def statistic(self) -> np.ndarray:
         return self.mu_tilde.copy()
+
+    @property
+    def fast_simulate(self):
+        """The compiled runs (:meth:`simulate_keys`, :func:`dpb.policies._private_runs.dpse_chunk`),
+        or None when a subclass changes the phase logic (the generic engine then runs it)."""
+        return self._fast if self._own_logic() else None
+
+    def _own_logic(self) -> bool:
+        cls = type(self)
+        return all(getattr(cls, m) is getattr(DPSE, m)
+                   for m in ("start", "_start", "decide", "update", "_epoch_terms", "_noise"))
+
+    def _fast(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
+        """Given the runs' streams rather than their keys: the generic engine (the same numbers)."""
+        from ..engine import run_phases
+
+        run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
+
+    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
+        """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
+        of :func:`dpb.policies._private_runs.dpse_chunk` (compiled, or Python under
+        ``engine="python"``): the numbers of the generic engine.  False for a subclass."""
+        if not self._own_logic():
+            return False
+        from ._private_runs import simulate_chunk
+        from ._tapes import check_engine
+
+        T = int(T)
+        self.start(np.asarray(means).size, T, [])  # validates K and T, sets beta
+        simulate_chunk(self, "dpse_chunk", ELIMINATION_RULES.index(self.elimination), words, ids, means,
+                       (T, float(self.eps), float(self._beta)), recorder, check_engine(engine),
+                       laplace_per_phase=False)
+        return True
 
     def _epoch_terms(self, n_active: np.ndarray, e: np.ndarray):
         """R_e, h_e and c_e for active-set sizes ``n_active`` and epochs ``e`` (arrays)."""
