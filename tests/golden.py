@@ -190,7 +190,8 @@ def arithmetic_cases() -> Iterator[tuple[str, Callable[[], str]]]:
     def scalars():
         k = 2000
         return digest(
-            np.array([_scalar.kl_ucb(m, c) for m, c in zip(means[:k].tolist(), level[:k].tolist(), strict=True)]),
+            np.array([_scalar.kl_ucb(m, c)
+                      for m, c in zip(means[:k].tolist(), level[:k].tolist(), strict=True)]),
             np.array([_scalar.kl(m, q) for m, q in zip(means[:k].tolist(), top[:k].tolist(), strict=True)]),
             np.array(
                 [
