@@ -35,6 +35,11 @@ SITE = ROOT / "_build" / "html"
 CHAPTERS = ROOT / "book"
 JUPYTER = ROOT / "scripts" / "site" / "jupyter"
 SERVER = JUPYTER / "dpb_live_server.py"
+#: Where kernels find the explorers' first figures (dpb._first_draw).
+FIGURES_ENV = "DPB_LIVE_FIGURES"
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import live_notebooks  # noqa: E402
 
 #: Seconds between SIGTERM to the server and SIGKILL of whatever is left of it and its kernels.
 STOP_GRACE = 1.0
@@ -139,11 +144,16 @@ class Live:
 
 
 def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
-          preheat: str = "visit", extra: list[str] | None = None) -> Live:
-    """Start the server and wait until it answers; raise ``RuntimeError`` if it does not."""
+          preheat: str = "visit", extra: list[str] | None = None, quiet: bool = False) -> Live:
+    """Make the live notebooks (``scripts/live_notebooks.py``: each chapter's prose and explorers,
+    into ``site/../live``), start the server on them and wait until it answers; raise
+    ``RuntimeError`` if it does not."""
     site = Path(site)
     if not (site / "index.html").exists():
         raise FileNotFoundError(f"{site}/index.html is missing: build the book first (make book)")
+    # the live notebooks (each chapter's prose and explorers) and the explorers' first figures
+    live_dir = site.parent / "live"
+    live_notebooks.prepare(CHAPTERS, live_dir, quiet=quiet)
     token = secrets.token_hex(24)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -152,12 +162,13 @@ def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(JUPYTER.parent), str(ROOT), env.get("PYTHONPATH", "")) if p)
     env["DPB_LIVE_TOKEN"] = token  # not on the command line, which every local user can read
-    cmd = [sys.executable, str(SERVER), "--site", str(site), "--chapters", str(CHAPTERS),
+    env[FIGURES_ENV] = str(live_dir / "figures")
+    cmd = [sys.executable, str(SERVER), "--site", str(site), "--chapters", str(live_dir),
            "--port", str(port), "--preheat", preheat, *(extra or [])]
     log = log or (ROOT / "_build" / "live-server.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as fh:
-        server = subprocess.Popen(cmd, cwd=CHAPTERS, env=env, stdout=fh, stderr=subprocess.STDOUT,
+        server = subprocess.Popen(cmd, cwd=live_dir, env=env, stdout=fh, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, start_new_session=True)
     live = Live(url, token, server, log)
     deadline = time.monotonic() + timeout
