@@ -717,6 +717,7 @@ def _chapters() -> list[tuple[str, int]]:
     return out
 
 
+@pytest.mark.timeout(180 + 60 * LIVE_TRIES)  # a try: Live, a slider step, back to the book
 @pytest.mark.parametrize(("chapter", "n_explorers"), _chapters(), ids=[c for c, _ in _chapters()])
 def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, browser):  # noqa: F811
     """Press Live: every explorer of the chapter drawn, a slider redraws; ``LIVE_TRIES`` times."""
