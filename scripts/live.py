@@ -1,6 +1,8 @@
 """``make live``: the built book and its chapters live, from one local server on 127.0.0.1.
 
-Starts ``scripts/site/jupyter/dpb_live_server.py`` (Voilà cut down to the book's chapters, see its
+Makes the live notebooks (``scripts/live_notebooks.py``: each chapter's prose and explorers, into
+``_build/live``; the explorers' first figures drawn once per change of dpb's code), starts
+``scripts/site/jupyter/dpb_live_server.py`` on them (Voilà cut down to the book's chapters, see its
 docstring) on a free port of 127.0.0.1, in its own process group, and prints a login address that
 holds a token.  Opening it once in the browser sets the server's login cookie and shows the book;
 from then on every chapter's Live button renders that chapter on the same server.  No page, script
