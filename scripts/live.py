@@ -1,6 +1,8 @@
 """``make live``: the built book and its chapters live, from one local server on 127.0.0.1.
 
-Starts ``scripts/site/jupyter/dpb_live_server.py`` (Voilà cut down to the book's chapters, see its
+Makes the live notebooks (``scripts/live_notebooks.py``: each chapter's prose and explorers, into
+``_build/live``; the explorers' first figures drawn once per change of dpb's code), starts
+``scripts/site/jupyter/dpb_live_server.py`` on them (Voilà cut down to the book's chapters, see its
 docstring) on a free port of 127.0.0.1, in its own process group, and prints a login address that
 holds a token.  Opening it once in the browser sets the server's login cookie and shows the book;
 from then on every chapter's Live button renders that chapter on the same server.  No page, script
@@ -35,6 +37,11 @@ SITE = ROOT / "_build" / "html"
 CHAPTERS = ROOT / "book"
 JUPYTER = ROOT / "scripts" / "site" / "jupyter"
 SERVER = JUPYTER / "dpb_live_server.py"
+#: Where kernels find the explorers' first figures (dpb._first_draw).
+FIGURES_ENV = "DPB_LIVE_FIGURES"
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import live_notebooks  # noqa: E402
 
 #: Seconds between SIGTERM to the server and SIGKILL of whatever is left of it and its kernels.
 STOP_GRACE = 1.0
@@ -161,11 +168,16 @@ class Live:
 
 
 def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
-          preheat: str = "visit", extra: list[str] | None = None) -> Live:
-    """Start the server and wait until it answers; raise ``RuntimeError`` if it does not."""
+          preheat: str = "visit", extra: list[str] | None = None, quiet: bool = False) -> Live:
+    """Make the live notebooks (``scripts/live_notebooks.py``: each chapter's prose and explorers,
+    into ``site/../live``), start the server on them and wait until it answers; raise
+    ``RuntimeError`` if it does not."""
     site = Path(site)
     if not (site / "index.html").exists():
         raise FileNotFoundError(f"{site}/index.html is missing: build the book first (make book)")
+    # the live notebooks (each chapter's prose and explorers) and the explorers' first figures
+    live_dir = site.parent / "live"
+    live_notebooks.prepare(CHAPTERS, live_dir, quiet=quiet)
     token = secrets.token_hex(24)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -174,7 +186,8 @@ def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(JUPYTER.parent), str(ROOT), env.get("PYTHONPATH", "")) if p)
     env["DPB_LIVE_TOKEN"] = token  # not on the command line, which every local user can read
-    cmd = [sys.executable, str(SERVER), "--site", str(site), "--chapters", str(CHAPTERS),
+    env[FIGURES_ENV] = str(live_dir / "figures")
+    cmd = [sys.executable, str(SERVER), "--site", str(site), "--chapters", str(live_dir),
            "--port", str(port), "--preheat", preheat, *(extra or [])]
     log = log or (ROOT / "_build" / "live-server.log")
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -183,7 +196,7 @@ def start(site: Path = SITE, timeout: float = 90.0, log: Path | None = None,
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.fchmod(fd, 0o600)
     with open(fd, "wb") as fh:
-        server = subprocess.Popen(cmd, cwd=CHAPTERS, env=env, stdout=fh, stderr=subprocess.STDOUT,
+        server = subprocess.Popen(cmd, cwd=live_dir, env=env, stdout=fh, stderr=subprocess.STDOUT,
                                   stdin=subprocess.DEVNULL, start_new_session=True)
     live = Live(url, token, server, log)
     deadline = time.monotonic() + timeout

@@ -106,8 +106,9 @@ def explorers_with_images(page, n: int, timeout: float):
 # running server, a page of another loopback origin that tries to take it over (issue 21).
 # ---------------------------------------------------------------------------------------------
 
-#: How long a chapter may take from pressing Live to every explorer drawn, in this test.  The goal
-#: is 15 s on a quiet machine (see the README's table); CI runs on a shared, loaded machine.
+#: How long the browser waits from pressing Live to every explorer drawn (then the page fails).
+#: ``test_every_chapter_goes_live`` holds each chapter to :func:`live_bound` (5 s quiet, 15 s at
+#: load 10); this wait only keeps a slow try measurable on a shared, loaded machine.
 LIVE_TIMEOUT_MS = 240_000
 #: Seconds the reader spends on a chapter's page before pressing Live (0: at once, the worst case;
 #: ``DPB_LIVE_READ_SECONDS=60`` measures Live after a minute of reading, the chapter pre-rendered).
@@ -699,6 +700,14 @@ def test_launcher_stops_server_and_kernels_within_two_seconds(signum, tmp_path):
 #: Tries per chapter: 1 in CI (the honest path on every chapter), 10 by hand
 #: (``DPB_LIVE_TRIES=10 pytest tests/test_live.py -k every_chapter -s``).
 LIVE_TRIES = int(os.environ.get("DPB_LIVE_TRIES", "1"))
+#: The bound on Live -> every explorer drawn (issue 37): 5 s on a quiet machine (1-minute load
+#: average <= 1), 15 s at load 10, in proportion in between and beyond (the machine is shared).
+LIVE_QUIET_SECONDS, LIVE_SECONDS_AT_LOAD_10 = 5.0, 15.0
+
+
+def live_bound(load: float) -> float:
+    """Seconds allowed from Live to every explorer drawn at this 1-minute load average."""
+    return LIVE_QUIET_SECONDS + max(0.0, load - 1.0) * (LIVE_SECONDS_AT_LOAD_10 - LIVE_QUIET_SECONDS) / 9.0
 
 
 def _chapters() -> list[tuple[str, int]]:
@@ -712,6 +721,7 @@ def _chapters() -> list[tuple[str, int]]:
     return out
 
 
+@pytest.mark.timeout(180 + 60 * LIVE_TRIES)  # a try: Live, a slider step, back to the book
 @pytest.mark.parametrize(("chapter", "n_explorers"), _chapters(), ids=[c for c, _ in _chapters()])
 def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, browser):  # noqa: F811
     """Press Live: every explorer of the chapter drawn, a slider redraws; ``LIVE_TRIES`` times."""
@@ -721,7 +731,9 @@ def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, b
         page = context.new_page()
         seen = watch(page)
         try:
+            load_before = os.getloadavg()[0]
             seconds, explorers = _open_live(page, live_server, chapter, n_explorers)
+            load = max(load_before, os.getloadavg()[0])
             assert explorers.count() >= n_explorers
             no_run = explorers.filter(has_not=page.locator("button:has-text('Run')"))
             no_run = no_run.filter(has=page.locator(".widget-slider"))
@@ -740,7 +752,9 @@ def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, b
                 redraw = time.monotonic() - t0
             errors = [e for e in seen["errors"] if "widget model not found" in e.lower()]
             assert not errors, errors
-            rows.append((seconds, redraw))
+            rows.append((seconds, redraw, load))
+            print(f"\nLIVE {chapter} try {attempt + 1}/{LIVE_TRIES}: explorers drawn {seconds:.1f} s after "
+                  f"Live (bound {live_bound(load):.1f} s), slider -> figure {redraw:.2f} s (load {load:.1f})")
             page.locator("a.dpb-live-back").click()  # leaving shuts the page's kernel down
             page.wait_for_url(f"**/book/{chapter}.html", timeout=30_000)
         except Exception:
@@ -748,10 +762,9 @@ def test_every_chapter_goes_live(chapter, n_explorers, live_server, logged_in, b
             raise
         finally:
             context.close()
-    load = os.getloadavg()
-    for k, (seconds, redraw) in enumerate(rows, 1):
-        print(f"\nLIVE {chapter} try {k}/{LIVE_TRIES}: explorers drawn {seconds:.1f} s after Live, "
-              f"slider -> figure {redraw:.2f} s (load {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
+    slow = [f"try {k}: {seconds:.1f} s at load {load:.1f} (bound {live_bound(load):.1f} s)"
+            for k, (seconds, _, load) in enumerate(rows, 1) if seconds > live_bound(load)]
+    assert not slow, f"{chapter}: Live -> every explorer drawn over the bound: {'; '.join(slow)}"
 
 
 def test_live_kernels_take_widget_messages_only(live_server, reader, tmp_path):

@@ -30,6 +30,7 @@ import ipywidgets as W
 import matplotlib.pyplot as plt
 import numpy as np
 
+from .._first_draw import first_draw
 from .._validate import as_flag, as_real
 
 __all__ = ["explorer", "Explorer", "Coalescer", "figure_output", "control", "eps_control", "float_control",
@@ -388,5 +389,5 @@ def explorer(plot, controls: dict, title: str | None = None, run_button: bool = 
         for control in controls.values():
             control.observe(coalesce, names="value")
         box.coalescer = coalesce
-    draw()
+    first_draw(box, plot, title)  # at the defaults: drawn, or kept by `make live` ($DPB_LIVE_FIGURES)
     return box

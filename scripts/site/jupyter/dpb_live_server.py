@@ -44,6 +44,10 @@ plus the built book:
   opened is shut down after ``--warm-idle`` seconds, ``--preheat all`` warms every chapter at
   start; used kernels are shut down when their page goes and culled after ``--cull-idle`` seconds
   of idleness; at most ``--max-kernels`` run (a place is reserved before a kernel starts).
+  ``--spares`` kernels (default 1) are kept started in advance with dpb's explorers imported
+  (kernel ``dpb-live``): a pre-render or a render takes one and a new one starts a second later;
+  they belong to no chapter, are not culled, not listed by ``/dpb/api/kernels`` and not counted
+  in ``--max-kernels`` (at most ``--max-kernels`` chapter kernels plus ``--spares`` spare ones).
 - **stops with its launcher.**  SIGTERM/SIGINT/SIGHUP kill every kernel at once (SIGKILL) and exit;
   so does the death of the parent process (polled every 0.5 s).
 """
@@ -556,6 +560,8 @@ class KernelListHandler(APIHandler):
         km = self.kernel_manager
         rows = []
         for kid in km.list_kernel_ids():
+            if km.is_spare(kid):  # started in advance, no chapter yet (``--spares``): not listed
+                continue
             try:  # a kernel may be starting or stopping while this runs: list what is there
                 model = await km.kernel_model(kid) if asyncio.iscoroutinefunction(km.kernel_model) \
                     else km.kernel_model(kid)
@@ -661,7 +667,8 @@ def _kernel_manager_class(base):
             Running kernels and places reserved by renders and warm-ups whose kernel has not
             registered yet count, so renders sent at once cannot all pass the check.
             """
-            if len(self.list_kernel_ids()) + self._reserved >= self.max_kernels:
+            chapters = [k for k in self.list_kernel_ids() if not self.is_spare(k)]
+            if len(chapters) + self._reserved >= self.max_kernels:
                 return None
             self._reserved += 1
             return {"held": True}
@@ -673,7 +680,7 @@ def _kernel_manager_class(base):
 
         async def start_kernel(self, *args, **kwargs):
             try:
-                kid = await super().start_kernel(*args, **kwargs)
+                kid = self._take_spare(kwargs.get("kernel_name")) or await super().start_kernel(*args, **kwargs)
             finally:  # registered (or failed): the running kernel counts from now on
                 self.release(SLOT.get())
             if RENDERING.get():
@@ -744,6 +751,61 @@ def _kernel_manager_class(base):
 
         def chapter_of(self, kernel_id: str) -> str | None:
             return self._get_notebook_from_kernel(kernel_id) or self._chapter_of.get(kernel_id)
+
+        # --- spare kernels (issue 37): started in advance with dpb imported, handed to renders ---
+        #: Kernels kept started with no chapter (``--spares``), the kernel they run, the limit.
+        spare_max = 0
+        spare_kernel = "dpb-live"
+        max_kernels = 8
+        #: Seconds between handing a spare out and starting its replacement.
+        spare_delay = 1.0
+
+        def _spare_ids(self) -> list[str]:
+            spares = self.__dict__.setdefault("_spares", [])
+            spares[:] = [k for k in spares if k in self]
+            return spares
+
+        def is_spare(self, kernel_id: str) -> bool:
+            return kernel_id in self._spare_ids()
+
+        async def start_spares(self) -> None:
+            """Start spare kernels up to ``spare_max``, leaving room for one render in ``max_kernels``."""
+            if self.__dict__.get("_filling"):
+                return
+            self._filling = True
+            try:
+                while len(self._spare_ids()) < self.spare_max:  # (spares are outside --max-kernels)
+                    kid = await super().start_kernel(kernel_name=self.spare_kernel, path="")
+                    self._spare_ids().append(kid)
+                    self.log.info("spare kernel %s started (%s)", kid, self.spare_kernel)
+            except Exception:  # noqa: BLE001 - no spare: renders start their own kernel
+                self.log.exception("starting a spare kernel failed")
+            finally:
+                self._filling = False
+
+        def _take_spare(self, kernel_name: str | None) -> str | None:
+            spares = self._spare_ids()
+            if not spares or kernel_name not in (None, self.spare_kernel):
+                return None
+            kid = spares.pop(0)
+            asyncio.get_event_loop().call_later(self.spare_delay,
+                                                lambda: asyncio.ensure_future(self.start_spares()))
+            return kid
+
+        async def _initialize(self, notebook_path, kernel_id=None, **kwargs):
+            # a pre-render (Voila's pool) runs in a spare kernel when there is one
+            return await super()._initialize(notebook_path, kernel_id or self._take_spare(None), **kwargs)
+
+        async def shutdown_kernel(self, kernel_id, *args, **kwargs):
+            if kernel_id in self._spare_ids():
+                self._spare_ids().remove(kernel_id)
+            return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+
+        async def cull_kernel_if_idle(self, kernel_id):
+            if kernel_id in self._spare_ids():
+                return None  # a spare waits for a reader; there are at most ``spare_max``
+            return await super().cull_kernel_if_idle(kernel_id)
+        # --- end of spare kernels ---
 
         def kill_all_now(self) -> None:
             """SIGKILL every kernel process at once (the server is stopping)."""
@@ -835,6 +897,7 @@ class LiveVoila(Voila):
     warm_max = 2
     warm_idle = 600.0
     preheat = "visit"
+    spares = 1
 
     def init_settings(self):
         # Voilà builds its kernel manager from the factory below; we want ours (on-demand warming).
@@ -853,6 +916,7 @@ class LiveVoila(Voila):
         self.kernel_manager.warm_max = self.warm_max
         self.kernel_manager.max_kernels = self.max_kernels
         self.kernel_manager.warm_idle = self.warm_idle
+        self.kernel_manager.spare_max = self.spares
         self.identity_provider = LiveIdentityProvider(parent=self, log=self.log, token=self.token)
         self.authorizer = LiveAuthorizer(parent=self, log=self.log, identity_provider=self.identity_provider)
         origin = f"http://127.0.0.1:{self.port}"
@@ -902,6 +966,7 @@ class LiveVoila(Voila):
             for chapter in sorted(self.chapters):
                 self.kernel_manager.warm_max = len(self.chapters)
                 self.kernel_manager.warm(chapter)
+        asyncio.get_event_loop().create_task(self.kernel_manager.start_spares())
         self.listen()
 
     def listen(self):
@@ -950,6 +1015,8 @@ def main(argv=None) -> None:
     parser.add_argument("--cull-idle", type=int, default=1800)
     parser.add_argument("--warm-idle", type=float, default=600.0,
                         help="seconds a pre-rendered kernel nobody opened is kept")
+    parser.add_argument("--spares", type=int, default=1, choices=range(0, 5),
+                        help="kernels kept started with dpb imported, for the next render (0-4)")
     args, rest = parser.parse_known_args(argv)
     if len(args.token) < 32:
         sys.exit("a token of at least 32 characters is required (--token or $DPB_LIVE_TOKEN)")
@@ -967,6 +1034,7 @@ def main(argv=None) -> None:
     app.warm_max = args.warm_max
     app.warm_idle = args.warm_idle
     app.preheat = args.preheat
+    app.spares = args.spares
     app.initialize([
         "--no-browser", "--Voila.ip=127.0.0.1", f"--Voila.port={args.port}", "--Voila.port_retries=0",
         f"--Voila.token={args.token}", f"--Voila.root_dir={chapters_dir}",
