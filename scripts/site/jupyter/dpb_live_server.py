@@ -680,7 +680,8 @@ def _kernel_manager_class(base):
 
         async def start_kernel(self, *args, **kwargs):
             try:
-                kid = self._take_spare(kwargs.get("kernel_name")) or await super().start_kernel(*args, **kwargs)
+                kid = (self._take_spare(kwargs.get("kernel_name"))
+                       or await super().start_kernel(*args, **kwargs))
             finally:  # registered (or failed): the running kernel counts from now on
                 self.release(SLOT.get())
             if RENDERING.get():
