@@ -1430,6 +1430,12 @@ _STEP = (
 #: Public callables of the API pages without a spec, each with the reason it cannot be called in
 #: isolation (``tests/test_fuzz.py`` fails on a public callable that has neither).
 NOT_FUZZED = {
+    "dpb.engine.SeedChildren": "the seed children simulate builds from a checked seed and checked run ids "
+                               "(internal value object; simulate and run_seeds are fuzzed through it)",
+    "dpb.engine.run_streams": "the counter-stream driver behind simulate: checked policy, bandit and seeds "
+                              "from simulate (fuzzed through simulate); tested in tests/test_streams.py",
+    "dpb.engine.uses_streams": "a predicate on a policy object already built by simulate (no input to "
+                               "check); tested in tests/test_fast_batched.py",
     "dpb.cache.object_digest": "takes any object by design (the digest of what the interpreter holds); "
                                "tested in tests/test_provenance_numbers.py",
     "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",

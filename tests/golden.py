@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -112,9 +111,10 @@ def put_back_libm() -> None:
     (the arithmetic of dpb before issue 32, whose last bit depends on the CPU)."""
     from dpb import _detmath
 
-    for name in ("log", "exp", "log1p", "expm1"):
-        setattr(_detmath, name, getattr(math, name))
+    np.seterr(all="ignore")
     ufuncs = {"log": np.log, "exp": np.exp, "log1p": np.log1p, "expm1": np.expm1}
+    for name, f in ufuncs.items():  # the scalars through the C library (math's, with -inf, not errors)
+        setattr(_detmath, name, lambda v, f=f: float(f(np.float64(v))))
     _detmath._apply = lambda name, x: ufuncs[name](np.asarray(x, dtype=np.float64))
 
 
@@ -262,8 +262,9 @@ def stream_cases() -> Iterator[tuple[str, Callable[[], str]]]:
             o = np.empty(x.shape)
             f(0, x - 0.3, level, 0.5, o)
             out.append(o)
-        # compiled = Python, bit for bit
-        assert all(np.array_equal(a, b) for a, b in zip(out[0::2], out[1::2], strict=True))
+        # compiled = Python, bit for bit (not with the C library put back: then they differ)
+        if os.environ.get("DPB_GOLDEN_PUT_BACK_LIBM") != "1":
+            assert all(np.array_equal(a, b) for a, b in zip(out[0::2], out[1::2], strict=True))
         return digest(*out[0::2])
 
     yield "noise/counter streams: uniform, Laplace, Binomial (Python)", python

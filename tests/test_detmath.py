@@ -113,11 +113,11 @@ def test_the_series_constants_are_the_exact_coefficients():
 def test_numba_still_has_the_cache_stamp_the_kernels_extend():
     """dpb.policies._scalar.stamp_kernels sets numba's private cache stamp so that an edit of the
     scalar maths recompiles the kernels: this fails if numba renames what it relies on."""
-    from dpb.policies import _batched_kernel
+    from dpb.policies import _private_kernel, _tape_kernel
 
-    cache_file = _batched_kernel.dp_imed_run._cache._cache_file
-    assert isinstance(cache_file._source_stamp, tuple)
-    assert len(cache_file._source_stamp) == 3  # numba's own stamp, then _scalar's and _detmath's
+    stamp = _tape_kernel.hypergeometric._cache._cache_file._source_stamp
+    assert isinstance(stamp, tuple) and len(stamp) == 3  # numba's own, then _scalar's and _detmath's
+    assert isinstance(_private_kernel._binomials._cache._cache_file._source_stamp, tuple)
 
 
 def test_laplace_noise_has_the_laplace_law_and_numpys_draws():

@@ -105,7 +105,7 @@ def test_cell_identity_seed_and_chunks():
 
 def test_source_files_follow_the_imports():
     files = {str(f.relative_to(cache.PACKAGE_DIR)) for f in E.policy_sources("DP-KLUCB")}
-    assert {"engine.py", "policies/dp_batched.py", "batching.py", "policies/_numerics.py",
+    assert {"engine.py", "policies/dp_batched.py", "batching.py", "policies/_private_runs.py", "_detmath.py",
             "policies/base.py", "_validate.py", "environments.py"} <= files
     assert "policies/lazy_dpts.py" not in files and "__init__.py" not in files
     assert "cache.py" not in files and "_version.py" not in files  # bookkeeping, no numbers
