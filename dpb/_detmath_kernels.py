@@ -1,4 +1,4 @@
-"""The compiled forms of :mod:`dpb._detmath` (imported on first use, never by ``import dpb``):
+"""The compiled forms of ``dpb._detmath`` (imported on first use, never by ``import dpb``):
 each scalar function made jitable where a numba kernel calls it, and compiled once more as a loop
 over a float64 array for numpy callers.  No fast-math anywhere: numba then neither fuses nor
 reorders a floating-point operation, so a compiled call returns the bits the plain-Python call

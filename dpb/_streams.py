@@ -29,7 +29,7 @@ Samplers (each takes a stream key and its counter, returns the variate and the n
   10), accurate to about 1e-12 even at n = 10^9.
 
 All arithmetic that decides a number is IEEE-754 ``+ - * /``, ``sqrt``, ``floor`` and the
-deterministic ``log``/``log1p``/``exp`` of :mod:`dpb._detmath`: the same bits in plain Python, in
+deterministic ``log``/``log1p``/``exp`` of ``dpb._detmath``: the same bits in plain Python, in
 numba's compiled code and on every CPU.  The 64-bit words are Python ints masked to 64 bits, which
 numba types as ``uint64`` (the masks are then free).
 """

@@ -13,13 +13,13 @@ times CPU-seconds per decision measured on this project's machine and rounded up
   T = 10^6 where the fast paths are slowest per round (their cost per round falls as T grows);
   a fast path without prices gets :data:`FAST_COST_OTHER`.
 * A per-step policy of your own (a :class:`~dpb.policies.PerStepPolicy` without a fast path of
-  its own) runs on the lock-step fast path (:mod:`dpb.policies._perstep`), whose cost is mostly
-  its index: the model times ``empirical_index`` on a few synthetic states (:func:`index_prices`,
+  its own) runs on the lock-step fast path (``dpb.policies._perstep``), whose cost is mostly
+  its index: the model times ``empirical_index`` on a few synthetic states (``index_prices``,
   a dozen calls, cached on the policy object) and multiplies by the calls and rows of the path,
-  plus the path's own work (:data:`PER_STEP_ENGINE`).  How many calls and rows depends on how
-  often the policy changes arm: a fitted model (:data:`PER_STEP_ROWS`, :data:`PER_STEP_BLOCK`)
-  or, for a call estimated above :data:`PILOT_ABOVE` seconds, a pilot: the cell's first rounds on
-  a few runs (:data:`PILOT`), extrapolated.  Meant to be within 1.5 times the measured time.
+  plus the path's own work (``PER_STEP_ENGINE``).  How many calls and rows depends on how
+  often the policy changes arm: a fitted model (``PER_STEP_ROWS``, ``PER_STEP_BLOCK``)
+  or, for a call estimated above ``PILOT_ABOVE`` seconds, a pilot: the cell's first rounds on
+  a few runs (``PILOT``), extrapolated.  Meant to be within 1.5 times the measured time.
 * A batched private policy decides once per phase: at most K times the number of batches of its
   schedule up to T per run (:func:`dpb.batching.phases_to_reach`), logarithmic in T, or its own
   ``max_phases(K, T)`` (DP-SE, AdaP-KLUCB, AdaP-UCB: K (log2 T + 2)), priced per phase with the
@@ -87,7 +87,7 @@ PER_STEP_ROWS = (0.8, 0.25)
 #: T = 10^3, 3.3-20 at 10^4, 9.5-27 at 10^5 for a UCB-like and a KL-UCB-like rule on mu1, mu2).
 PER_STEP_BLOCK = (2.5, 0.45)
 #: The pilot: the first ``T / 4`` and ``T`` rounds of at most ``runs`` runs (seed 0, on a copy of
-#: the policy), run when the model estimates more than :data:`PILOT_ABOVE` CPU-seconds and the
+#: the policy), run when the model estimates more than ``PILOT_ABOVE`` CPU-seconds and the
 #: pilot at most a tenth of that (and 5 s).  Its decisions per run and call grow as
 #: ``(T / T_pilot) ** growth[0]`` (fitted on the cells of ``benchmarks/bench_per_step.py``) when
 #: they grew between the two pilots, else not at all; its rows per decision as
@@ -230,7 +230,7 @@ def _model(pol, T: int) -> tuple[float, float]:
 
 def _pilot(pol, means, T: int, runs: int) -> tuple[float, float] | None:
     """(decisions per run and call, rows per decision) measured on the first rounds of the cell
-    (:data:`PILOT`: two pilots, of T_p / 4 and T_p rounds), extrapolated to ``T`` with the growth
+    (``PILOT``: two pilots, of T_p / 4 and T_p rounds), extrapolated to ``T`` with the growth
     the two show (an exponent clipped to [0, 0.6]); None if a pilot fails."""
     import copy
 

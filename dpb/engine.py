@@ -10,7 +10,7 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
   n > i), built directly from its spawn key (:func:`child_seeds`), and two generators derived from
   it (:func:`run_generators`): one for the environment's rewards, one for the policy.  The
   batched private policies (``policy.streams == "counter"``) draw instead from counter-based
-  streams keyed by the root's words and ``i`` (:mod:`dpb._streams`; :func:`run_streams`), which
+  streams keyed by the root's words and ``i`` (``dpb._streams``; :func:`run_streams`), which
   compiled code derives without building any Python object per run (:class:`SeedChildren`).
   Nothing a run draws depends on the other runs, so any split of the runs gives the same numbers.
 * **The recorder.** :class:`Recorder` keeps pull counts, phase counts and the exact regret at
@@ -35,10 +35,10 @@ from .plans import check_plan
 
 #: The arithmetic the engines' numbers depend on, recorded with every cached result: a result
 #: computed under another (another tag, another numpy) is recomputed, never mixed with these.
-#: "detmath-1": logarithms, exponentials and Laplace noise by :mod:`dpb._detmath` (the same bits on
+#: "detmath-1": logarithms, exponentials and Laplace noise by ``dpb._detmath`` (the same bits on
 #: every CPU), numpy's Generator for the uniform, binomial, hypergeometric and Beta draws of the
 #: per-step policies; the batched private policies' draws come from the counter streams and
-#: samplers of :mod:`dpb._streams` (integer hashing and the same deterministic arithmetic).
+#: samplers of ``dpb._streams`` (integer hashing and the same deterministic arithmetic).
 ARITHMETIC = "detmath-1"
 
 __all__ = ["ARITHMETIC", "child_seeds", "SeedChildren", "run_generators", "run_streams", "uses_streams",
@@ -78,7 +78,7 @@ class SeedChildren(Sequence):
         return _child(self.root, int(self.run_ids[i]))
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """(root words, shape (R, 2), run ids as uint64), as :func:`seed_keys`."""
+        """(root words, shape (R, 2), run ids as uint64), as ``seed_keys``."""
         words = np.empty((len(self), 2), dtype=np.uint64)
         words[:] = root_words(self.root)
         return words, self.run_ids.astype(np.uint64)
@@ -86,7 +86,7 @@ class SeedChildren(Sequence):
 
 def root_words(root: np.random.SeedSequence) -> tuple[int, int]:
     """The two 64-bit words of a root ``SeedSequence`` that key its runs' counter streams
-    (:mod:`dpb._streams`): numpy's integer hashing of its entropy and spawn key, the same on every
+    (``dpb._streams``): numpy's integer hashing of its entropy and spawn key, the same on every
     machine."""
     w = root.generate_state(2, np.uint64)
     return int(w[0]), int(w[1])
@@ -118,7 +118,7 @@ def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
 
 
 def uses_streams(pol) -> bool:
-    """Whether ``pol`` draws from counter-based streams (:mod:`dpb._streams`) instead of numpy
+    """Whether ``pol`` draws from counter-based streams (``dpb._streams``) instead of numpy
     Generators (its ``make_streams(words, ids)`` makes them)."""
     return getattr(pol, "streams", None) == "counter"
 

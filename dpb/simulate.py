@@ -23,7 +23,7 @@ How it is exact and fast
   (``policy.fast_simulate``); see :mod:`dpb.policies.nonprivate`, :mod:`dpb.policies.lazy_dpts`
   and ``benchmarks/README.md``.  ``fast=False`` runs them through the generic engine instead.
 * A per-step policy of one's own (:class:`~dpb.policies.PerStepPolicy`) runs all its runs in
-  lock step, its index called once per block of rounds for every run (:mod:`dpb.policies._perstep`),
+  lock step, its index called once per block of rounds for every run (``dpb.policies._perstep``),
   with the generic engine's numbers.
 * ``engine`` chooses how a fast path runs: ``"numba"`` (compiled kernels where it has some, the
   default) or ``"python"`` (IMED's and KL-UCB's kernels uncompiled, DP-IMED's numpy lock-step:

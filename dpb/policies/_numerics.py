@@ -8,7 +8,7 @@ lock-step of the batched policies, the generic phase engine).  The compiled kern
 are :mod:`dpb.policies._scalar` (why they are not one function is said there).
 ``tests/test_policies.py`` checks every function here against :mod:`dpb.divergences` to 1e-10.
 
-The logarithms and exponentials are :mod:`dpb._detmath`'s (the same bits on every CPU), never
+The logarithms and exponentials are ``dpb._detmath``'s (the same bits on every CPU), never
 numpy's ``np.log``/``np.exp`` (whose vectorised loops round differently on CPUs with AVX-512) or
 scipy's ``xlogy``/``expit``/``logit`` (which call the C library's).
 """

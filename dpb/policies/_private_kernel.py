@@ -1,5 +1,5 @@
-"""The compiled (numba) runs of DP-KLUCB and DP-IMED: :func:`dpb.policies._private_runs.run_chunk`
-and the samplers of :mod:`dpb._streams`, compiled as they stand (no ``fastmath``: IEEE arithmetic,
+"""The compiled (numba) runs of DP-KLUCB and DP-IMED: ``dpb.policies._private_runs.run_chunk``
+and the samplers of ``dpb._streams``, compiled as they stand (no ``fastmath``: IEEE arithmetic,
 the same bits as the Python version).
 
 Imported lazily by the fast path of :class:`~dpb.policies.dp_batched.BatchedPrivatePolicy` (never

@@ -1,6 +1,6 @@
 """The runs of DP-KLUCB and DP-IMED (:mod:`dpb.policies.dp_batched`) as plain Python that numba
 compiles: all runs of a chunk in one call, every draw from the runs' counter-based streams
-(:mod:`dpb._streams`), every checkpoint recorded as the run goes.
+(``dpb._streams``), every checkpoint recorded as the run goes.
 
 :func:`run_chunk` is the specification and the only implementation of the fast path:
 :mod:`dpb.policies._private_kernel` compiles it (``engine="numba"``) and ``engine="python"`` runs
@@ -230,7 +230,7 @@ class PolicyStream:
 
 
 class CounterStreams:
-    """Mixin of the policies whose runs draw from counter-based streams (:mod:`dpb._streams`) in
+    """Mixin of the policies whose runs draw from counter-based streams (``dpb._streams``) in
     every engine: :func:`dpb.engine.run_streams` asks them for the streams of runs."""
 
     #: (:func:`dpb.engine.uses_streams`)
@@ -238,7 +238,7 @@ class CounterStreams:
 
     def make_streams(self, words, ids) -> tuple[list, list]:
         """The environment and policy streams of the runs of keys ``(words, ids)``
-        (:func:`dpb.engine.seed_keys`)."""
+        (``dpb.engine.seed_keys``)."""
         env, pol = [], []
         for w, i in zip(words, ids, strict=True):
             key = run_key(u64(w[0]), u64(w[1]), u64(i))

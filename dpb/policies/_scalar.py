@@ -14,7 +14,7 @@ vectorised Newton iteration stops for a whole array at once).  :func:`kl` has th
 the per-step reference's, so that IMED's kernel breaks exactly the ties the reference breaks.
 The validated references are :mod:`dpb.divergences`.
 
-Every logarithm and exponential here is :mod:`dpb._detmath`'s (plain + - * /, the same bits on
+Every logarithm and exponential here is ``dpb._detmath``'s (plain + - * /, the same bits on
 every CPU), not the C library's, whose last bit depends on the processor.
 """
 
@@ -138,7 +138,7 @@ def nth_tied(idx, best, u, n):
 
 def stamp_kernels(dispatchers) -> None:
     """numba reuses a kernel's cached machine code while the kernel's own file is unchanged; a
-    kernel that compiles this module's functions (or :mod:`dpb._detmath`'s) calls this with its
+    kernel that compiles this module's functions (or ``dpb._detmath``'s) calls this with its
     dispatchers, so that the stamps of both files join its own (an edit of the scalar maths
     recompiles the kernels instead of loading stale code).  This sets numba's private
     ``_cache._cache_file._source_stamp``; ``tests/test_detmath.py`` fails if numba renames it."""

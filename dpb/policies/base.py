@@ -55,7 +55,7 @@ __all__ = [
 def standard_laplace(gen: np.random.Generator, size: int) -> np.ndarray:
     """``size`` standard Laplace(0, 1) variates from ``gen``: numpy's algorithm (one uniform U
     each, a new one when U is 0; -log(2 - 2U) when U >= 1/2, else log(2U)) with the logarithm of
-    :mod:`dpb._detmath`, so that the draws are the same bits on every CPU (numpy's own
+    ``dpb._detmath``, so that the draws are the same bits on every CPU (numpy's own
     ``Generator.laplace`` calls the C library's ``log``, whose last bit depends on the processor)."""
     u = gen.random(size)
     zero = u == 0.0
@@ -409,7 +409,7 @@ class PerStepPolicy(InitialRoundRobin, Policy):
     lookahead: ClassVar[bool] = True
 
     def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
-        """The lock-step fast path (:mod:`dpb.policies._perstep`): exact, the generic engine's
+        """The lock-step fast path (``dpb.policies._perstep``): exact, the generic engine's
         numbers; used by :func:`dpb.simulate.simulate` unless ``fast=False``."""
         from ._perstep import simulate_per_step
 

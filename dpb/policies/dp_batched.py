@@ -44,7 +44,7 @@ _PHASE_LOGIC = ("_start", "decide", "update", "_index", "_clipped_means", "_choo
 
 
 def _kernel_kind(policy) -> int | None:
-    """The kind of :func:`dpb.policies._private_runs.run_chunk` that simulates ``policy`` (its own
+    """The kind of ``dpb.policies._private_runs.run_chunk`` that simulates ``policy`` (its own
     phase logic and DP-KLUCB's or DP-IMED's own index), or None (a subclass's own index: the numpy
     lock-step runs it)."""
     from ._private_runs import IMED, KLUCB
@@ -187,8 +187,8 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         return _kernel_kind(self) is not None
 
     def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` (:func:`dpb.engine.seed_keys`) to horizon
-        ``T`` into ``recorder`` in one call of :func:`dpb.policies._private_runs.run_chunk`,
+        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon
+        ``T`` into ``recorder`` in one call of ``dpb.policies._private_runs.run_chunk``,
         compiled (``engine="numba"``) or as Python: the numbers of the generic engine for the same
         keys.  Returns False, doing nothing, for a subclass with its own index or phase logic."""
         kind = _kernel_kind(self)

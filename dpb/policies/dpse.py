@@ -107,7 +107,7 @@ class DPSE(CounterStreams, Policy):
 
     @property
     def fast_simulate(self):
-        """The compiled runs (:meth:`simulate_keys`, :func:`dpb.policies._private_runs.dpse_chunk`),
+        """The compiled runs (:meth:`simulate_keys`, ``dpb.policies._private_runs.dpse_chunk``),
         or None when a subclass changes the phase logic (the generic engine then runs it)."""
         return self._fast if self._own_logic() else None
 
@@ -124,7 +124,7 @@ class DPSE(CounterStreams, Policy):
 
     def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
         """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
-        of :func:`dpb.policies._private_runs.dpse_chunk` (compiled, or Python under
+        of ``dpb.policies._private_runs.dpse_chunk`` (compiled, or Python under
         ``engine="python"``): the numbers of the generic engine.  False for a subclass."""
         if not self._own_logic():
             return False
