@@ -232,8 +232,8 @@ def _parents() -> dict:
                            "T <= 1e6, 2560 beyond, 320 for IMED) until the "
                            "95%% interval of the expected regret at T is within +-10%% of it, cap 20480")
     spec.add_argument("--out", default=None, metavar="DIR",
-                      help=f"results directory (default: {E.default_results_dir()}, or $DPB_RESULTS); "
-                           f"reproduce and run create it")
+                      help=f"results directory (default: {_RESULTS_HINT or E.default_results_dir()}, or "
+                           f"$DPB_RESULTS); reproduce and run create it")
     own.add_argument("--name", default=None, metavar="NAME",
                      help="the experiment's name (names its figures and tables; default: the file's, "
                           "or 'experiment')")
@@ -272,6 +272,11 @@ def _parents() -> dict:
 
 _TARGET_HELP = ("an experiment file (my.toml; see 'dpb run --help'), one of the paper's experiments (fig1, "
                 "appendix, eps-sweep), all (the three), or nothing with --means/--eps/--policies")
+
+
+#: What the help says of the default results directory instead of this machine's path (set while
+#: :func:`cli_reference` writes the book's page, which must not depend on where the checkout is).
+_RESULTS_HINT: str | None = None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -335,7 +340,9 @@ def cli_reference(width: int = 100) -> str:
     Python versions, so the page records the version that wrote it."""
     from ._validate import as_int
 
+    global _RESULTS_HINT
     width = as_int("width", width, minimum=40, maximum=400)
+    _RESULTS_HINT = "results/ of a source checkout, else ~/.cache/dpb"
     old = os.environ.get("COLUMNS")
     os.environ["COLUMNS"] = str(width)  # argparse wraps the help at the terminal's width
     try:
@@ -356,6 +363,7 @@ def cli_reference(width: int = 100) -> str:
                   "   :members: main, build_parser, cli_reference", "```", ""]
         return "\n".join(parts)
     finally:
+        _RESULTS_HINT = None
         if old is None:
             os.environ.pop("COLUMNS", None)
         else:

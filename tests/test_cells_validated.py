@@ -37,7 +37,7 @@ def _cell(**change):
     ({"params_json": "[1]"}, ValueError, r"Cell.params_json must be a JSON object"),
     ({"params_json": {"eps": 0.5}}, TypeError, r"Cell.params_json must be a JSON string"),
     ({"params_json": '{"eps": -1}'}, ValueError, r"Cell.params_json: eps must be"),
-    ({"params_json": '{"epsilon": 1}'}, TypeError, r"Cell.params_json: DP-IMED needs the parameter eps"),
+    ({"params_json": '{"epsilon": 1}'}, TypeError, r"DP-IMED needs the parameter eps"),
     ({"policy": "No-Such"}, ValueError, r"unknown policy 'No-Such'"),
     ({"policy": "dp_imed"}, ValueError, r"Cell.policy must be the registered name 'DP-IMED'"),
     ({"policy": 3}, TypeError, r"Cell.policy must be a registered policy name"),

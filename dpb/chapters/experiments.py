@@ -8,6 +8,8 @@ together, so that the table and the text glued from the same facts cannot disagr
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._validate import as_instance
@@ -18,7 +20,7 @@ from ..experiments import ConvergedResults, ExperimentResults
 __all__ = ["ratios_by_algorithm", "verdict"]
 
 
-def ratios_by_algorithm(converged) -> dict:
+def ratios_by_algorithm(converged: Any) -> dict:
     """Each of the paper's two algorithms alone against the private baselines, in expectation.
 
     ``converged`` is a list of experiments at the converged scale
@@ -61,7 +63,7 @@ def _no_none(text: str) -> str:
     return text
 
 
-def verdict(paper, converged, sweep, sweep_converged) -> tuple:
+def verdict(paper: Any, converged: Any, sweep: Any, sweep_converged: Any) -> tuple:
     """Chapter 7's verdict: ``(facts, rows)``.
 
     ``facts`` is :func:`dpb.experiments.verdict_facts` of the same arguments plus ``c2_alone``

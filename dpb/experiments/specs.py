@@ -207,8 +207,7 @@ class Cell:
             from .._params import missing_parameters  # the policy, the parameter and the fix
 
             missing = missing_parameters(policy_class(self.policy), params)
-            raise TypeError(f"Cell.params_json: {missing}" if missing else
-                            f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
+            raise TypeError(missing or f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
         except ValueError as exc:
             raise ValueError(f"Cell.params_json: {exc}") from None
         if not isinstance(self.env, str):
