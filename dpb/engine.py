@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -66,7 +65,7 @@ class SeedChildren(Sequence):
     an item is asked for (50 us each): a counter-stream fast path needs only the root's words and
     the ids (:meth:`keys`)."""
 
-    def __init__(self, root: np.random.SeedSequence, run_ids: Sequence[int]) -> None:
+    def __init__(self, root: np.random.SeedSequence, run_ids) -> None:
         self.root = root
         self.run_ids = np.asarray(run_ids, dtype=np.int64)
 
@@ -118,13 +117,13 @@ def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
     return words, ids
 
 
-def uses_streams(pol: Any) -> bool:
+def uses_streams(pol) -> bool:
     """Whether ``pol`` draws from counter-based streams (``dpb._streams``) instead of numpy
     Generators (its ``make_streams(words, ids)`` makes them)."""
     return getattr(pol, "streams", None) == "counter"
 
 
-def run_streams(pol: Any, seeds: Any) -> tuple[list, list]:
+def run_streams(pol, seeds) -> tuple[list, list]:
     """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
     streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
     if uses_streams(pol):

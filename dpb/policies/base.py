@@ -408,8 +408,7 @@ class PerStepPolicy(InitialRoundRobin, Policy):
     #: Whether the lock-step fast path may evaluate rows of states ahead (see the class docstring).
     lookahead: ClassVar[bool] = True
 
-    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
-                      policy_generators: Sequence[np.random.Generator], recorder: Recorder) -> None:
+    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
         """The lock-step fast path (``dpb.policies._perstep``): exact, the generic engine's
         numbers; used by :func:`dpb.simulate.simulate` unless ``fast=False``."""
         from ._perstep import simulate_per_step

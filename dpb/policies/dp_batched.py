@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from abc import abstractmethod
 
-from typing import Any
-
 import numpy as np
 
 from ..batching import BatchSchedule, make_schedule
@@ -188,8 +186,7 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         lock-step of an index of one's own (the cost model prices them apart)."""
         return _kernel_kind(self) is not None
 
-    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Any,
-                      engine: str | None = None) -> bool:
+    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
         """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon
         ``T`` into ``recorder`` in one call of ``dpb.policies._private_runs.run_chunk``,
         compiled (``engine="numba"``) or as Python: the numbers of the generic engine for the same

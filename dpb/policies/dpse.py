@@ -38,9 +38,6 @@ keep DP-SE's epochs, noise and forgetting, so all three are eps-DP.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 from .._detmath import log_array
@@ -109,7 +106,7 @@ class DPSE(CounterStreams, Policy):
         return self.mu_tilde.copy()
 
     @property
-    def fast_simulate(self) -> Callable | None:
+    def fast_simulate(self):
         """The compiled runs (:meth:`simulate_keys`, ``dpb.policies._private_runs.dpse_chunk``),
         or None when a subclass changes the phase logic (the generic engine then runs it)."""
         return self._fast if self._own_logic() else None
@@ -125,8 +122,7 @@ class DPSE(CounterStreams, Policy):
 
         run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
 
-    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Any,
-                      engine: str | None = None) -> bool:
+    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
         """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
         of ``dpb.policies._private_runs.dpse_chunk`` (compiled, or Python under
         ``engine="python"``): the numbers of the generic engine.  False for a subclass."""
