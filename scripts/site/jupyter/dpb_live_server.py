@@ -794,8 +794,13 @@ def _kernel_manager_class(base):
             return kid
 
         async def _initialize(self, notebook_path, kernel_id=None, **kwargs):
-            # a pre-render (Voila's pool) runs in a spare kernel when there is one
-            return await super()._initialize(notebook_path, kernel_id or self._take_spare(None), **kwargs)
+            # a pre-render (Voila's pool) runs in a spare kernel when there is one; the spare is now
+            # this chapter's kernel, so the place the warm-up reserved is taken (start_kernel, which
+            # frees it otherwise, is not called)
+            spare = None if kernel_id else self._take_spare(None)
+            if spare is not None:
+                self.release(SLOT.get())
+            return await super()._initialize(notebook_path, kernel_id or spare, **kwargs)
 
         async def shutdown_kernel(self, kernel_id, *args, **kwargs):
             if kernel_id in self._spare_ids():
