@@ -353,13 +353,18 @@ class _Dask:
         self._checked = 0.0
 
     def _nthreads(self) -> int:
+        """Worker threads on the cluster, asked of the scheduler at most once a second and within
+        :data:`_GATHER_SECONDS` (``Client.nthreads`` alone waits without a bound); an answer that
+        does not come in time leaves the last count, asked again a second later."""
         now = time.monotonic()
         if now - self._checked > 1.0:
             try:
-                self._threads = sum(self.client.nthreads().values())
+                self._threads = sum(self.client.nthreads(callback_timeout=_GATHER_SECONDS).values())
+            except (TimeoutError, asyncio.TimeoutError):
+                pass
             except OSError as exc:  # distributed's CommClosedError: the scheduler went away
                 raise self._lost_error() from exc
-            self._checked = now
+            self._checked = time.monotonic()
         return self._threads
 
     def _lost_error(self) -> SchedulerLostError:
