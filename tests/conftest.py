@@ -28,6 +28,9 @@
   are read from the test ids by :class:`_GroupScheduling`: xdist 3.8's own ``loadgroup`` puts the
   group into the test id, which pytest 9 no longer lets it do, and it spreads a group's tests over
   every worker.
+- Shared fixtures are defined here (``figure_of``, ``dask_cluster``: the one Dask cluster of the
+  tests); shared helpers are in the package ``tests/helpers``; a test module never imports another
+  test module (``tests/test_test_modules.py``).
 """
 
 import os
@@ -82,6 +85,28 @@ def figure_of():
         return outputs[-1]["data"].get("image/png")
 
     return current
+
+
+@pytest.fixture
+def dask_cluster():
+    """``dask_cluster(n_workers)``: the one Dask cluster of the tests, a multi-process
+    ``LocalCluster`` on 127.0.0.1 (its ports, the dashboard's too, chosen free; one thread a worker; with
+    ``n_workers=0`` the scheduler only, for tests that start and kill their own workers,
+    ``helpers.dask.DaskWorker``).  A test may close it in a ``with`` block; whatever is still open
+    is closed when the test ends.  Skips the test without ``distributed``."""
+    distributed = pytest.importorskip("distributed")
+    made = []
+
+    def make(n_workers: int = 0):
+        cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", scheduler_port=0, dashboard_address=":0",
+                                           silence_logs=50)
+        made.append(cluster)
+        return cluster
+
+    yield make
+    for cluster in made:
+        cluster.close()
 
 
 def _stage(report_or_item) -> str:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import dpb
 from dpb.audit import (
     FLAWS,
     PRIVATE_POLICIES,
@@ -332,3 +333,18 @@ def test_names_and_errors():
     with pytest.raises(ValueError, match="method"):
         audit(run_on_list(DPIMED(eps=1.0), np.ones(5), 4), run_on_list(DPIMED(eps=1.0), np.ones(5), 4), 1,
               method="magic")
+
+
+def test_calling_the_audit_module_says_which_function_to_call():
+    with pytest.raises(TypeError, match=r"dpb.audit_policy\(policy"):
+        dpb.audit("DP-IMED")
+    assert dpb.audit_policy is dpb.audit.audit_policy
+
+
+def test_the_audit_takes_policy_keywords_and_names_its_claim_claimed_eps():
+    own = dpb.audit_policy("DP-KLUCB", eps=0.5, alpha=3, runs=400, T=20, seed=3)
+    assert own.eps == 0.5 and own.info["policy"] == "DP-KLUCB"
+    claim = dpb.audit_policy("DP-KLUCB", eps=0.5, alpha=3, runs=400, T=20, seed=3, claimed_eps=0.1)
+    assert claim.eps == 0.1 and claim.eps_lower == own.eps_lower  # the same runs, another claim
+    with pytest.raises(TypeError, match="claimed_eps"):
+        dpb.audit.audit_lists(dpb.policies.DPIMED(1.0), [1.0, 0.0], [0.0, 0.0], 10, eps=0.5)

@@ -11,6 +11,7 @@ seconds on two cores.
 
 from __future__ import annotations
 
+import csv
 import os
 import signal
 import subprocess
@@ -20,9 +21,15 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.cli import python_output, write_file
+from helpers.dask import DaskWorker
+from helpers.processes import kill_session, needs_proc, parent_of, session_processes, sigint_default
+from helpers.results import damage_member
 
 from dpb import __main__ as cli
 from dpb import experiments as E
+from dpb.__main__ import main
+from dpb.experiments import files as F
 from dpb.experiments.files import as_cells
 from dpb.simulate import Result, estimate_cost
 
@@ -162,8 +169,6 @@ def test_end_to_end_quick_run_writes_results_figures_and_tables(tmp_path, capsys
 
 
 def test_status_shows_a_damaged_file_and_reproduce_recomputes_it(tmp_path, capsys):
-    from test_experiments import damage_member
-
     scale = ["fig1", "--runs", "2", "--horizon", "2000", "--out", str(tmp_path)]
     assert cli.main(["reproduce", *scale, "--jobs", "1", "--no-figures", "--no-progress"]) == 0
     exp = E.experiment("fig1", T=2000, runs=2)
@@ -220,43 +225,7 @@ def test_a_killed_sweep_resumes_without_recomputing(tmp_path):
 # ----------------------------------------------------------------------------------------------
 # process control
 # ----------------------------------------------------------------------------------------------
-needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 SWEEP = ["reproduce", "appendix", "--runs", "5", "--horizon", "20000", "--no-figures"]
-
-
-def kill_session(proc: subprocess.Popen, sid: int | None) -> None:
-    """SIGKILL every process of session ``sid`` (none when ``None``), then ``proc`` itself."""
-    for pid in session_processes(sid) if sid is not None else []:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait(timeout=10)
-
-
-def session_processes(sid: int) -> list:
-    """Process ids of the live (not zombie) processes of session ``sid``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
-
-
-def _sigint_default():
-    """In the child before exec: SIGINT back to its default action.  A shell starts background jobs
-    with SIGINT ignored, and Python then installs no KeyboardInterrupt handler; a command typed in
-    a terminal has the default, which is what the tests mimic."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 class Session:
@@ -270,7 +239,7 @@ class Session:
             env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", str(ROOT))])
         with open(self.stdout_path, "w") as out, open(self.stderr_path, "w") as err:
             self.proc = subprocess.Popen([sys.executable, "-m", "dpb", *args], cwd=ROOT, stdout=out,
-                                         stderr=err, start_new_session=True, preexec_fn=_sigint_default,
+                                         stderr=err, start_new_session=True, preexec_fn=sigint_default,
                                          env=env)
         self.sid = self.proc.pid
 
@@ -438,14 +407,11 @@ def test_two_runs_on_one_directory_share_the_work(tmp_path):
 
 
 @needs_proc
-def test_with_no_dask_worker_the_cli_says_it_is_waiting_then_finishes(tmp_path):
-    distributed = pytest.importorskip("distributed")
-    from test_experiments import dask_cluster
-
+def test_with_no_dask_worker_the_cli_says_it_is_waiting_then_finishes(tmp_path, dask_cluster):
     out = tmp_path / "res"
     args = ["reproduce", "eps-sweep", "--runs", "2", "--horizon", "2000", "--n-eps", "3", "--out", str(out),
             "--no-figures", "--no-progress"]
-    with dask_cluster(distributed, 0) as cluster:
+    with dask_cluster(0) as cluster:
         with Session(tmp_path, *args, "--scheduler", cluster.scheduler_address) as run:
             deadline = time.monotonic() + 60
             while "waiting for Dask workers" not in run.stderr():
@@ -468,11 +434,6 @@ def test_a_policy_file_that_fails_to_load_gets_one_line(tmp_path, capsys):
         assert code == 2 and "argument --policy: loading" in err and message in err, err
         assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "res" / "cells").exists()  # refused before any work
-
-
-def parent_of(pid: int) -> int:
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat[stat.rfind(")") + 2 :].split()[1])
 
 
 @needs_proc
@@ -550,41 +511,20 @@ def test_the_runner_refuses_a_chunk_estimated_too_long_before_any_work(tmp_path)
     assert not (tmp_path / "cells").exists() or not list((tmp_path / "cells").iterdir())
 
 
-class DaskWorker:
-    """``dask worker ADDRESS`` without a nanny (nothing restarts it when killed), one thread, on
-    127.0.0.1 with a free port and no dashboard, in a session of its own; killed on exit."""
-
-    def __init__(self, tmp_path, address, name):
-        self.log = tmp_path / f"{name}.log"
-        with open(self.log, "w") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "dask", "worker", address, "--no-nanny", "--nthreads", "1",
-                 "--host", "127.0.0.1", "--no-dashboard", "--name", name],
-                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def kill(self):
-        kill_session(self.proc, self.proc.pid if Path("/proc").exists() else None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.kill()
-
-
 @needs_proc
-def test_dask_with_every_worker_killed_mid_sweep_waits_then_finishes_with_the_local_results(tmp_path):
+def test_dask_with_every_worker_killed_mid_sweep_waits_then_finishes_with_the_local_results(
+        tmp_path, dask_cluster):
     """Every worker SIGKILLed mid-sweep: the command says it waits for workers (and computes
     nothing meanwhile); a new worker on the same scheduler finishes the sweep, and every file equals
-    the local pool's bit for bit."""
-    distributed = pytest.importorskip("distributed")
-    from test_experiments import dask_cluster
-
+    the local pool's bit for bit, under an experiment seed other than the default (the one test of
+    a Dask worker killed mid-sweep: it took over the API test of ``test_experiments.py`` that
+    killed one busy worker of two with ``seed=9``)."""
     out, ref = tmp_path / "dask", tmp_path / "ref"
-    args = ["reproduce", "fig1", "--runs", "10", "--horizon", "20000", "--no-figures", "--no-progress"]
+    args = ["reproduce", "fig1", "--runs", "10", "--horizon", "20000", "--seed", "9", "--no-figures",
+            "--no-progress"]
     exp = E.experiment("fig1", T=20000, runs=10)
     total = sum(len(c.chunks()) for c in exp.cells)
-    with dask_cluster(distributed, 0) as cluster:  # the scheduler only; the workers are ours
+    with dask_cluster(0) as cluster:  # the scheduler only; the workers are ours
         address = cluster.scheduler_address
         with DaskWorker(tmp_path, address, "w1") as w1, DaskWorker(tmp_path, address, "w2") as w2, \
                 Session(tmp_path, *args, "--out", str(out), "--scheduler", address) as run:
@@ -612,12 +552,12 @@ def test_dask_with_every_worker_killed_mid_sweep_waits_then_finishes_with_the_lo
     assert said_after < 15, said_after
     print(f"both workers killed after {n_during} of {total} files; 'waiting for Dask workers' "
           f"{said_after:.2f} s later")
-    E.run(exp, ref, jobs=1, progress=False)
+    E.run(exp, ref, seed=9, jobs=1, progress=False)
     for cell in exp.cells:
         for a, b in cell.chunks():
             x, y = Result.load(cell.path(ref, a, b)), Result.load(cell.path(out, a, b))
             assert x.same_as(y), cell.path(out, a, b).name
-            assert E.chunk_status(cell, a, b, out) == "done"
+            assert E.chunk_status(cell, a, b, out, seed=9) == "done"
 
 
 def test_a_wrong_dpb_jit_is_refused_in_one_line_before_any_work(tmp_path, capsys, monkeypatch):
@@ -627,3 +567,232 @@ def test_a_wrong_dpb_jit_is_refused_in_one_line_before_any_work(tmp_path, capsys
     assert code == 2 and "DPB_JIT must be 0" in err and "'false'" in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "cells").exists()
+
+
+def _main(argv, capsys):
+    try:
+        code = cli.main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_run_help_lists_the_options_that_describe_an_experiment(capsys):
+    code, out, _ = _main(["run", "--help"], capsys)
+    assert code == 0
+    for option in (
+        "--means",
+        "--eps",
+        "--policies",
+        "--params",
+        "--horizon",
+        "--runs",
+        "--scale",
+        "--name",
+        "FILE.toml",
+        "an experiment file (TOML)",
+    ):
+        assert option in out
+    code, out, _ = _main(["--help"], capsys)
+    for command in ("reproduce", "run", "status", "export", "compile"):
+        assert command in out
+    text = (ROOT / "pyproject.toml").read_text()
+    assert 'dpb = "dpb.__main__:console"' in text
+
+
+def test_two_horizons_into_one_out_keep_both_outputs(tmp_path, capsys):
+    path = write_file(
+        tmp_path / "two.toml",
+        'name = "two"\nhorizon = 2000\nruns = 2\nmeans = [0.9, 0.8]\n'
+        'eps = [0.5, 1.0]\npolicies = ["DP-KLUCB", "IMED"]\n',
+    )
+    out = tmp_path / "res"
+    common = ["--out", str(out), "--jobs", "1", "--no-progress"]
+    assert _main(["run", str(path), *common], capsys)[0] == 0
+    first = sorted(p.name for p in (out / "tables").iterdir())
+    before = {p: p.read_bytes() for p in (out / "tables").iterdir()}
+    code, printed, _ = _main(["run", str(path), "--horizon", "3000", *common], capsys)
+    assert code == 0
+    stem = F.output_stem(F.read_experiment(path, horizon=3000))
+    assert f"figures/{stem}.png" in printed
+    assert all(p.read_bytes() == b for p, b in before.items())  # the first spec's outputs untouched
+    assert len(list((out / "tables").iterdir())) == 2 * len(first)
+    assert len(list((out / "figures").glob("two-*.png"))) == 2
+
+
+def test_run_from_the_options_alone_and_what_is_missing(tmp_path, capsys):
+    out = tmp_path / "res"
+    argv = [
+        "run",
+        "--means",
+        "0.9,0.8,0.8",
+        "--means",
+        "mu2",
+        "--eps",
+        "0.5",
+        "--policies",
+        "DP-KLUCB,IMED",
+        "--params",
+        "DP-KLUCB:alpha=3",
+        "--horizon",
+        "2e3",
+        "--runs",
+        "2",
+        "--name",
+        "cli",
+        "--out",
+        str(out),
+        "--jobs",
+        "1",
+        "--no-progress",
+        "--no-figures",
+    ]
+    code, printed, err = _main(argv, capsys)
+    assert code == 0, err
+    assert "== cli: 2 policies on 2 instances, eps = 0.5, T = 2000, 2 runs ==" in printed
+    spec = (out / "tables").glob("cli-*.toml")
+    exp = F.read_experiment(next(spec))
+    assert [s.env for s in exp.settings] == ["custom", "mu2"]
+    assert exp.settings[0].cells[0].params["alpha"] == 3
+    code, _, err = _main(
+        ["run", "--means", "0.9,0.8", "--eps", "0.5", "--policies", "IMED", "--out", str(out)], capsys
+    )
+    assert (
+        code == 2 and "argument --horizon: without an experiment file" in err and len(err.splitlines()) == 1
+    )
+    code, _, err = _main(
+        [
+            "run",
+            "--means",
+            "0.9,0.8",
+            "--eps",
+            "0.5",
+            "--policies",
+            "IMED",
+            "--horizon",
+            "1e3",
+            "--params",
+            "alpha=3",
+            "--out",
+            str(out),
+        ],
+        capsys,
+    )
+    assert code == 2 and "argument --params: no policy of the experiment takes alpha" in err
+    code, _, err = _main(
+        [
+            "run",
+            "--means",
+            "0.9",
+            "--eps",
+            "0.5",
+            "--policies",
+            "IMED",
+            "--horizon",
+            "1e3",
+            "--out",
+            str(out),
+        ],
+        capsys,
+    )
+    assert code == 2 and "K >= 2" in err
+
+
+def test_status_says_why_a_file_is_stale(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "res"
+    argv = [
+        "--means",
+        "0.9,0.8",
+        "--eps",
+        "1",
+        "--policies",
+        "DP-KLUCB",
+        "--horizon",
+        "1000",
+        "--runs",
+        "2",
+        "--out",
+        str(out),
+    ]
+    monkeypatch.setenv("DPB_JIT", "0")
+    assert _main(["run", *argv, "--jobs", "1", "--no-progress", "--no-figures"], capsys)[0] == 0
+    monkeypatch.setenv("DPB_JIT", "1")
+    code, printed, _ = _main(["status", *argv], capsys)
+    assert code == 0 and "0 done, 0 missing, 1 stale" in printed
+    assert "stale: made with the python engine, this run uses numba (DPB_JIT)" in printed
+    (cell,) = F.build(
+        F.override(None, means=[[0.9, 0.8]], eps=[1.0], policies=["DP-KLUCB"], horizon=1000, runs=2)
+    ).cells
+    assert E.chunk_reason(cell, 0, 2, out).startswith("stale: made with the python engine")
+
+
+def test_export_writes_csv_and_parquet_and_refuses_what_is_not_computed(tmp_path, capsys):
+    out = tmp_path / "res"
+    path = write_file(
+        tmp_path / "x.toml",
+        'name = "x"\nhorizon = 1000\nruns = 2\nmeans = [0.9, 0.8]\neps = [1.0]\n'
+        'policies = ["DP-IMED", "IMED"]\n',
+    )
+    code, _, err = _main(["export", str(path), "--out", str(tmp_path)], capsys)
+    assert code == 2 and "x is not computed" in err and "run it first" in err
+    assert (
+        _main(["run", str(path), "--out", str(out), "--jobs", "1", "--no-progress", "--no-figures"], capsys)[
+            0
+        ]
+        == 0
+    )
+    code, printed, _ = _main(["export", str(path), "--out", str(out)], capsys)
+    assert code == 0
+    csv_path = out / "exports" / f"{F.output_stem(F.read_experiment(path))}.csv"
+    assert str(csv_path) in printed
+    rows = list(csv.DictReader(open(csv_path, newline="")))
+    res = E.load(path, out)
+    assert len(rows) == sum(r.regret.size for r in res.results.values())
+    assert {r["policy"] for r in rows} == {"DP-IMED", "IMED"} and {r["instance"] for r in rows} == {"custom"}
+    pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    assert (
+        _main(["export", str(path), "--out", str(out), "--output", str(tmp_path / "x.parquet")], capsys)[0]
+        == 0
+    )
+    frame = pd.read_parquet(tmp_path / "x.parquet")
+    assert frame.equals(res.to_frame())
+
+
+def test_a_policy_file_without_its_class_gets_a_hint(tmp_path, capsys):
+    path = write_file(
+        tmp_path / "mine.py", "from dpb.policies import DPIMED\nclass Mine(DPIMED):\n    name = 'Mine'\n"
+    )
+    code, _, err = _main(["reproduce", "fig1", "--policy", str(path), "--out", str(tmp_path)], capsys)
+    assert (
+        code == 2 and f"write FILE.py:CLASS, e.g. --policy {path}:Mine" in err and "(it defines Mine)" in err
+    )
+
+
+def test_compile_is_a_command_and_jit_imports_no_simulator(capsys, monkeypatch):
+    out = python_output("import sys, dpb._jit; print('dpb.simulate' in sys.modules, 'numba' in sys.modules)")
+    assert out.split() == ["False", "False"]
+    monkeypatch.setenv("DPB_JIT", "0")
+    code, printed, _ = _main(["compile"], capsys)
+    assert code == 0 and "nothing to compile" in printed
+    makefile = (ROOT / "Makefile").read_text()
+    assert "dpb compile" in makefile and "dpb._jit" not in makefile
+
+
+def test_run_and_status_say_so_with_the_command_that_converges(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DPB_JIT", "0")
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "wide"\nhorizon = 300\nruns = 3\nmeans = [0.9, 0.8]\neps = [0.5]\n'
+                    'policies = ["IMED", "KL-UCB"]\nfigures = "none"\n')
+    argv = ["run", str(spec), "--out", str(tmp_path), "--no-progress", "--jobs", "1", "--runs", "3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    note = out[-1]
+    assert note.startswith("note: wide: the intervals are too wide to rank the policies in 1 of 1 settings")
+    assert "IMED and KL-UCB overlap" in note or "KL-UCB and IMED overlap" in note
+    assert f"`dpb run {spec} --out {tmp_path} --no-progress --jobs 1 --scale converged`" in note
+    assert main(["status", str(spec), "--out", str(tmp_path), "--runs", "3"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("note: wide: the intervals are too wide")
+    assert f"`dpb run {spec} --out {tmp_path} --scale converged`" in last  # the command that computes

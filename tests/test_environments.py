@@ -5,7 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import dpb
 from dpb.environments import INSTANCES, BernoulliBandit, as_bandit, instance, instance_names
+from dpb.experiments import files as F
 
 # The means as printed in the paper (main text and Appendix 'Extended Experiments'; the
 # epsilon-sweep paragraph), retyped here independently of the module's table.
@@ -106,3 +108,25 @@ def test_as_bandit():
     assert as_bandit("mu1") == instance("mu1")
     assert as_bandit([0.1, 0.9]) == env
     assert "0.9" in repr(env)
+
+
+def test_a_bandit_has_at_least_two_arms():
+    with pytest.raises(ValueError, match="K >= 2"):
+        dpb.BernoulliBandit([0.5])
+    with pytest.raises(ValueError, match="K >= 2"):
+        dpb.simulate("IMED", [0.7], 100)
+    with pytest.raises(ValueError, match="K >= 2"):
+        F.read_spec(
+            {"name": "x", "horizon": 100, "runs": 1, "means": [0.5], "eps": [1.0], "policies": ["IMED"]}
+        )
+
+
+@pytest.mark.parametrize("call", [
+    lambda: as_bandit(["0.9", "0.8"]),
+    lambda: as_bandit(np.array(["0.9", "0.8"])),
+    lambda: dpb.simulate("IMED", [0.9, "0.8"], 100, runs=1),
+    lambda: dpb.simulate("DP-IMED", [0.9, 0.8], 100, runs=1, eps="0.5"),
+])
+def test_numbers_given_as_text_are_refused(call):
+    with pytest.raises(TypeError, match=r"number"):
+        call()

@@ -16,11 +16,12 @@ import math
 import numpy as np
 import pytest
 
+from dpb import estimates
 from dpb.estimates import (
-    bca_columns,
     BLOCK_EDGES,
     DEFAULT_CAP,
     MeanEstimate,
+    bca_columns,
     block_edges,
     converged_runs,
     is_converged,
@@ -196,3 +197,13 @@ def test_bca_columns_agrees_with_mean_interval_column_by_column():
     assert lo[1] == hi[1] == 7.0
     with pytest.raises(ValueError, match="2-d"):
         bca_columns(np.ones(5))
+
+
+def test_mean_interval_of_huge_values_and_of_2d_input():
+    est = estimates.mean_interval([1e300, -1e300])  # was IndexError
+    assert est.mean == 0.0 and est.lo == -1e300 and est.hi == 1e300
+    big = estimates.mean_interval([3e300, 1e300, 2e300, 2.5e300])
+    small = estimates.mean_interval([3.0, 1.0, 2.0, 2.5])
+    assert big.lo / 1e300 == pytest.approx(small.lo) and big.hi / 1e300 == pytest.approx(small.hi)
+    with pytest.raises(ValueError, match="x must be a 1-d sample"):
+        estimates.mean_interval([[1, 2], [3, 4]])

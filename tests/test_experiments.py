@@ -10,18 +10,19 @@ from __future__ import annotations
 import json
 import math
 import os
-import struct
 import time
 import zipfile
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from helpers.results import damage_member
 
 from dpb import cache
 from dpb import experiments as E
-from dpb.experiments import store
 from dpb.bounds import lower_bound_constant
+from dpb.experiments import files as F
+from dpb.experiments import store
 from dpb.policies import BatchedPrivatePolicy
 from dpb.simulate import Result, simulate
 
@@ -335,17 +336,6 @@ def test_leftover_temporary_files_of_dead_writers_are_removed(tmp_path):
     assert not dead.exists() and alive.exists()
 
 
-def damage_member(path, member="regret.npy"):
-    """Flip a byte in the middle of the compressed data of ``member``; headers stay intact."""
-    with zipfile.ZipFile(path) as z:
-        info = z.getinfo(member)
-    raw = bytearray(path.read_bytes())
-    name_len, extra_len = struct.unpack("<HH", raw[info.header_offset + 26 : info.header_offset + 30])
-    start = info.header_offset + 30 + name_len + extra_len
-    raw[start + info.compress_size // 2] ^= 0xFF
-    path.write_bytes(bytes(raw))
-
-
 def rewrite_consistently(path):
     """Change one number of ``regret`` and rewrite a valid archive (every CRC-32 right) that keeps
     the original metadata, hence the original checksums."""
@@ -396,56 +386,6 @@ def test_force_recomputes_identical_numbers(tmp_path):
     assert rep.computed == len(exp.cells)
     second = E.load(exp, tmp_path)
     assert all(first.results[c].same_as(second.results[c]) for c in exp.cells)
-
-
-def dask_cluster(distributed, n_workers):
-    """A multi-process LocalCluster on 127.0.0.1 (ports chosen free, no dashboard)."""
-    return distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                    host="127.0.0.1", scheduler_port=0, dashboard_address=None,
-                                    silence_logs=50)
-
-
-def test_dask_cluster_with_a_worker_killed_mid_sweep_gives_the_local_pool_results(tmp_path):
-    import signal
-    import threading
-    import time
-
-    distributed = pytest.importorskip("distributed")
-    exp = E.eps_sweep(T=20000, runs=3, n_eps=4)
-    cells = list(exp.cells) + list(tiny(T=20000, runs=10, algorithms=("Lazy-DP-TS", "IMED")).cells)
-    total = sum(len(c.chunks()) for c in cells)
-    E.run(cells, tmp_path / "pool", seed=9, jobs=2, progress=False)
-    outcome = {}
-    with dask_cluster(distributed, 2) as cluster, distributed.Client(cluster) as client:
-        def sweep():
-            try:
-                outcome["report"] = E.run(cells, tmp_path / "dask", seed=9, scheduler=client, progress=False)
-            except BaseException as exc:  # noqa: BLE001 - re-raised by the test below
-                outcome["error"] = exc
-
-        thread = threading.Thread(target=sweep)
-        thread.start()
-        killed = None
-        deadline = time.monotonic() + 120
-        while killed is None and thread.is_alive() and time.monotonic() < deadline:
-            busy = [w for w, keys in client.processing().items() if keys]
-            files = list((tmp_path / "dask" / "cells").glob("*.npz"))
-            if busy and len(files) >= 2:  # mid-sweep, and this worker is computing a chunk
-                pid = client.run(os.getpid, workers=[busy[0]])[busy[0]]
-                os.kill(pid, signal.SIGKILL)
-                killed = (busy[0], len(files))
-            time.sleep(0.01)
-        thread.join(timeout=300)
-        assert not thread.is_alive()
-    assert "error" not in outcome, outcome.get("error")
-    assert killed is not None and killed[1] < total, "the sweep ended before a worker could be killed"
-    assert outcome["report"].computed == total
-    for cell in cells:
-        for a, b in cell.chunks():
-            x = Result.load(cell.path(tmp_path / "pool", a, b))
-            y = Result.load(cell.path(tmp_path / "dask", a, b))
-            assert x.same_as(y)
-            assert E.chunk_status(cell, a, b, tmp_path / "dask", seed=9) == "done"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -563,3 +503,50 @@ def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
     assert warmups == ["IMED"], warmups  # once per process and policy
     assert first.extra["cpu_seconds"] < 0.3 and second.extra["cpu_seconds"] < 0.3, \
         (first.extra["cpu_seconds"], second.extra["cpu_seconds"])
+
+
+@pytest.fixture(scope="module")
+def fig_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tables")
+    exp = E.figure1(T=300, runs=2, algorithms=("DP-IMED", "DP-SE", "IMED"))
+    E.run(exp, out, jobs=1, progress=False)
+    return E.load(exp, out)
+
+
+def test_summary_tables_refuse_unknown_names(fig_results):
+    res = fig_results
+    with pytest.raises(ValueError, match=r"ours has unknown entries \['DP-IMD'\]"):
+        E.final_regret_table(res.setting(0), ours=("DP-IMD",))
+    with pytest.raises(ValueError, match=r"baselines has unknown entries"):
+        E.mean_regret_summary(res, baselines=("No-Such",))
+    with pytest.raises(ValueError, match=r"baselines names none of the algorithms of fig1"):
+        E.ratio_summary(res, baselines=("Lazy-DP-TS",))  # registered, absent: was an empty table
+    rows = E.ratio_summary(res, baselines=("DP-SE",), ours=("DP-IMED",))
+    assert len(rows) == 2 and all(math.isfinite(r["ratio"]) for r in rows)
+
+
+class _Runs:
+    """A stand-in result: the summaries read ``final_regret`` only."""
+
+    def __init__(self, values):
+        self.final_regret = np.asarray(values, dtype=float)
+
+
+def _results(a, b):
+    exp = F.build(F.read_spec({"name": "rank", "horizon": 1000, "runs": len(a), "means": [0.9, 0.8],
+                               "eps": [0.5], "policies": ["DP-IMED", "IMED"]}))
+    cells = exp.settings[0].cells
+    return E.ExperimentResults(exp, {cells[0]: _Runs(a), cells[1]: _Runs(b)})
+
+
+def test_wide_overlapping_intervals_are_unranked():
+    rng = np.random.default_rng(0)
+    tame = 150 + rng.normal(0, 5, 40)
+    heavy = 100 + rng.normal(0, 5, 40)
+    heavy[[7, 31]] = 3000.0  # rare near-linear runs (as DP-IMED's at K >= 10)
+    rows = E.unranked_settings(_results(heavy, tame))
+    assert len(rows) == 1 and set(rows[0]["policies"]) == {"DP-IMED", "IMED"} and rows[0]["widest"] > 0.1
+    assert E.unranked_settings(_results(100 + rng.normal(0, 2, 40), 200 + rng.normal(0, 2, 40))) == []
+    # a tie measured to +-1 %: ranked as well as it can be (more runs would not help)
+    assert E.unranked_settings(_results(100 + rng.normal(0, 2, 40), 100 + rng.normal(0, 2, 40))) == []
+    assert len(E.unranked_settings(_results([100, 101, 99], [100, 102, 98]))) == 1  # 3 runs: no interval

@@ -49,6 +49,17 @@ EXPLODING = [
     ("dpb.audit:audit_lists_default", (2**31, 1), {}, "T"),
 ]
 
+# the calls of issue 24 that used to allocate 16 to 224 GiB
+ALLOCATIONS = [
+    ("dpb.chapters.algorithms:noise_monte_carlo", (100,), {"runs": 2**31}, "runs"),
+    ("dpb.chapters.algorithms:forgetting_comparison", (), {"runs": 2**31}, "runs"),
+    ("dpb.chapters.concentration:tail_contributions", (0.7, 2**31, 3, 0.5, 0.5), {}, "n"),
+    ("dpb.reference:ReferenceBandit", ([0.7, 0.3], 2**31, Build.of("numpy.random:default_rng", 0)), {}, "T"),
+    ("dpb.bounds:lower_bound_constant", (Build.of("numpy:full", 10**8, 0.5), 0.5), {}, "mu"),
+    ("dpb.bounds:lai_robbins_constant", (Build.of("numpy:full", 10**8, 0.5),), {}, "mu"),
+    ("dpb.concentration:monte_carlo_tail", (5.0, 2**63, 1, 0.5, 0.5, 10, 1), {}, "n"),
+]
+
 
 @pytest.fixture(scope="module")
 def worker():
@@ -56,7 +67,8 @@ def worker():
         yield w
 
 
-@pytest.mark.parametrize("target,args,kwargs,param", EXPLODING, ids=[e[0].split(":")[1] for e in EXPLODING])
+@pytest.mark.parametrize("target,args,kwargs,param", EXPLODING + ALLOCATIONS,
+                         ids=[e[0].split(":")[1] for e in EXPLODING + ALLOCATIONS])
 def test_exploding_calls_are_refused_naming_the_parameter(worker, target, args, kwargs, param):
     reply = worker.call(target, args, kwargs, timeout=HANG_GUARD)
     assert reply[0] == "exc", reply
@@ -382,7 +394,8 @@ def test_regret_runs_name_the_argument_at_fault(tmp_path):
 
 def test_long_profile_findings(tiny_fig1):
     from dpb import estimates, experiments
-    from dpb.plotting import concentration, experiments as pe
+    from dpb.plotting import concentration
+    from dpb.plotting import experiments as pe
 
     # a level within 1e-16 of 1: the upper normal quantile ndtri((1 + level) / 2) was inf, the BCa
     # probabilities NaN and their index an IndexError

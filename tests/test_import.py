@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers.cli import python_output
 
 
 def _run(code: str) -> str:
@@ -81,3 +82,35 @@ def test_concept_modules_never_import_a_chapter_module():
             if any(n.lstrip(".").split(".")[0] == "chapters" or n.startswith("dpb.chapters") for n in names):
                 offenders.append(f"{rel}:{node.lineno}")
     assert offenders == []
+
+
+def test_import_dpb_stays_light():
+    out = python_output(
+        "import sys, dpb; print(sorted(m for m in ('numpy', 'scipy', 'numba', 'dpb.simulate', "
+        "'dpb.experiments', 'matplotlib') if m in sys.modules))"
+    )
+    assert out.strip() == "[]"
+
+
+def test_the_verbs_are_callable_at_the_top_level_whatever_was_imported_first():
+    code = """
+import dpb.simulate as S                     # the module first: it must stay the module
+from dpb.simulate import Result, simulate as f
+import dpb
+from dpb import simulate
+r1 = dpb.simulate("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, eps=0.5)
+r2 = simulate("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, eps=0.5)
+r3 = f("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, params={"eps": 0.5})
+print(S.Result is Result, isinstance(r1, S.Result), r1.same_as(r2) and r1.same_as(r3),
+      callable(dpb.audit_policy), dpb.run is dpb.experiments.run, dpb.load is dpb.experiments.load)
+"""
+    assert python_output(code).split() == ["True"] * 6
+
+
+def test_plotting_without_matplotlib_names_the_extra():
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "try:\n    import dpb.plotting.experiments\nexcept ImportError as e:\n    print(e)"
+    )
+    out = python_output(code)
+    assert "'plot' extra of dpb: pip install 'dpb[plot]'" in out

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import pytest
 from browser_guard import attach_log, evaluate
-from test_live import _stop_group  # SIGTERM to the server's group, then SIGKILL
-from test_site import browser, watch  # noqa: F401 (browser is a fixture)
+from helpers.processes import stop_group  # SIGTERM to the server's group, then SIGKILL
+from helpers.site import browser, watch  # noqa: F401 (browser is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "ch01_background"
@@ -103,7 +103,7 @@ def lab(tmp_path):
                 time.sleep(0.5)
         yield url, token
     finally:
-        _stop_group(proc)
+        stop_group(proc)
         log.close()
 
 

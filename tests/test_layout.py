@@ -15,7 +15,7 @@ For every page of ``_toc.yml`` at 390 x 844 CSS pixels (an iPhone 12-14 viewport
 At 1366 x 768 the notation table must show its last column ("in dpb") completely.
 
 The rules under test live in ``book/_static/dpb.css``.  Needs ``_build/html`` (``make build-strict``)
-and Debian's ``chromium``; the server and browser fixtures are those of ``test_site.py`` (a free
+and Debian's ``chromium``; the server and browser fixtures are those of ``helpers/site.py`` (a free
 port on 127.0.0.1, stopped in a ``finally``, also when a test fails).
 """
 
@@ -25,11 +25,8 @@ from urllib.parse import urlparse
 
 import pytest
 from browser_guard import evaluate
-from test_reading import visit
-from test_site import PAGES, browser, server  # noqa: F401 (fixtures shared with the site test)
-
-PHONE = {"width": 390, "height": 844}
-LAPTOP = {"width": 1366, "height": 768}
+from helpers.pages import LAPTOP, PHONE, visit
+from helpers.site import PAGES, browser, server  # noqa: F401 (the server and browser fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(120)]
 
@@ -54,84 +51,8 @@ def _open(browser, server, page_path, viewport):
     return context, page
 
 
-# The widest elements of the page that stick out to the right of the viewport, for the message.
-_OVERFLOWING = """() => {
-  const W = document.documentElement.clientWidth;
-  const out = [];
-  for (const el of document.querySelectorAll('body *')) {
-    const r = el.getBoundingClientRect();
-    if (r.width === 0 || r.right <= W + 1) continue;
-    // an element inside a box that scrolls sideways does not widen the page
-    let p = el.parentElement, contained = false;
-    while (p && p !== document.body) {
-      const ox = getComputedStyle(p).overflowX;
-      if (ox === 'auto' || ox === 'scroll' || ox === 'hidden' || ox === 'clip') { contained = true; break; }
-      p = p.parentElement;
-    }
-    const name = `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}`;
-    if (!contained) out.push(`${name} right=${Math.round(r.right)}`);
-  }
-  return out.slice(0, 8);
-}"""
-
-# Display formulas cut off by an ancestor that hides its overflow, with no scrolling box between.
-_CLIPPED_MATH = """() => {
-  const bad = [];
-  for (const m of document.querySelectorAll('mjx-container[display="true"]')) {
-    const r = m.getBoundingClientRect();
-    if (r.width === 0) continue;  // inside a closed dropdown
-    let el = m, scrolls = false;
-    while (el && el !== document.body) {
-      const cs = getComputedStyle(el);
-      const ox = cs.overflowX;
-      if (ox === 'auto' || ox === 'scroll') { scrolls = true; break; }
-      if (ox === 'hidden' || ox === 'clip') {
-        const b = el.getBoundingClientRect();
-        if (r.right > b.right + 1 || r.left < b.left - 1) {
-          const what = (m.textContent || '').slice(0, 40);
-          bad.push(`${what} (width ${Math.round(r.width)} in ${Math.round(b.width)})`);
-        }
-        break;
-      }
-      el = el.parentElement;
-    }
-    if (!scrolls && r.right > document.documentElement.clientWidth + 1) {
-      bad.push(`${(m.textContent || '').slice(0, 40)} (past the viewport at ${Math.round(r.right)})`);
-    }
-  }
-  return bad.slice(0, 8);
-}"""
-
-
-# Figures of code cells wider than the viewport or than the box around them (shown scrolled).
-_WIDE_FIGURES = """() => {
-  const W = document.documentElement.clientWidth;
-  const bad = [];
-  for (const img of document.querySelectorAll('div.cell_output img')) {
-    const r = img.getBoundingClientRect();
-    if (r.width === 0) continue;  // inside a closed dropdown
-    const box = img.parentElement.getBoundingClientRect();
-    if (r.left < -1 || r.right > W + 1 || r.width > box.width + 1) {
-      bad.push(`${img.getAttribute('src')} ${Math.round(r.width)} px at ${Math.round(r.left)}`
-               + ` in a ${Math.round(box.width)} px box`);
-    }
-  }
-  return bad;
-}"""
-
-
 def test_toc_pages_are_found():
     assert "book/ch02_lower_bound.html" in PAGES and "book/api/divergences.html" in PAGES
-
-
-def layout_measures(page) -> dict:
-    """The phone checks of a page opened at 390 px (:func:`test_reading.visit` calls it during its
-    one visit of the page at that width)."""
-    scroll_width, width = page.evaluate(
-        "[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
-    return {"scroll_width": scroll_width, "width": width,
-            "overflowing": page.evaluate(_OVERFLOWING) if scroll_width > width else [],
-            "clipped": page.evaluate(_CLIPPED_MATH), "wide": page.evaluate(_WIDE_FIGURES)}
 
 
 @pytest.mark.parametrize("page_path", PAGES)

@@ -22,7 +22,8 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from test_site import CHROMIUM_ARGS, SITE, browser, watch  # noqa: F401 (browser is a fixture)
+from helpers.processes import stop_group
+from helpers.site import CHROMIUM_ARGS, SITE, browser, watch  # noqa: F401 (browser is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "ch01_background"
@@ -50,20 +51,6 @@ def _sigterm_stops_servers():
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
-
-
-def _stop_group(proc: subprocess.Popen, timeout: float = 15.0) -> None:
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait(5)
 
 
 @pytest.fixture(scope="module")
@@ -642,7 +629,7 @@ def _start_launcher(tmp_path):
         seen += line
         if "/dpb/login?token=" in line:
             return proc, line.strip()
-    _stop_group(proc)
+    stop_group(proc)
     raise AssertionError(f"make live printed no login address within 90 s:\n{seen}")
 
 
@@ -687,7 +674,7 @@ def test_launcher_stops_server_and_kernels_within_two_seconds(signum, tmp_path):
         print(f"\nSTOP {signum.name}: {len(procs)} processes gone {elapsed:.2f} s after the signal "
               f"(load {os.getloadavg()[0]:.1f})")
     finally:
-        _stop_group(proc)
+        stop_group(proc)
         for p in live._descendants(proc.pid):
             try:
                 os.kill(p, signal.SIGKILL)
@@ -1351,7 +1338,7 @@ def test_sigint_to_make_alone_stops_server_and_kernels(tmp_path):
         assert not left, f"still running 10 s after SIGINT to make: {left}"
     finally:
         pids = [proc.pid, *live._descendants(proc.pid)]
-        _stop_group(proc)
+        stop_group(proc)
         for p in pids:
             try:
                 os.kill(p, signal.SIGKILL)

@@ -131,3 +131,12 @@ def test_skip_tag_skips_as_under_nbval(tmp_path):
     [c for c in ex.cells if c.cell_type == "code"][0].outputs[0].text = "9.9999\n"
     rc, out = run_replay(tmp_path, nb, ex)
     assert rc == 0 and "3 passed, 1 skipped" in out, out[-3000:]
+
+
+def test_the_research_page_is_in_the_book_and_checked_like_the_chapters():
+    """The page is in the book (the build executes it once) and among the Makefile's NOTEBOOKS, which
+    ``make test`` checks under nbval's rules on that very execution (--nbval-replay)."""
+    assert "file: book/research" in (ROOT / "_toc.yml").read_text()
+    notebooks = next(line for line in (ROOT / "Makefile").read_text().splitlines()
+                     if line.startswith("NOTEBOOKS :="))
+    assert "book/research.ipynb" in notebooks, notebooks

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy.stats import ks_2samp
 
-from dpb import plain
+from dpb import divergences, plain
 from dpb.batching import batch_sizes
 from dpb.divergences import d_eps, d_eps_ucb
 from dpb.simulate import simulate
@@ -68,3 +68,13 @@ def test_a_non_private_index_is_caught(monkeypatch):
     fast = simulate("DP-IMED", "mu2", T, runs=600, seed=7, params={"eps": eps})
     assert min(ks_2samp(regret, np.round(fast.final_regret, 9)).pvalue,
                ks_2samp(pulls[:, 0], fast.pulls[:, 0]).pvalue) < 1e-3
+
+
+def test_plain_d_eps_computes_what_it_is_given():
+    """dpb.plain.d_eps(0.5, 0.1, 0.25) returned kl(0.5, 0.1) = 0.5108 (its formula assumed x <= y)."""
+    assert plain.d_eps(0.5, 0.1, 0.25) == pytest.approx(0.0969933321, abs=1e-9)
+    for x in np.linspace(0, 1, 11):
+        for y in np.linspace(0, 1, 11):
+            for eps in (0.01, 0.25, 2.0):
+                want = float(divergences.d_eps(x, y, eps))
+                assert plain.d_eps(float(x), float(y), eps) == pytest.approx(want, rel=1e-12, abs=1e-15)

@@ -26,14 +26,14 @@ from dpb.policies import (
     AdaPKLUCB,
     AdaPUCB,
     LazyDPTS,
+    _scalar,
     make_policy,
     policy_names,
     registered,
 )
-from dpb.policies.dp_ucb import DPUCB
-from dpb.policies import _scalar
 from dpb.policies._numerics import d_eps_below_fast, d_eps_ucb_fast, kl_fast, kl_ucb_fast
 from dpb.policies.base import RunRandom, pick_max, pick_min
+from dpb.policies.dp_ucb import DPUCB
 from dpb.simulate import simulate, simulate_trace
 
 # Significance of each statistical test below: 1e-3 (fixed seeds, so a failure is reproducible;
@@ -473,3 +473,10 @@ def test_a_per_step_index_is_one_method():
     mu, n, t = np.array([[0.2, 0.5, 0.7]]), np.array([[3, 5, 9]]), np.array([[17]])
     assert np.allclose(IMED().empirical_index(mu, n, t), n * kl_fast(mu, 0.7) + np.log(n))
     assert np.allclose(KLUCB().empirical_index(mu, n, t), kl_ucb_fast(mu, np.log(17) / n))
+
+
+def test_random_streams_refuse_huge_buffers():
+    from dpb.policies import base
+
+    with pytest.raises(ValueError, match=r"block .*asks for"):
+        base.RunRandom([np.random.default_rng(0)], block=2**31)

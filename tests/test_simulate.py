@@ -5,6 +5,8 @@ import functools
 import numpy as np
 import pytest
 
+import dpb
+from dpb import experiments as E
 from dpb.environments import BernoulliBandit, instance
 from dpb.policies import DPIMED, make_policy, registered
 from dpb.simulate import Result, checkpoint_grid, child_seeds, run_generators, simulate, simulate_trace
@@ -381,3 +383,69 @@ def test_a_wrong_dpb_jit_value_is_a_clear_error(monkeypatch):
         monkeypatch.setenv("DPB_JIT", bad)
         with pytest.raises(ValueError, match="DPB_JIT must be 0 .* or 1 .*got"):
             simulate("IMED", "mu1", 100, runs=1)
+
+
+def test_policy_parameters_as_keywords_are_the_params_dict():
+    a = dpb.simulate("DP-KLUCB", "mu2", 20_000, runs=3, seed=7, eps=0.5, alpha=3, n0=2)
+    b = dpb.simulate("DP-KLUCB", "mu2", 20_000, runs=3, seed=7, params={"eps": 0.5, "alpha": 3, "n0": 2})
+    assert a.same_as(b)
+    assert (
+        dpb.simulate.estimate_cost("DP-IMED", "mu1", 10**6, eps=0.5).seconds
+        == dpb.simulate.estimate_cost("DP-IMED", "mu1", 10**6, params={"eps": 0.5}).seconds
+    )
+    trace = dpb.simulate.simulate_trace("DP-IMED", "mu2", 500, seed=1, eps=1.0)
+    assert trace.params["eps"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: dpb.simulate("DP-KLUCB", "mu1", 100, eps=0.5, max_second=3),
+            "'max_second': it is neither an option of simulate nor a parameter of DP-KLUCB "
+            "(its parameters: eps, n0",
+        ),
+        (lambda: dpb.simulate("DP-KLUCB", "mu1", 100, eps=0.5, params={"eps": 1.0}), "eps given twice"),
+        (lambda: dpb.simulate(dpb.policies.DPIMED(0.5), "mu1", 100, alpha=3), "whose parameters are fixed"),
+        (lambda: dpb.simulate("IMED", "mu1", 100, eps=0.5), "its parameters: none"),
+    ],
+)
+def test_a_keyword_that_is_no_parameter_is_named(call, message):
+    with pytest.raises(TypeError) as exc:
+        call()
+    assert message in str(exc.value)
+
+
+def test_seed_accepts_a_generator_reproducibly():
+    a = dpb.simulate("DP-IMED", "mu2", 5000, runs=2, seed=np.random.default_rng(11), eps=1.0)
+    b = dpb.simulate("DP-IMED", "mu2", 5000, runs=2, seed=np.random.default_rng(11), eps=1.0)
+    assert a.same_as(b)
+    assert a.seed == int(np.random.default_rng(11).integers(0, 2**63, dtype=np.int64))  # one draw
+    assert dpb.simulate("DP-IMED", "mu2", 5000, runs=2, seed=a.seed, eps=1.0).same_as(a)  # replayable
+    gen = np.random.default_rng(11)
+    first = dpb.simulate("DP-IMED", "mu2", 5000, seed=gen, eps=1.0)
+    assert dpb.simulate("DP-IMED", "mu2", 5000, seed=gen, eps=1.0).seed != first.seed  # it advanced
+    ss = np.random.SeedSequence(5)
+    assert dpb.simulate("IMED", "mu1", 500, seed=ss).same_as(dpb.simulate("IMED", "mu1", 500, seed=5))
+    with pytest.raises(TypeError, match="numpy Generator"):
+        dpb.simulate("IMED", "mu1", 500, seed="5")
+
+
+def test_repeated_runs_and_concat_of_non_results():
+    with pytest.raises(ValueError, match="run_ids must be distinct, got 0 more than once"):
+        simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, run_ids=[0, 0])
+    with pytest.raises(TypeError, match="results must be a sequence of Result, got an item of type int"):
+        simulate.Result.concat([3])  # was AttributeError
+    r = simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, runs=2, seed=1)
+    with pytest.raises(ValueError, match="distinct runs"):
+        simulate.Result.concat([r, r])
+
+
+def test_a_missing_parameter_names_the_policy_and_the_fix():
+    for call in (lambda: dpb.simulate("DP-IMED", [0.9, 0.8], 100, runs=1),
+                 lambda: E.Cell.make("DP-KLUCB", [0.9, 0.8], 100, 1, {})):
+        with pytest.raises(TypeError) as info:
+            call()
+        text = str(info.value)
+        assert "needs the parameter eps" in text and "eps=" in text and "BatchedPrivatePolicy" not in text
+        assert text.startswith(("DP-IMED", "DP-KLUCB"))

@@ -157,7 +157,7 @@ def test_hung_browser_test_fails_with_screenshot_and_server_log(tmp_path):
         pytest.fail("chromium not found: install Debian's chromium (see .ci/run)")
     source = SERVER_FIXTURE + textwrap.dedent("""
     from browser_guard import attach_log, evaluate
-    from test_site import browser  # noqa: F401
+    from helpers.site import browser  # noqa: F401
 
     pytestmark = pytest.mark.browser
 

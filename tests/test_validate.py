@@ -5,7 +5,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import dpb
+import dpb.experiments as E
 from dpb import _validate as V
+from dpb import simulate
 from dpb.batching import GeometricSchedule
 from dpb.coupling import simulate_coupled_environment
 from dpb.policies import DPIMED, KLUCB, base
@@ -84,3 +87,37 @@ def test_the_other_step_by_step_simulators_refuse_minutes_before_any_work(monkey
     monkeypatch.undo()
     tr = I.run_on_list("DP-IMED", np.ones(50), 2, params={"eps": 1.0}, max_seconds=None)
     assert tr.actions.shape == (2, 50)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: dpb.BernoulliBandit([0.5, np.float64(1.2)]),
+        lambda: dpb.simulate("DP-KLUCB", "mu1", 1000, eps=0.5, alpha=np.float64(0.5)),
+        lambda: dpb.simulate("DP-IMED", "mu1", np.float64(100.5), eps=1.0),
+        lambda: dpb.divergences.d_eps(np.float64(1.2), 0.5, eps=1.0),
+        lambda: dpb.simulate("DP-IMED", "mu1", 1000, eps=np.float64(-1.5)),
+    ],
+)
+def test_messages_print_plain_numbers(call):
+    with pytest.raises(ValueError) as exc:
+        call()
+    assert "np." not in str(exc.value) and "float64" not in str(exc.value), exc.value
+
+
+FLAGS = [
+    (lambda v: simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, fast=v), "fast"),
+    (lambda v: simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, progress=v), "progress"),
+    (lambda v: simulate.estimate_cost("DP-IMED", "mu1", 1000, params={"eps": 0.5}, fast=v), "fast"),
+    (lambda v: E.run([], "/tmp", progress=v), "progress"),
+    (lambda v: E.run([], "/tmp", force=v), "force"),
+    (lambda v: __import__("dpb.bounds").bounds.upper_bound_constant([0.7, 0.3], 0.5, 2, strict=v), "strict"),
+    (lambda v: __import__("dpb.concentration").concentration.chernoff_bound(0.7, 10, 0.5, log=v), "log"),
+]
+
+
+@pytest.mark.parametrize("value", ["no", 2, float("nan"), None])
+@pytest.mark.parametrize("call, name", FLAGS, ids=[f"{i}-{f[1]}" for i, f in enumerate(FLAGS)])
+def test_boolean_flags_are_not_read_by_truthiness(call, name, value):
+    with pytest.raises(TypeError, match=rf"{name} must be True or False"):
+        call(value)

@@ -1,8 +1,10 @@
-"""Bounded remote waits (issue 24, item 5) and Dask with interactively defined policies (issue 25,
-item 7): a scheduler address whose listener accepts and never speaks is refused after the promised
-5 s; Ctrl-C during that wait stops in <= 2 s without a traceback; a scheduler killed mid-run gives
-one line saying so (the Dask log behind --verbose); a policy class that exists in this process
-only is sent to the workers by value.  Every process a test starts, the test stops."""
+"""The Dask backend of ``dpb.experiments``: bounded remote waits (issue 24, item 5) and Dask with
+interactively defined policies (issue 25, item 7): a scheduler address whose listener accepts and
+never speaks is refused after the promised 5 s; Ctrl-C during that wait stops in <= 2 s without a
+traceback; a scheduler killed mid-run gives one line saying so (the Dask log behind --verbose); a
+policy class that exists in this process only is sent to the workers by value.  Every process a
+test starts, the test stops.  (A Dask worker killed mid-sweep: ``test_cli.py``, on the
+``dask_cluster`` fixture of ``conftest.py`` as here.)"""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.dask import DaskWorker
+from helpers.processes import kill_own_session, needs_proc, session_processes, sigint_default
 
 import dpb.experiments as E
 from dpb.policies import BatchedPrivatePolicy
@@ -24,7 +28,6 @@ from dpb.policies import BatchedPrivatePolicy
 distributed = pytest.importorskip("distributed")
 
 ROOT = Path(__file__).resolve().parents[1]
-needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 
 
 class SilentListener:
@@ -66,36 +69,6 @@ def _env():
     return {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}
 
 
-def _sigint_default():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _session_processes(sid: int) -> list:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if int(fields[3]) == sid and fields[0] not in ("Z", "X"):
-            found.append(int(entry.name))
-    return found
-
-
-def _kill_session(proc):
-    for pid in _session_processes(proc.pid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait(timeout=10)
-
-
 def test_connect_gives_up_on_a_silent_listener():
     with SilentListener() as listener:
         t0 = time.monotonic()
@@ -111,21 +84,21 @@ def test_the_command_gives_up_after_five_seconds_and_ctrl_c_stops_it_at_once(tmp
         cmd = [sys.executable, "-m", "dpb", "reproduce", "fig1", "--scheduler", f"tcp://127.0.0.1:{listener.port}",
                "--runs", "1", "--horizon", "300", "--out", str(tmp_path / "out")]
         proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True,
-                                preexec_fn=_sigint_default)
+                                preexec_fn=sigint_default)
         try:
             assert listener.accepted.wait(120)
             t0 = time.monotonic()
             err = proc.communicate(timeout=60)[1]
             waited = time.monotonic() - t0
         finally:
-            _kill_session(proc)
+            kill_own_session(proc)
         assert proc.returncode == 2 and waited < 8, (waited, err)
         assert err.strip().splitlines() == [
             f"python -m dpb reproduce: error: argument --scheduler: no Dask scheduler answers at "
             f"tcp://127.0.0.1:{listener.port} within 5 s (no answer)"]
         listener.accepted.clear()
         proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, env=_env(), start_new_session=True,
-                                preexec_fn=_sigint_default)
+                                preexec_fn=sigint_default)
         try:
             assert listener.accepted.wait(120)
             time.sleep(0.3)
@@ -133,9 +106,9 @@ def test_the_command_gives_up_after_five_seconds_and_ctrl_c_stops_it_at_once(tmp
             os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the terminal's process group
             err = proc.communicate(timeout=30)[1]
             stopped = time.monotonic() - t0
-            gone = not _session_processes(proc.pid)
+            gone = not session_processes(proc.pid)
         finally:
-            _kill_session(proc)
+            kill_own_session(proc)
         assert proc.returncode == 130 and stopped <= 2.0, (stopped, err)
         assert "Traceback" not in err and "interrupted before any work" in err
         assert gone
@@ -154,7 +127,7 @@ def _start_scheduler(tmp_path):
             return proc, address
         assert proc.poll() is None, text
         time.sleep(0.1)
-    _kill_session(proc)
+    kill_own_session(proc)
     raise AssertionError("the scheduler did not start")
 
 
@@ -164,11 +137,7 @@ def test_a_scheduler_killed_mid_run_is_one_line(tmp_path, verbose):
     scheduler, address = _start_scheduler(tmp_path)
     procs = [scheduler]
     try:
-        worker = subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--no-nanny",
-                                   "--nthreads", "1", "--host", "127.0.0.1", "--no-dashboard"],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  start_new_session=True, env=_env(), cwd=tmp_path)
-        procs.append(worker)
+        procs.append(DaskWorker(tmp_path, address, "w1").proc)
         out = tmp_path / "out"
         cmd = [sys.executable, "-m", "dpb", "reproduce", "appendix", "--runs", "2", "--horizon", "100000",
                "--no-figures", "--no-progress", "--scheduler", address, "--out", str(out)]
@@ -194,9 +163,9 @@ def test_a_scheduler_killed_mid_run_is_one_line(tmp_path, verbose):
         assert len(list((out / "cells").glob("*.npz"))) >= 3  # the finished files are kept
     finally:
         for p in procs:
-            _kill_session(p)
+            kill_own_session(p)
     for p in procs:
-        assert not _session_processes(p.pid)
+        assert not session_processes(p.pid)
 
 
 def test_a_scheduler_lost_while_counting_workers_is_the_same_one_line_error():
@@ -208,7 +177,7 @@ def test_a_scheduler_lost_while_counting_workers_is_the_same_one_line_error():
     from dpb.experiments.execution import _Dask
 
     class GoneClient:
-        def nthreads(self):
+        def nthreads(self, **kwargs):  # (dpb asks with callback_timeout=...)
             raise CommClosedError("in <TCP (closed) ConnectionPool.ncores>: Connection reset by peer")
 
     backend = object.__new__(_Dask)
@@ -219,7 +188,7 @@ def test_a_scheduler_lost_while_counting_workers_is_the_same_one_line_error():
         backend.free()
 
 
-def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path):
+def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path, dask_cluster):
     """A class defined in a function (as in a notebook cell) cannot be imported by a worker: it is
     sent by value and gives the numbers of the local run."""
 
@@ -231,9 +200,7 @@ def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path):
 
     cell = E.Cell.make(Interactive, "mu1", 2000, 3, {"eps": 0.5})
     assert cell.process_local
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  scheduler_port=0, dashboard_address=None, silence_logs=50) as cluster, \
-            distributed.Client(cluster) as client:
+    with dask_cluster(1) as cluster, distributed.Client(cluster) as client:
         report = E.run(cell, tmp_path / "dask", scheduler=client, progress=False)
     assert report.computed == 1
     E.run(cell, tmp_path / "local", jobs=1, progress=False)

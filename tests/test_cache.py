@@ -1,21 +1,48 @@
-"""Provenance follows what the code really uses (issue 24, item 3): the hash of a user's policy
-covers every module it imports, through packages' ``__init__`` re-exports to the defining modules,
-and its sibling helper modules; editing each of these recomputes exactly the files that depend on
-it.  The package is copied to a temporary directory, so that the test can edit its files."""
+"""dpb.cache: where results go, and what a result file records of the code and the arithmetic that
+made its numbers.
+
+- Provenance follows what the code really uses (issue 24, item 3): the hash of a user's policy
+  covers every module it imports, through packages' ``__init__`` re-exports to the defining
+  modules, and its sibling helper modules; editing each of these recomputes exactly the files that
+  depend on it.  The package is copied to a temporary directory, so that the test can edit its
+  files.
+- Caches that cannot mix (issue 32, item 3): a result file records what its bits depend on (numpy
+  and numba versions, the machine, the engine's arithmetic tag), and a cell resumed under other
+  arithmetic recomputes the chunks made under the old one instead of joining them to new ones; a
+  loader refuses them with one line naming the difference.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+import dpb.engine
+import dpb.experiments as E
+from dpb import cache
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_results_for_an_installed_package_go_to_the_user_cache(monkeypatch, tmp_path):
+    from dpb import cache
+
+    monkeypatch.delenv("DPB_RESULTS", raising=False)
+    monkeypatch.setattr(cache, "PACKAGE_DIR", tmp_path / "site-packages" / "dpb")  # no pyproject beside it
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert cache.default_results_dir() == tmp_path / "home" / ".cache" / "dpb"
+    monkeypatch.setenv("DPB_RESULTS", str(tmp_path / "mine"))
+    assert cache.default_results_dir() == tmp_path / "mine"
+
 
 POLICY = '''
 import numpy as np
@@ -30,10 +57,19 @@ class MyUCB(BatchedPrivatePolicy):
     def private_index(self, x, n, t, releases):
         return x + scale() * bonus(t, n)
 '''
+
+
 HELPER = "import numpy as np\n\n\ndef bonus(t, n):\n    return np.sqrt(np.log(t) / (2 * n))\n"
+
+
 HELPERPKG_INIT = "from .core import scale\n"
+
+
 HELPERPKG_CORE = "def scale():\n    return 1.0\n"
+
+
 UNRELATED = "VALUE = 1\n"
+
 
 SCRIPT = '''
 import json, sys
@@ -66,6 +102,7 @@ for label, (where, kind) in edits.items():
     assert all(E.status(c, out)["done"] == 1 for c in cells.values()), label
 print(json.dumps(table))
 '''
+
 
 #: edit -> the policies whose cached files are recomputed (expected).
 EXPECTED = {
@@ -138,3 +175,33 @@ def test_source_files_resolve_reexports_and_siblings(tmp_path):
     other = tmp_path / "other.py"
     other.write_text("from dpb.policies import DPIMED\n")
     assert cache.PACKAGE_DIR / "policies" / "lazy_dpts.py" in set(cache.source_files(other))
+
+
+def test_provenance_records_the_arithmetic(monkeypatch):
+    rec = cache.provenance(cache.PACKAGE_DIR / "engine.py")
+    assert rec["numpy_version"] == np.__version__
+    assert rec["numba_version"] and rec["machine"] == platform.machine()
+    monkeypatch.setattr(dpb.engine, "ARITHMETIC", "scalar-libm-v1", raising=False)
+    assert cache.provenance(cache.PACKAGE_DIR / "engine.py")["arithmetic"] == "scalar-libm-v1"
+
+
+@pytest.mark.parametrize("key, other", [("numpy_version", "1.0.0"), ("numba_version", "0.1"),
+                                        ("machine", "sparc64"), ("arithmetic", "avx512-v0")])
+def test_a_resumed_cell_never_mixes_arithmetic(monkeypatch, tmp_path, key, other):
+    first = E.Cell.make("IMED", "mu1", 300, 20, {})  # its file is the first block of the larger cell
+    whole = E.Cell.make("IMED", "mu1", 300, 40, {})
+    assert first.chunks()[0] in whole.chunks() and len(whole.chunks()) == 2
+    real = cache.arithmetic
+    with monkeypatch.context() as m:  # the first block computed under other arithmetic
+        m.setattr(cache, "arithmetic", lambda: {**real(), key: other})
+        assert E.run(first, tmp_path, jobs=1, progress=False).computed == 1
+    assert E.status(whole, tmp_path) == {"done": 0, "missing": 1, "stale": 1, "damaged": 0}
+    why = E.reasons(whole, tmp_path)[0][1]
+    assert why.startswith("stale: ") and other in why and ";" not in why, why
+    with pytest.raises(E.MissingResultsError) as info:
+        E.load(whole, tmp_path)
+    assert "\n" not in str(info.value) and other in str(info.value)
+    report = E.run(whole, tmp_path, jobs=1, progress=False)
+    assert (report.computed, report.reused) == (2, 0)  # the old block recomputed, not joined
+    assert E.status(whole, tmp_path)["done"] == 2
+    assert E.load(whole, tmp_path).results[whole].final_regret.shape == (40,)
