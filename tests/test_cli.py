@@ -623,31 +623,9 @@ def test_two_horizons_into_one_out_keep_both_outputs(tmp_path, capsys):
 
 def test_run_from_the_options_alone_and_what_is_missing(tmp_path, capsys):
     out = tmp_path / "res"
-    argv = [
-        "run",
-        "--means",
-        "0.9,0.8,0.8",
-        "--means",
-        "mu2",
-        "--eps",
-        "0.5",
-        "--policies",
-        "DP-KLUCB,IMED",
-        "--params",
-        "DP-KLUCB:alpha=3",
-        "--horizon",
-        "2e3",
-        "--runs",
-        "2",
-        "--name",
-        "cli",
-        "--out",
-        str(out),
-        "--jobs",
-        "1",
-        "--no-progress",
-        "--no-figures",
-    ]
+    argv = ["run", "--means", "0.9,0.8,0.8", "--means", "mu2", "--eps", "0.5", "--policies",
+            "DP-KLUCB,IMED", "--params", "DP-KLUCB:alpha=3", "--horizon", "2e3", "--runs", "2", "--name",
+            "cli", "--out", str(out), "--jobs", "1", "--no-progress", "--no-figures"]
     code, printed, err = _main(argv, capsys)
     assert code == 0, err
     assert "== cli: 2 policies on 2 instances, eps = 0.5, T = 2000, 2 runs ==" in printed
@@ -662,38 +640,14 @@ def test_run_from_the_options_alone_and_what_is_missing(tmp_path, capsys):
         code == 2 and "argument --horizon: without an experiment file" in err and len(err.splitlines()) == 1
     )
     code, _, err = _main(
-        [
-            "run",
-            "--means",
-            "0.9,0.8",
-            "--eps",
-            "0.5",
-            "--policies",
-            "IMED",
-            "--horizon",
-            "1e3",
-            "--params",
-            "alpha=3",
-            "--out",
-            str(out),
-        ],
+        ["run", "--means", "0.9,0.8", "--eps", "0.5", "--policies", "IMED", "--horizon", "1e3", "--params",
+         "alpha=3", "--out", str(out)],
         capsys,
     )
     assert code == 2 and "argument --params: no policy of the experiment takes alpha" in err
     code, _, err = _main(
-        [
-            "run",
-            "--means",
-            "0.9",
-            "--eps",
-            "0.5",
-            "--policies",
-            "IMED",
-            "--horizon",
-            "1e3",
-            "--out",
-            str(out),
-        ],
+        ["run", "--means", "0.9", "--eps", "0.5", "--policies", "IMED", "--horizon", "1e3", "--out",
+         str(out)],
         capsys,
     )
     assert code == 2 and "K >= 2" in err
@@ -701,20 +655,8 @@ def test_run_from_the_options_alone_and_what_is_missing(tmp_path, capsys):
 
 def test_status_says_why_a_file_is_stale(tmp_path, capsys, monkeypatch):
     out = tmp_path / "res"
-    argv = [
-        "--means",
-        "0.9,0.8",
-        "--eps",
-        "1",
-        "--policies",
-        "DP-KLUCB",
-        "--horizon",
-        "1000",
-        "--runs",
-        "2",
-        "--out",
-        str(out),
-    ]
+    argv = ["--means", "0.9,0.8", "--eps", "1", "--policies", "DP-KLUCB", "--horizon", "1000", "--runs",
+            "2", "--out", str(out)]
     monkeypatch.setenv("DPB_JIT", "0")
     assert _main(["run", *argv, "--jobs", "1", "--no-progress", "--no-figures"], capsys)[0] == 0
     monkeypatch.setenv("DPB_JIT", "1")

@@ -9,8 +9,6 @@ SIGKILL).  Kept to chapter 1 (two fast explorers) to spare CI time.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import signal
 import subprocess
@@ -23,7 +21,7 @@ from urllib.parse import urlparse
 
 import pytest
 from helpers.processes import stop_group
-from helpers.site import CHROMIUM_ARGS, SITE, browser, watch  # noqa: F401 (browser is a fixture)
+from helpers.site import CHROMIUM_ARGS, SITE, browser, serve_directory, watch  # noqa: F401 (browser is a fixture)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHAPTER = "ch01_background"
@@ -320,21 +318,8 @@ def attacker(tmp_path_factory):
     """A static server on another port of 127.0.0.1 serving :data:`ATTACK_PAGE` (any web page)."""
     root = tmp_path_factory.mktemp("attacker")
     (root / "index.html").write_text(ATTACK_PAGE)
-    handler = functools.partial(_QuietHandler, directory=str(root))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+    with serve_directory(root) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
@@ -541,19 +526,9 @@ def _listening_ports(pids: list[int]) -> set[int]:
 
 def _raw_get(port: int, path: str, host: str, timeout: float = 5.0) -> tuple[int | None, bytes]:
     """A GET with exactly this path and Host (no normalisation); (status or None, body)."""
-    import socket
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-        data = b""
-        try:
-            while chunk := s.recv(65536):
-                data += chunk
-        except (TimeoutError, OSError):
-            pass
-    if not data.startswith(b"HTTP/"):
-        return None, data
-    head, _, body = data.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
+    status, _, body = _raw(port, f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode(),
+                           timeout)
+    return status, body
 
 
 def test_dns_rebinding_hosts_are_refused_on_every_port(live_server, reader):

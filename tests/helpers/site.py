@@ -8,6 +8,7 @@ offline and records its errors; :func:`check_rendered` is the offline rendering 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -54,11 +55,11 @@ def is_chapter(page_path: str) -> bool:
     return re.fullmatch(r"book/ch\d\d_\w+\.html", page_path) is not None
 
 
-@pytest.fixture(scope="module")
-def server():
-    if not (SITE / "index.html").exists():
-        pytest.fail("_build/html is missing: build the book first (make build-strict)")
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
+@contextlib.contextmanager
+def serve_directory(directory: Path):
+    """A static HTTP server of ``directory`` on a free port of 127.0.0.1, in a thread; yields its
+    address (``http://127.0.0.1:PORT``) and stops it on exit."""
+    handler = functools.partial(_QuietHandler, directory=str(directory))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -68,6 +69,15 @@ def server():
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def server():
+    """The built site (``_build/html``) served on 127.0.0.1 (:func:`serve_directory`)."""
+    if not (SITE / "index.html").exists():
+        pytest.fail("_build/html is missing: build the book first (make build-strict)")
+    with serve_directory(SITE) as address:
+        yield address
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
