@@ -4,7 +4,7 @@ Nothing a browser test does may wait without a bound, and a failing or hung brow
 what the page showed and what its server logged. This module gives the three pieces:
 
 - :class:`GuardedBrowser` wraps the Playwright ``Browser`` of the ``browser`` fixture
-  (``tests/test_site.py``): every page and context it makes gets ``set_default_timeout`` and
+  (``tests/helpers/site.py``): every page and context it makes gets ``set_default_timeout`` and
   ``set_default_navigation_timeout``, so every Playwright call that waits (``goto``, ``click``,
   ``wait_for_function``, locators, ``screenshot``...) ends with a ``TimeoutError`` after
   :data:`ACTION_TIMEOUT_MS` / :data:`NAVIGATION_TIMEOUT_MS` unless the test gives its own bound.

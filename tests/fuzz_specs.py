@@ -1477,17 +1477,18 @@ NOT_FUZZED = {
     "dpb.experiments.build": "takes the checked spec of read_spec/override, checks it again with the "
     "same code (fuzzed through read_spec and read_experiment)",
     "dpb.experiments.override": "the command line's options on a checked spec; the result goes through "
-    "the same check as read_spec (tests/test_library.py covers the options)",
+    "the same check as read_spec (tests/test_cli.py covers the options)",
     "dpb.experiments.as_experiment": "the target coercion of load (fuzzed through load) and run",
-    "dpb.experiments.spec_to_toml": "writes a checked spec; round trip checked in tests/test_library.py",
-    "dpb.experiments.chunk_reason": "reads result files on disk that a run wrote (tests/test_library.py "
+    "dpb.experiments.spec_to_toml": "writes a checked spec; round trip checked in "
+    "tests/test_experiments_files.py",
+    "dpb.experiments.chunk_reason": "reads result files on disk that a run wrote (tests/test_cli.py "
     "makes a stale one); its arguments are those of chunk_status",
     "dpb.experiments.reasons": "chunk_reason over a target's cells (target checked like status's)",
-    "dpb.frames.experiment_rows": "needs computed ExperimentResults (tests/test_library.py); its rows "
+    "dpb.frames.experiment_rows": "needs computed ExperimentResults (tests/test_frames.py); its rows "
     "are result_rows, fuzzed",
     "dpb.frames.to_frame": "a pandas DataFrame of result_rows' columns (optional dependency)",
-    "dpb.frames.write_csv": "writes result_rows' columns to a file (tests/test_library.py reads it back)",
-    "dpb.frames.export": "write_csv or Parquet of result_rows' columns, atomically (tests/test_library.py)",
+    "dpb.frames.write_csv": "writes result_rows' columns to a file (tests/test_frames.py reads it back)",
+    "dpb.frames.export": "write_csv or Parquet of result_rows' columns, atomically (tests/test_frames.py)",
     "dpb.experiments.Setting": _RECORD + " (the experiment builders)",
     "dpb.experiments.Experiment": _RECORD + " (figure1, appendix, eps_sweep, experiment)",
     "dpb.experiments.ExperimentResults": _RECORD + " (load, ensure)",
@@ -1496,7 +1497,7 @@ NOT_FUZZED = {
     "dpb.experiments.RunReport": _RECORD + " (run, run_converged)",
     "dpb.experiments.ChunkError": "an exception class raised by run (tests/test_cli.py makes chunks fail)",
     "dpb.experiments.SchedulerLostError": "an exception class raised by run when the Dask scheduler goes "
-    "away (tests/test_dask_robust.py kills one)",
+    "away (tests/test_experiments_dask.py kills one)",
     "dpb.plans.PlanError": "the exception class of a bad plan (the user_plan specs below raise it)",
     "dpb.policies.registry.PolicyFileError": "an exception class raised by load_policy (the policy_file "
     "specs load failing files)",

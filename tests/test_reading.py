@@ -1,7 +1,7 @@
 """The built site as a reader sees it: legible formulas and tables, working buttons, accessibility.
 
 Every page of ``_toc.yml`` is opened in headless Chromium (offline, the fixtures of
-``test_site.py``) and checked on what is drawn, not on the markup:
+``tests/helpers/site.py``) and checked on what is drawn, not on the markup:
 
 - **inline math never scrolls** (1366 and 390 px): no inline ``mjx-container`` scrolls
   (``scrollWidth > clientWidth`` of a box that scrolls or clips), shows a scrollbar
