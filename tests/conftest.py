@@ -24,7 +24,7 @@
 - Under pytest-xdist (``make test`` runs two workers) with ``--dist loadgroup``, the tests of one
   group run in one worker: the tests that share one server per module (``test_live.py``,
   ``test_lab.py``: ``xdist_group`` marks), and the per-page tests of ``test_reading.py`` and
-  ``test_layout.py``, which share one visit of each page (:func:`test_reading.visit`).  The groups
+  ``test_layout.py``, which share one visit of each page (``helpers.pages.visit``).  The groups
   are read from the test ids by :class:`_GroupScheduling`: xdist 3.8's own ``loadgroup`` puts the
   group into the test id, which pytest 9 no longer lets it do, and it spreads a group's tests over
   every worker.
