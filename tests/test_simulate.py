@@ -433,12 +433,12 @@ def test_seed_accepts_a_generator_reproducibly():
 
 def test_repeated_runs_and_concat_of_non_results():
     with pytest.raises(ValueError, match="run_ids must be distinct, got 0 more than once"):
-        simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, run_ids=[0, 0])
+        simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, run_ids=[0, 0])
     with pytest.raises(TypeError, match="results must be a sequence of Result, got an item of type int"):
-        simulate.Result.concat([3])  # was AttributeError
-    r = simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, runs=2, seed=1)
+        Result.concat([3])  # was AttributeError
+    r = simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, runs=2, seed=1)
     with pytest.raises(ValueError, match="distinct runs"):
-        simulate.Result.concat([r, r])
+        Result.concat([r, r])
 
 
 def test_a_missing_parameter_names_the_policy_and_the_fix():
