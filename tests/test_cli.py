@@ -56,13 +56,20 @@ def test_help_explains_every_option(capsys):
     assert "reproduce" in capsys.readouterr().out
 
 
-def main_exit(argv, capsys):
-    """Exit status and stderr of ``cli.main(argv)`` (argparse errors exit, checks return)."""
+def _main(argv, capsys):
+    """Exit status, stdout and stderr of ``cli.main(argv)`` (argparse errors exit, checks return)."""
     try:
         code = cli.main(argv)
     except SystemExit as exc:
         code = exc.code
-    return code, capsys.readouterr().err
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def main_exit(argv, capsys):
+    """Exit status and stderr of ``cli.main(argv)``."""
+    code, _, err = _main(argv, capsys)
+    return code, err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -567,15 +574,6 @@ def test_a_wrong_dpb_jit_is_refused_in_one_line_before_any_work(tmp_path, capsys
     assert code == 2 and "DPB_JIT must be 0" in err and "'false'" in err, err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert not (tmp_path / "cells").exists()
-
-
-def _main(argv, capsys):
-    try:
-        code = cli.main(argv)
-    except SystemExit as exc:
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def test_run_help_lists_the_options_that_describe_an_experiment(capsys):
