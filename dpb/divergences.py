@@ -47,6 +47,7 @@ mirror identity ``eps x - log(1 + y (e^eps - 1))`` holds for ``x >= y``).  It is
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit, logit
 
 from ._validate import as_positive, as_probability, broadcast
@@ -81,7 +82,7 @@ _V_CAP_LOWER = 708.0
 # ----------------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------------
-def _finish(arr: np.ndarray):
+def _finish(arr: np.ndarray) -> float | np.ndarray:
     """Return a Python float for a 0-d result, else a fresh ndarray."""
     arr = np.asarray(arr, dtype=float)
     if arr.ndim == 0:
@@ -105,7 +106,7 @@ def _probabilities(*eps, **named) -> list[np.ndarray]:
     return broadcast(**arrays, eps=_eps(eps[0])) if eps else broadcast(**arrays)
 
 
-def _bound_args(x, c, *eps):
+def _bound_args(x: ArrayLike, c: ArrayLike, *eps: ArrayLike) -> list[np.ndarray]:
     """The arguments of a confidence bound validated (``x``, then ``c``, then ``eps`` if given) and
     broadcast together."""
     x, c = as_probability("x", x), as_positive("c", c, allow_inf=True, allow_zero=True)
@@ -369,7 +370,7 @@ def _d_eps_bound(x: np.ndarray, c: np.ndarray, eps: np.ndarray, upper: bool) -> 
 # ----------------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------------
-def kl(p, q):
+def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     r"""Bernoulli relative entropy ``kl(p, q)``.
 
     .. math::
@@ -411,7 +412,7 @@ def kl(p, q):
     return _finish(_kl(p, q))
 
 
-def tv(p, q):
+def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     r"""Total variation distance between Bernoulli(p) and Bernoulli(q): ``|p - q|``.
 
     .. math::
@@ -432,7 +433,7 @@ def tv(p, q):
     return _finish(np.abs(p - q))
 
 
-def z_star(x, y, eps):
+def z_star(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""Minimiser ``z*`` of ``z -> eps |z - x| + kl(z, y)`` over ``[x ^ y, x v y]``.
 
     :prf:ref:`prop-d-eps-closed-form` (the paper's explicit solution of d_eps, in its regret
@@ -477,7 +478,7 @@ def z_star(x, y, eps):
     return _finish(_z_star(x, y, eps))
 
 
-def d_eps(x, y, eps):
+def d_eps(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""The paper's divergence ``d_eps(x, y)`` between Bernoulli means (:prf:ref:`def-d-eps`).
 
     .. math::
@@ -535,7 +536,7 @@ def d_eps(x, y, eps):
     return _finish(_d_eps(x, y, eps))
 
 
-def regime_threshold(x, y):
+def regime_threshold(x: ArrayLike, y: ArrayLike) -> float | np.ndarray:
     r"""Privacy-regime threshold ``eps*(x, y) = |logit(y) - logit(x)|``.
 
     .. math::
@@ -576,7 +577,7 @@ def regime_threshold(x, y):
     return _finish(_threshold(x, y))
 
 
-def kl_ucb(x, c):
+def kl_ucb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     r"""Upper KL confidence bound: ``max{q in [x, 1] : kl(x, q) <= c}``.
 
     .. math::
@@ -621,7 +622,7 @@ def kl_ucb(x, c):
     return _finish(_kl_bound(x, c, upper=True))
 
 
-def kl_lcb(x, c):
+def kl_lcb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     r"""Lower KL confidence bound: ``min{q in [0, x] : kl(x, q) <= c}``.
 
     .. math::
@@ -646,7 +647,7 @@ def kl_lcb(x, c):
     return _finish(_kl_bound(x, c, upper=False))
 
 
-def d_eps_ucb(x, c, eps):
+def d_eps_ucb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""DP-KLUCB index: ``max{mu in [x, 1] : d_eps(x, mu) <= c}`` (:prf:ref:`alg-dp-klucb-imed`).
 
     .. math::
@@ -694,7 +695,7 @@ def d_eps_ucb(x, c, eps):
     return _finish(_d_eps_bound(x, c, eps, upper=True))
 
 
-def d_eps_lcb(x, c, eps):
+def d_eps_lcb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""Lower ``d_eps`` confidence bound: ``min{mu in [0, x] : d_eps(x, mu) <= c}``.
 
     .. math::
