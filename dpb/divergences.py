@@ -46,6 +46,8 @@ mirror identity ``eps x - log(1 + y (e^eps - 1))`` holds for ``x >= y``).  It is
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit, logit
@@ -370,6 +372,10 @@ def _d_eps_bound(x: np.ndarray, c: np.ndarray, eps: np.ndarray, upper: bool) -> 
 # ----------------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------------
+@overload
+def kl(p: float, q: float) -> float: ...
+@overload
+def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray: ...
 def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     r"""Bernoulli relative entropy ``kl(p, q)``.
 
@@ -412,6 +418,10 @@ def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     return _finish(_kl(p, q))
 
 
+@overload
+def tv(p: float, q: float) -> float: ...
+@overload
+def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray: ...
 def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     r"""Total variation distance between Bernoulli(p) and Bernoulli(q): ``|p - q|``.
 
@@ -433,6 +443,10 @@ def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     return _finish(np.abs(p - q))
 
 
+@overload
+def z_star(x: float, y: float, eps: float) -> float: ...
+@overload
+def z_star(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
 def z_star(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""Minimiser ``z*`` of ``z -> eps |z - x| + kl(z, y)`` over ``[x ^ y, x v y]``.
 
@@ -478,6 +492,10 @@ def z_star(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     return _finish(_z_star(x, y, eps))
 
 
+@overload
+def d_eps(x: float, y: float, eps: float) -> float: ...
+@overload
+def d_eps(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
 def d_eps(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""The paper's divergence ``d_eps(x, y)`` between Bernoulli means (:prf:ref:`def-d-eps`).
 
@@ -536,6 +554,10 @@ def d_eps(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     return _finish(_d_eps(x, y, eps))
 
 
+@overload
+def regime_threshold(x: float, y: float) -> float: ...
+@overload
+def regime_threshold(x: ArrayLike, y: ArrayLike) -> float | np.ndarray: ...
 def regime_threshold(x: ArrayLike, y: ArrayLike) -> float | np.ndarray:
     r"""Privacy-regime threshold ``eps*(x, y) = |logit(y) - logit(x)|``.
 
@@ -577,6 +599,10 @@ def regime_threshold(x: ArrayLike, y: ArrayLike) -> float | np.ndarray:
     return _finish(_threshold(x, y))
 
 
+@overload
+def kl_ucb(x: float, c: float) -> float: ...
+@overload
+def kl_ucb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray: ...
 def kl_ucb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     r"""Upper KL confidence bound: ``max{q in [x, 1] : kl(x, q) <= c}``.
 
@@ -622,6 +648,10 @@ def kl_ucb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     return _finish(_kl_bound(x, c, upper=True))
 
 
+@overload
+def kl_lcb(x: float, c: float) -> float: ...
+@overload
+def kl_lcb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray: ...
 def kl_lcb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     r"""Lower KL confidence bound: ``min{q in [0, x] : kl(x, q) <= c}``.
 
@@ -647,6 +677,10 @@ def kl_lcb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     return _finish(_kl_bound(x, c, upper=False))
 
 
+@overload
+def d_eps_ucb(x: float, c: float, eps: float) -> float: ...
+@overload
+def d_eps_ucb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
 def d_eps_ucb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""DP-KLUCB index: ``max{mu in [x, 1] : d_eps(x, mu) <= c}`` (:prf:ref:`alg-dp-klucb-imed`).
 
@@ -695,6 +729,10 @@ def d_eps_ucb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     return _finish(_d_eps_bound(x, c, eps, upper=True))
 
 
+@overload
+def d_eps_lcb(x: float, c: float, eps: float) -> float: ...
+@overload
+def d_eps_lcb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
 def d_eps_lcb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""Lower ``d_eps`` confidence bound: ``min{mu in [0, x] : d_eps(x, mu) <= c}``.
 

@@ -115,7 +115,7 @@ def plot_d_eps(mu_a: float = 0.3, mu_star: float = 0.7, eps: float = 0.5) -> Fig
              label=rf"$z^\star = {zs:.3f}$, $d_\varepsilon = {dv:.4f}$")
     finite = total[np.isfinite(total)]
     top = 1.15 * float(np.max(finite)) if finite.size else 1.0
-    _panel(ax1, _regime_text(eps, float(thr)), "upper right" if x < y else "upper left", title_size=9.5,
+    _panel(ax1, _regime_text(eps, thr), "upper right" if x < y else "upper left", title_size=9.5,
            xlabel="intermediate mean $z$", ylabel="cost per pull", ylim=(0, max(top, 1e-3)), xlim=(lo, hi))
 
     grid = np.logspace(-3, 2, 400)
