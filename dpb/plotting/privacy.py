@@ -195,7 +195,7 @@ def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: in
             title=f"{pol.name}, $\\varepsilon = {pol.eps:g}$, leader adversary")
     ax1.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize="small")
     floor = 1e-30
-    pv = np.array([prefix_law_test(trL, trR, s)["pvalue"] for s in steps])
+    pv = np.array([prefix_law_test(trL, trR, int(s))["pvalue"] for s in steps])
     ax2.semilogy(steps, np.maximum(pv, floor), "o-", ms=3, color=color("p-value"),
                  label=f"p-value (shown at {floor:g} when below)")
     ax2.axhline(1e-3, color="grey", ls="--", lw=0.8, label="false-alarm rate 0.001")
@@ -240,7 +240,7 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
     pol, T, t_star, runs = _game_args(policy, eps, T, t_star, runs, min_T=4, min_runs=20)
     r, rp = audit_lists_default(T, t_star, pattern)
     res = audit_lists(pol, r, rp, runs, seed)
-    tr1, tr2 = res.transcripts
+    tr1, tr2 = res.transcripts  # type: ignore[misc]  # audit_lists keeps both samples
     fig, (ax1, ax2) = new_figure(2, height=3.9)
     steps = np.arange(1, T + 1)
     ax1.plot(steps, _arm_share(tr1), "o-", ms=3, color=color("list"), label=r"list $\mathbf{r}$")
