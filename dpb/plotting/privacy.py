@@ -12,7 +12,6 @@ from ..audit import audit_lists, audit_lists_default, make_audit_policy, prefix_
 from ..batching import DoublingSchedule, make_schedule
 from ..interaction import LeaderAdversary, run_game
 from ..privacy import continual_release_log_ratio, partial_sums
-from . import _checks
 from .style import color, new_figure
 
 __all__ = [
@@ -331,6 +330,3 @@ def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max
             title="the price of forgetting")
     ax2.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap
