@@ -411,7 +411,7 @@ def test_long_profile_findings(tiny_fig1):
 
 
 @pytest.mark.parametrize("target,kwargs,param", [
-    ("dpb.plotting.privacy:release_starts", {"T": 2**31, "schedule": "steps"}, "T"),  # 16 GiB
+    ("dpb.chapters.privacy:release_starts", {"T": 2**31, "schedule": "steps"}, "T"),  # 16 GiB
     ("dpb.plotting.lower_bound:plot_lower_bound_constants", {"n_eps": 2**31}, "n_eps"),  # 16 GiB
 ])
 def test_figure_sizes_are_bounded_before_allocating(worker, target, kwargs, param):
