@@ -1046,6 +1046,10 @@ def module_specs() -> list[Spec]:
                 points=size(2, 200, optional=True),
             ),
         ),
+        S(
+            "dpb.chapters.algorithms:formula_sizes",
+            dict(n0=size(1, 20), alpha=galpha.but(optional=False), count=size(1, 200)),
+        ),
         S("dpb.audit:private_policies", {}),
         S("dpb.reference:reference_policies", {}),
         S("dpb.policies:policy_class", dict(policy=POLICY_NAME)),
@@ -3013,7 +3017,18 @@ def tail_specs() -> list[Spec]:
             "dpb.chapters.regret:scaled_pulls",
             dict(
                 runs=decomposed,
-                stat=Kind(st.sampled_from(["mean", "m        S(
+                stat=Kind(st.sampled_from(["mean", "median"]), bad=("max", None, 3), optional=True),
+                horizons=Kind(
+                    st.sampled_from([(1000,), (100, 1000)]),
+                    edge=((),),
+                    bad=((7,), (NAN,), ("x",), 3),
+                    optional=True,
+                ),
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
             "dpb.chapters.regret:book_runs",
             dict(
                 instance=Kind(
