@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -298,7 +299,7 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
 MAX_FORMULA_SIZES = 200
 
 
-def formula_sizes(n0: int, alpha, count: int) -> list:
+def formula_sizes(n0: int, alpha: float | Fraction, count: int) -> list[int]:
     r"""The first ``count`` batch sizes of :prf:ref:`def-batch-schedule`, in exact rational arithmetic.
 
     :math:`n_m = \lceil n_0 (\alpha^{m+1} - 1) / (\alpha - 1) \rceil` and

@@ -114,8 +114,7 @@ def game_curves(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: 
     adv = LeaderAdversary()
     trL = run_game(pol, adv, t_star, "L", runs, T, seed=seed)
     trR = run_game(pol, adv, t_star, "R", runs, T, seed=seed, offset=runs)
-    steps = np.arange(1, T + 1)
-    pv = np.array([prefix_law_test(trL, trR, s)["pvalue"] for s in steps])
+    pv = np.array([prefix_law_test(trL, trR, s)["pvalue"] for s in range(1, T + 1)])
     return {"policy": pol, "T": T, "t_star": t_star, "runs": runs, "same_L": _same_as(trL, t_star),
             "same_R": _same_as(trR, t_star), "pvalues": pv}
 
@@ -136,6 +135,7 @@ def audit_curves(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T:
     pol, T, t_star, runs = _game_args(policy, eps, T, t_star, runs, min_T=4, min_runs=20)
     r, rp = audit_lists_default(T, t_star, pattern)
     res = audit_lists(pol, r, rp, runs, seed)
+    assert res.transcripts is not None  # audit_lists keeps the transcripts of both lists
     tr1, tr2 = res.transcripts
     return {"policy": pol, "T": T, "t_star": t_star, "runs": runs, "result": res,
             "share": _arm_share(tr1), "share_prime": _arm_share(tr2)}

@@ -6,6 +6,8 @@ these numbers and :mod:`dpb.widgets.regret` lets the reader pick the configurati
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._validate import as_choice, as_directory, as_float_array, as_instance, as_int
@@ -118,7 +120,8 @@ def book_runs(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUC
                        directory=directory)
 
 
-def scaled_pulls(runs: DecomposedRuns, stat: str = "mean", horizons=(10**4, 10**6, 10**8)) -> np.ndarray:
+def scaled_pulls(runs: DecomposedRuns, stat: str = "mean",
+                 horizons: Sequence[int] = (10**4, 10**6, 10**8)) -> np.ndarray:
     r"""The pulls of each sub-optimal arm on the scale of the bounds, at a few horizons.
 
     :math:`N_i(t)\, d_\varepsilon(\mu_i, \mu^\star) / \log t` for the arms ``2..K`` of ``runs``

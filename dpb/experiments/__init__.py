@@ -63,15 +63,3 @@ from .tables import *  # noqa: F403
 
 __all__ = ["default_results_dir", *specs.__all__, *store.__all__, *execution.__all__, *scale.__all__,
            *tables.__all__, *files.__all__]
-
-#: chapter 7's verdict and cost table moved to :mod:`dpb.chapters.experiments` (the numbers only that
-#: chapter shows); their old names here still work, read from there on first use
-_MOVED = ("verdict_facts", "verdict_table", "cost_table")
-
-
-def __getattr__(name: str):
-    if name in _MOVED:  # imported here, not at the top: dpb.chapters.experiments imports this package
-        from ..chapters import experiments as chapter
-
-        return getattr(chapter, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
