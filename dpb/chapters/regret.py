@@ -6,14 +6,16 @@ these numbers and :mod:`dpb.widgets.regret` lets the reader pick the configurati
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import as_choice, as_directory, as_float_array, as_instance, as_int
 from ..batching import PolynomialSchedule
 from ..bounds import lower_bound_constant
-from ..environments import as_bandit
+from ..environments import BernoulliBandit, as_bandit
 from ..regret import DEFAULTS, TERMS, DecomposedRuns, cached_runs, horizon_grid
 
 __all__ = ["POLYNOMIAL", "alpha_tradeoff", "book_runs", "scaled_pulls"]
@@ -24,14 +26,14 @@ POLYNOMIAL = "polynomial"
 
 def alpha_tradeoff(
     policy: str,
-    env,
+    env: BernoulliBandit | str | ArrayLike,
     *,
     eps: float,
-    alphas=(1.1, 1.5, 2, 3),
-    horizons=(10**4, 10**6, 10**8),
+    alphas: ArrayLike = (1.1, 1.5, 2, 3),
+    horizons: ArrayLike = (10**4, 10**6, 10**8),
     runs: int | None = None,
     seed: int | None = None,
-    directory=None,
+    directory: str | os.PathLike[str] | None = None,
 ) -> dict:
     """Regret at a few horizons as a function of the batch ratio ``alpha`` (cached runs).
 
@@ -56,7 +58,8 @@ def alpha_tradeoff(
     if directory is not None:
         as_directory("directory", directory)
     T = int(horizons.max())
-    grid = np.union1d(horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T)), horizons)
+    grid = np.union1d(horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T)),  # type: ignore[arg-type]
+                      horizons)  # (DEFAULTS holds ints and floats: these two are ints)
     keys = ("mean", "median", "q_low", "q_high", "sem", "pre_mean", "post_mean")
     out = {k: np.empty((alphas.size, horizons.size)) for k in keys}
     phases = np.empty(alphas.size)
@@ -87,7 +90,8 @@ def alpha_tradeoff(
     }
 
 
-def book_runs(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUCB", *, directory=None,
+def book_runs(instance: BernoulliBandit | str | ArrayLike = "mu2", eps: float = 0.25, alpha: float | str = 2,
+              policy: str = "DP-KLUCB", *, directory: str | os.PathLike[str] | None = None,
               runs: int | None = None, T: int | None = None) -> DecomposedRuns:
     """The book's standard runs (:data:`dpb.regret.DEFAULTS`) of one configuration, from the cache.
 
