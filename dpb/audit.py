@@ -777,10 +777,3 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
 
     return {"statistic": stat, "dof": int(dof), "pvalue": float(stats.chi2.sf(stat, dof))}
 
-
-# ``dpb.audit(...)`` is ambiguous (two audits): a call says which function to use
-from ._callable import make_callable  # noqa: E402
-
-make_callable(__name__, None, "dpb.audit is a module: call dpb.audit_policy(policy, ...) to audit a policy "
-              "(eps=... is its budget, claimed_eps=... the claim checked), or dpb.audit.audit(tr1, tr2, "
-              "t_star) on two transcripts")

@@ -7,6 +7,7 @@ compares the result with the local pool bit for bit.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -485,7 +486,7 @@ def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
     ``dpb._jit.KERNEL_RUNS``); the worker's record of warmed policies is emptied for the test and
     must exist (it was reset with ``raising=False``: renamed, the reset did nothing, and whether IMED
     was warmed depended on the tests run before in the same process)."""
-    import dpb.simulate as simulating
+    simulating = importlib.import_module("dpb.simulate")  # the module: ``dpb.simulate`` is its function
     from dpb.experiments import execution
 
     burn = 0.4  # CPU-s

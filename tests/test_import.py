@@ -36,7 +36,7 @@ def test_every_public_name_resolves():
         assert name in dir(dpb)
     from dpb import Result, audit, make_policy, simulate  # noqa: F401 - the import is the test
 
-    assert dpb.simulate.Result is Result
+    assert dpb.simulate is simulate and simulate.__module__ == "dpb.simulate"  # the function
     assert dpb.Result is Result
 
 
@@ -92,19 +92,35 @@ def test_import_dpb_stays_light():
     assert out.strip() == "[]"
 
 
-def test_the_verbs_are_callable_at_the_top_level_whatever_was_imported_first():
-    code = """
-import dpb.simulate as S                     # the module first: it must stay the module
-from dpb.simulate import Result, simulate as f
+@pytest.mark.parametrize(
+    "first",
+    [
+        "import dpb.simulate",  # the import system binds the submodule to the package: it must not stay
+        "from dpb.simulate import Result",
+        "from dpb.experiments import run",  # a module of the package that imports dpb.simulate
+        "import dpb",
+        "from dpb import simulate",
+    ],
+)
+def test_simulate_is_the_function_whatever_was_imported_first(first):
+    code = f"""
+{first}
+import importlib, inspect, sys, types
 import dpb
+import dpb.simulate as S                     # reads the package's attribute: the function
+from dpb.simulate import Result, estimate_cost, simulate as f
 from dpb import simulate
+module = sys.modules["dpb.simulate"]
 r1 = dpb.simulate("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, eps=0.5)
 r2 = simulate("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, eps=0.5)
-r3 = f("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, params={"eps": 0.5})
-print(S.Result is Result, isinstance(r1, S.Result), r1.same_as(r2) and r1.same_as(r3),
+r3 = f("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, params={{"eps": 0.5}})
+print(type(dpb.simulate) is types.FunctionType, dpb.simulate is S is simulate is f is module.simulate,
+      isinstance(module, types.ModuleType) and importlib.import_module("dpb.simulate") is module,
+      module.Result is Result and isinstance(r1, Result), r1.same_as(r2) and r1.same_as(r3),
+      "max_seconds" in inspect.signature(dpb.simulate).parameters, estimate_cost is module.estimate_cost,
       callable(dpb.audit_policy), dpb.run is dpb.experiments.run, dpb.load is dpb.experiments.load)
 """
-    assert python_output(code).split() == ["True"] * 6
+    assert python_output(code).split() == ["True"] * 10
 
 
 def test_plotting_without_matplotlib_names_the_extra():

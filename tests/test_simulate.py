@@ -1,6 +1,7 @@
 """Tests of dpb.simulate: exact horizon and checkpoints, reproducibility, persistence, errors."""
 
 import functools
+import importlib
 
 import numpy as np
 import pytest
@@ -9,7 +10,15 @@ import dpb
 from dpb import experiments as E
 from dpb.environments import BernoulliBandit, instance
 from dpb.policies import DPIMED, make_policy, registered
-from dpb.simulate import Result, checkpoint_grid, child_seeds, run_generators, simulate, simulate_trace
+from dpb.simulate import (
+    Result,
+    checkpoint_grid,
+    child_seeds,
+    estimate_cost,
+    run_generators,
+    simulate,
+    simulate_trace,
+)
 
 ALL = [
     ("DP-KLUCB", {"eps": 0.25}),
@@ -287,7 +296,7 @@ def test_doubling_and_schedule_bounds_are_logarithmic():
                                            ("Lazy-DP-TS", 10**9, 20), ("IMED", 10**6, 10**6)])
 def test_hours_are_refused_before_any_work(name, T, runs, monkeypatch):
     """Refused with T, runs, the estimate and the limit named, and before any simulation."""
-    import dpb.simulate as S
+    S = importlib.import_module("dpb.simulate")  # the module: ``dpb.simulate`` is its function
 
     def never(*args, **kwargs):  # pragma: no cover - reached only by a broken check
         raise AssertionError("the simulation started")
@@ -390,10 +399,10 @@ def test_policy_parameters_as_keywords_are_the_params_dict():
     b = dpb.simulate("DP-KLUCB", "mu2", 20_000, runs=3, seed=7, params={"eps": 0.5, "alpha": 3, "n0": 2})
     assert a.same_as(b)
     assert (
-        dpb.simulate.estimate_cost("DP-IMED", "mu1", 10**6, eps=0.5).seconds
-        == dpb.simulate.estimate_cost("DP-IMED", "mu1", 10**6, params={"eps": 0.5}).seconds
+        estimate_cost("DP-IMED", "mu1", 10**6, eps=0.5).seconds
+        == estimate_cost("DP-IMED", "mu1", 10**6, params={"eps": 0.5}).seconds
     )
-    trace = dpb.simulate.simulate_trace("DP-IMED", "mu2", 500, seed=1, eps=1.0)
+    trace = simulate_trace("DP-IMED", "mu2", 500, seed=1, eps=1.0)
     assert trace.params["eps"] == 1.0
 
 

@@ -1,5 +1,6 @@
 """The shared validators of ``dpb._validate`` (one module for every argument check)."""
 
+import importlib
 from fractions import Fraction
 
 import numpy as np
@@ -8,10 +9,11 @@ import pytest
 import dpb
 import dpb.experiments as E
 from dpb import _validate as V
-from dpb import simulate
 from dpb.batching import GeometricSchedule
 from dpb.coupling import simulate_coupled_environment
 from dpb.policies import DPIMED, KLUCB, base
+
+S = importlib.import_module("dpb.simulate")  # the module (``dpb.simulate`` is its function)
 
 
 def test_check_real_and_check_eps_are_the_policies_checks():
@@ -106,9 +108,9 @@ def test_messages_print_plain_numbers(call):
 
 
 FLAGS = [
-    (lambda v: simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, fast=v), "fast"),
-    (lambda v: simulate.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, progress=v), "progress"),
-    (lambda v: simulate.estimate_cost("DP-IMED", "mu1", 1000, params={"eps": 0.5}, fast=v), "fast"),
+    (lambda v: S.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, fast=v), "fast"),
+    (lambda v: S.simulate("DP-IMED", "mu1", 1000, params={"eps": 0.5}, progress=v), "progress"),
+    (lambda v: S.estimate_cost("DP-IMED", "mu1", 1000, params={"eps": 0.5}, fast=v), "fast"),
     (lambda v: E.run([], "/tmp", progress=v), "progress"),
     (lambda v: E.run([], "/tmp", force=v), "force"),
     (lambda v: __import__("dpb.bounds").bounds.upper_bound_constant([0.7, 0.3], 0.5, 2, strict=v), "strict"),

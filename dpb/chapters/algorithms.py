@@ -13,12 +13,14 @@ Lazy-DP-TS).
 from __future__ import annotations
 
 import functools
+import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import (as_choice, as_counts, as_int, as_positive, as_probability, check_elements, check_eps,
-                         plain)
+from .._validate import (as_choice, as_counts, as_exact, as_int, as_positive, as_probability, check_elements,
+                         check_eps, plain)
 from ..batching import (BatchSchedule, DoublingSchedule, GeometricSchedule, PolynomialSchedule, make_schedule,
                         phases_to_reach)
 from ..environments import instance_names
@@ -32,6 +34,7 @@ __all__ = [
     "noise_monte_carlo",
     "forgetting_comparison",
     "schedule_comparison",
+    "formula_sizes",
     "trace_for",
     "trace_rows",
 ]
@@ -297,6 +300,33 @@ def schedule_comparison(n0: int = 1, alpha: float = 2.0, power: float = 2, n_max
     for name, s in scheds.items():
         out[name] = {"schedule": s, "phases": phases_to_reach(ns, s), "sizes": s.sizes_until(n_max)}
     return out
+
+
+#: Most batch sizes :func:`formula_sizes` computes (exact rationals: ``alpha ** count`` grows fast).
+MAX_FORMULA_SIZES = 200
+
+
+def formula_sizes(n0: int, alpha: float | Fraction, count: int) -> list[int]:
+    r"""The first ``count`` batch sizes of :prf:ref:`def-batch-schedule`, in exact rational arithmetic.
+
+    :math:`n_m = \lceil n_0 (\alpha^{m+1} - 1) / (\alpha - 1) \rceil` and
+    :math:`B_m = n_m - n_{m-1}` (:math:`n_{-1} = 0`), for :math:`m = 0, \dots,` ``count - 1``, with
+    ``alpha`` read as the decimal it prints as (``1.1`` is 11/10, not the nearest double) and every
+    step a :class:`fractions.Fraction` (Azize et al., Section 4).  The formula written out, which
+    chapter 4 checks :func:`dpb.batching.batch_sizes` (the schedule the policies run) against.
+
+    Examples
+    --------
+    >>> formula_sizes(2, 1.5, 5)
+    [2, 3, 5, 7, 10]
+    """
+    n0 = as_int("n0", n0, minimum=1, maximum=10**9)
+    a = as_exact("alpha", alpha)
+    if not a > 1:
+        raise ValueError(f"alpha must be > 1 (geometric growth), got {plain(alpha)!r}")
+    count = as_int("count", count, minimum=1, maximum=MAX_FORMULA_SIZES)
+    n = [math.ceil(n0 * (a ** (m + 1) - 1) / (a - 1)) for m in range(count)]
+    return [n[0]] + [n[m] - n[m - 1] for m in range(1, count)]
 
 
 def _check_policy_env(policy: str, env: str) -> None:

@@ -7,17 +7,18 @@ these numbers and :mod:`dpb.widgets.regret` lets the reader pick the configurati
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validate import as_directory, as_float_array
+from .._validate import as_choice, as_directory, as_float_array, as_instance, as_int
 from ..batching import PolynomialSchedule
 from ..bounds import lower_bound_constant
 from ..environments import BernoulliBandit, as_bandit
 from ..regret import DEFAULTS, TERMS, DecomposedRuns, cached_runs, horizon_grid
 
-__all__ = ["POLYNOMIAL", "alpha_tradeoff", "book_runs"]
+__all__ = ["POLYNOMIAL", "alpha_tradeoff", "book_runs", "scaled_pulls"]
 
 #: The menu value that selects the polynomial schedule B_m = (m+1)^3 in :func:`book_runs`.
 POLYNOMIAL = "polynomial"
@@ -121,3 +122,31 @@ def book_runs(instance: BernoulliBandit | str | ArrayLike = "mu2", eps: float = 
         raise ValueError(f"alpha must be > 1, got {a!r}")
     return cached_runs(policy, instance, eps=eps, alpha=int(a) if a.is_integer() else a, T=T, runs=runs,
                        directory=directory)
+
+
+def scaled_pulls(runs: DecomposedRuns, stat: str = "mean",
+                 horizons: Sequence[int] = (10**4, 10**6, 10**8)) -> np.ndarray:
+    r"""The pulls of each sub-optimal arm on the scale of the bounds, at a few horizons.
+
+    :math:`N_i(t)\, d_\varepsilon(\mu_i, \mu^\star) / \log t` for the arms ``2..K`` of ``runs``
+    (the book's instances list their best arm first), at each horizon of ``horizons`` (points of
+    ``runs.grid``), averaged over the runs (``stat="mean"``) or their median (``"median"``).  The
+    lower bound (:prf:ref:`thm-lower-bound`) puts the mean at 1 or above in the limit, the upper
+    bound (:prf:ref:`thm-upper-bound`) at ``alpha`` or below.  Returns an array of shape
+    ``(len(horizons), K - 1)``.
+    """
+    as_instance("runs", runs, DecomposedRuns, "dpb.regret.DecomposedRuns (dpb.chapters.regret.book_runs)")
+    as_choice("stat", stat, ("mean", "median"))
+    means = np.asarray(runs.means, dtype=float)
+    if means[0] < means.max():
+        raise ValueError(f"runs: the first arm must be a best arm (the sub-optimal arms are 2..K), got means "
+                         f"{means.tolist()}")
+    as_instance("horizons", horizons, (list, tuple, np.ndarray), "a sequence of horizons on runs.grid")
+    hs = [as_int("horizons", t, minimum=1) for t in np.asarray(horizons, dtype=object).ravel()]
+    off = [t for t in hs if t not in set(runs.grid.tolist())]
+    if off:
+        raise ValueError(f"horizons must be points of runs.grid ({runs.grid[0]} to {runs.grid[-1]}), "
+                         f"got {off}")
+    cols = [runs.at(t) for t in hs]
+    x = runs.normalised_pulls()[:, cols, 1:] / runs.constants()["lower_pulls"][1:]
+    return x.mean(axis=0) if stat == "mean" else np.median(x, axis=0)
