@@ -253,6 +253,16 @@ class _FailsInAWorker(BatchedPrivatePolicy):
         raise ValueError("eps must be ... (a deliberate failure)")
 
 
+class _SlowInAWorker(BatchedPrivatePolicy):
+    """UCB, 0.2 s an index: its chunks take seconds, so the failure of another comes first."""
+
+    name = "Slow-In-A-Worker"
+
+    def private_index(self, x, n, t, releases):
+        time.sleep(0.2)
+        return x + np.sqrt(np.log(t) / (2 * n))
+
+
 def test_a_worker_dead_before_its_task_is_named_by_submit():
     """A worker killed after ``free()`` counted it idle and before ``submit()`` (a race a run under
     load can hit): the error names the worker process, as ``free()`` does, not 'no idle worker'."""
@@ -277,7 +287,10 @@ def test_a_worker_dead_before_its_task_is_named_by_submit():
 def test_a_failing_chunk_stops_the_pool_and_names_the_cell(tmp_path):
     import multiprocessing as mp
 
-    good = list(tiny(T=20000, runs=5, algorithms=("Lazy-DP-TS", "IMED")).cells)
+    # and cells whose chunks take seconds whatever the machine: with warm kernels, the paper's
+    # policies alone finished every chunk before the failing one had loaded its policy's file
+    good = list(tiny(T=20000, runs=5, algorithms=("Lazy-DP-TS", "IMED")).cells) + [
+        E.Cell.make(_SlowInAWorker, env, 2000, 4, {"eps": 0.5}) for env in ("mu1", "mu2", "mu3")]
     # a Cell validates its fields, so the failure comes from a policy's code; a long horizon, so
     # that it is the first chunk to start
     bad = E.Cell.make(_FailsInAWorker, "mu1", 10**7, 2, {"eps": 0.5})
