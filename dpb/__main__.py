@@ -419,9 +419,7 @@ def _check_scheduler(args):
         raise ValueError("argument --scheduler: needs the Python package 'distributed' "
                          "(pip install 'dask[distributed]')") from None
     if not args.verbose:  # a lost scheduler is one line; --verbose shows the Dask log
-        from .experiments.execution import quiet_dask_logs
-
-        quiet_dask_logs()
+        E.quiet_dask_logs()
     address = args.scheduler.strip()
     try:
         return E.connect(address, timeout=SCHEDULER_TIMEOUT)

@@ -1497,6 +1497,8 @@ NOT_FUZZED = {
     "dpb.experiments.ChunkError": "an exception class raised by run (tests/test_cli.py makes chunks fail)",
     "dpb.experiments.SchedulerLostError": "an exception class raised by run when the Dask scheduler goes "
     "away (tests/test_dask_robust.py kills one)",
+    "dpb.experiments.Backend": "a typing.Protocol (no instances): the methods every backend of run "
+    "has; tests/test_execution.py checks the three backends against it",
     "dpb.plans.PlanError": "the exception class of a bad plan (the user_plan specs below raise it)",
     "dpb.policies.registry.PolicyFileError": "an exception class raised by load_policy (the policy_file "
     "specs load failing files)",
@@ -1856,6 +1858,7 @@ def tail_specs() -> list[Spec]:
             ),
             aliases={"scheduler": ("Dask",)},
         ),
+        S(ex + "quiet_dask_logs", {}),
         S(
             ex + "load",
             dict(

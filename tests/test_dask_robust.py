@@ -205,10 +205,10 @@ def test_a_scheduler_lost_while_counting_workers_is_the_same_one_line_error():
     # (Seen once under load in the test above: a traceback ending in CommClosedError.)
     from distributed.comm.core import CommClosedError
 
-    from dpb.experiments.execution import _Dask
+    from dpb.experiments.dask import _Dask
 
     class GoneClient:
-        def nthreads(self):
+        def nthreads(self, callback_timeout=None):  # (asked within a bound)
             raise CommClosedError("in <TCP (closed) ConnectionPool.ncores>: Connection reset by peer")
 
     backend = object.__new__(_Dask)
