@@ -57,6 +57,7 @@ from .specs import (
     MAX_RUNS,
     MAX_SEED,
     MAX_T,
+    PAPER_RUNS,
     Cell,
     Experiment,
     Setting,
@@ -76,6 +77,7 @@ __all__ = [
     "paper_file",
     "read_spec",
     "override",
+    "experiments_from_options",
     "build",
     "read_experiment",
     "as_experiment",
@@ -392,6 +394,101 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
     raw.update({k: v for k, v in (("horizon", horizon), ("runs", runs)) if v is not None})
     raw.setdefault("name", "experiment")
     return _check(raw, "the command line's experiment" if spec is None else "experiment (with the options)")
+
+
+def experiments_from_options(target: str | None, *, name: str | None = None, means: Iterable | None = None,
+                             eps: Iterable | None = None, policies: Iterable | None = None,
+                             params: Iterable = (), horizon: int | None = None, runs: int | None = None,
+                             n_eps: int | None = None, extra_policies: Iterable = ()) -> list:
+    """The experiments the options of ``dpb run``, ``status`` and ``export`` describe, each a
+    :class:`FileExperiment`: the paper's files (``target`` one of ``fig1``, ``appendix``,
+    ``eps-sweep``, or ``all`` for the three), an experiment file (``target`` its path), or the
+    options alone (``target`` None), with the options on top (:func:`override`).
+
+    ``params`` holds ``(policy, table)`` pairs (``--params``): a table of a named policy updates its
+    parameters, a table of ``None`` goes to every policy of the experiment that takes all its keys.
+    ``n_eps`` (``--n-eps``) makes the budgets the grid 1/n, ..., 1 of the eps-sweep and of an
+    experiment of one's own (not of fig1 and appendix); ``extra_policies`` (``--policy``) are added
+    to every experiment but the eps-sweep.  Without a file, ``means``, ``eps``, ``policies`` and
+    ``horizon`` are required and ``runs`` defaults to the paper's 20.
+
+    Raises ``ValueError`` naming the option (``argument --means: ...``) for a missing or conflicting
+    option, a parameter no policy takes, or a policy file named without its class.
+    """
+    extra_policies = list(extra_policies)
+    _policy_hint([*extra_policies, *(policies or [])])
+    full = {"name": name, "means": means, "eps": eps, "policies": policies}
+    by_name: dict = {}
+    for policy, table in params:
+        by_name.setdefault(policy, {}).update(table)
+    described = any(v is not None for v in full.values()) or bool(by_name)
+    if target is None and not described:
+        raise ValueError("give an experiment file (dpb run my.toml), a paper experiment (fig1, appendix, "
+                         "eps-sweep, all) or describe one with --means, --eps, --policies and --horizon")
+    names = list(EXPERIMENT_NAMES) if target == "all" else [target]
+    if target == "all" and described:
+        raise ValueError("--name/--means/--eps/--policies/--params describe one experiment, not 'all'")
+    exps = []
+    for target_name in names:
+        spec = None if target_name is None else read_spec(target_name)
+        given = {"--means": means, "--eps": eps, "--policies": policies, "--horizon": horizon}
+        missing = [o for o, v in given.items() if v is None and spec is None]
+        if missing:
+            raise ValueError(f"argument {missing[0]}: without an experiment file, give --means, --eps, "
+                             f"--policies and --horizon (missing: {', '.join(missing)})")
+        sweep = target_name == "eps-sweep"
+        exps.append(build(override(
+            spec, name=name, means=means, eps=eps, policies=policies,
+            eps_grid=n_eps if sweep or target_name not in EXPERIMENT_NAMES else None,
+            params=_params_by_policy(by_name, spec, policies), horizon=horizon,
+            runs=runs if runs is not None else (None if spec is not None else PAPER_RUNS),
+            extra_policies=() if sweep else tuple(extra_policies))))
+    return exps
+
+
+def _params_by_policy(params: Mapping, spec: Mapping | None, policies: Iterable | None) -> dict:
+    """``--params`` by policy name: ``alpha=3`` (policy None) goes to every policy taking ``alpha``
+    (of ``policies``, else of ``spec``)."""
+    from .._params import policy_parameter_names
+
+    names = list(policies) if policies is not None else (spec["policies"] if spec else [])
+    out: dict = {}
+    for policy, table in params.items():
+        if policy is not None:
+            out.setdefault(policy, {}).update(table)
+            continue
+        takers = []
+        for name in names:
+            accepted = policy_parameter_names(name) or ()
+            if set(table) <= set(accepted):
+                out.setdefault(name, {}).update(table)
+                takers.append(name)
+        if not takers:
+            raise ValueError(f"argument --params: no policy of the experiment takes {', '.join(table)} "
+                             f"(write POLICY:{next(iter(table))}=...)")
+    for policy, table in out.items():
+        if "eps" in table:
+            raise ValueError(f"argument --params: eps of {policy} is set by --eps (the settings' budgets)")
+    return out
+
+
+def _policy_hint(policies: Iterable) -> None:
+    """``--policy my_policy.py`` without ``:Class``: say how to name the class (and which ones the
+    file defines, when it can be read)."""
+    for spec in policies:
+        if spec.endswith(".py") and ":" not in spec:
+            import ast
+
+            classes = []
+            try:
+                tree = ast.parse(Path(spec).expanduser().read_text())
+                classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+            except (OSError, SyntaxError, ValueError):
+                pass
+            which = f" (it defines {', '.join(classes)})" if classes else ""
+            example = f"{spec}:{classes[0] if classes else 'MyPolicy'}"
+            raise ValueError(f"argument --policy: {spec!r} names a file but not the policy class in "
+                             f"it{which}: write FILE.py:CLASS, e.g. --policy {example}")
 
 
 # ----------------------------------------------------------------------------------------------
