@@ -28,7 +28,7 @@ from . import experiments as E
 from .experiments import files as F
 from ._jit import jit_enabled
 from ._version import __version__
-from .experiments.execution import check_chunk_costs
+from .experiments.execution import _check_chunk_costs
 from .experiments.scale import min_runs
 from .policies.registry import PolicyFileError
 from .simulate import MAX_SECONDS
@@ -128,7 +128,7 @@ def _check_work(args, exps: list) -> None:
     advice = ("use a smaller --horizon or --runs, or pass --max-seconds none (or a larger limit) to run "
               "it anyway")
     try:
-        check_chunk_costs(chunks, args.max_seconds, advice)
+        _check_chunk_costs(chunks, args.max_seconds, advice)
     except ValueError as exc:
         raise ValueError(f"argument --horizon/--runs: {exc}") from None
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numba
 
+__all__ = ["weighted_sums"]  # for dpb.estimates only (a private module)
+
 
 @numba.njit(cache=True)
 def weighted_sums(counts, x, out):

@@ -614,10 +614,10 @@ def file_state(path: str | os.PathLike[str], expected: Mapping) -> str:
     *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
     """
     as_instance("expected", expected, Mapping, "mapping")
-    return read_checked(as_path("path", path), expected)[0]
+    return _read_checked(as_path("path", path), expected)[0]
 
 
-def read_checked(path: Path, expected: Mapping) -> tuple:
+def _read_checked(path: Path, expected: Mapping) -> tuple:
     """``(state, meta, arrays)`` of the result file at ``path``: :func:`file_state`'s answer, and
     when it is ``"done"`` the metadata and every array, read once (unvalidated arguments)."""
     if not path.is_file():

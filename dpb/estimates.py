@@ -74,6 +74,8 @@ from ._validate import as_finite, as_instance, as_int, as_real, check_elements
 
 __all__ = [
     "BLOCK_EDGES",
+    "N_BOOT",
+    "BOOT_SEED",
     "PAPER_RUNS",
     "DEFAULT_CAP",
     "MeanEstimate",

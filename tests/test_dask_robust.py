@@ -237,6 +237,6 @@ def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path):
         report = E.run(cell, tmp_path / "dask", scheduler=client, progress=False)
     assert report.computed == 1
     E.run(cell, tmp_path / "local", jobs=1, progress=False)
-    a = E.store.load_cell(cell, tmp_path / "dask", E.DEFAULT_SEED)
-    b = E.store.load_cell(cell, tmp_path / "local", E.DEFAULT_SEED)
+    a = E.store._load_cell(cell, tmp_path / "dask", E.DEFAULT_SEED)
+    b = E.store._load_cell(cell, tmp_path / "local", E.DEFAULT_SEED)
     assert np.array_equal(a.regret, b.regret) and np.array_equal(a.pulls, b.pulls)

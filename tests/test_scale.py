@@ -13,7 +13,7 @@ import pytest
 from dpb import experiments as E
 from dpb.experiments import scale as S
 from dpb.estimates import BLOCK_EDGES, mean_interval
-from dpb.experiments.store import load_cell
+from dpb.experiments.store import _load_cell
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ def test_decision_matches_the_rule_on_the_cached_runs(small):
         assert (n, ok) == (ce.runs, ce.converged)
         assert est == ce.estimate
         # the runs are those of an ordinary cell of that size
-        plain = load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
+        plain = _load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
         assert np.array_equal(plain.final_regret, x)
 
 

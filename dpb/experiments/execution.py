@@ -28,12 +28,12 @@ from .._interrupts import watching
 from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
 from ..cost import MAX_SECONDS, check_cost, estimate_cost
-from .compute import simulate_chunk
+from .compute import _simulate_chunk
 from . import store
 from .dask import SchedulerLostError, connect  # noqa: F401 - defined here once: still importable
 from .dask import _Dask, _scheduler_address
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, policy_file
-from .store import ExperimentResults, out_dir, chunk_status, claim, load
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _policy_file
+from .store import ExperimentResults, _out_dir, chunk_status, claim, load
 
 __all__ = ["RunReport", "ChunkError", "Backend", "run", "ensure", "chunk_time_limit", "MAX_JOBS",
            "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
@@ -160,7 +160,7 @@ def _policy_of(cell: Cell):
         cls = policy_class(cell.policy)
     except ValueError:  # not loaded in this process yet (a worker)
         return cell.source
-    return cls if policy_file(cls) == cell.source else cell.source
+    return cls if _policy_file(cls) == cell.source else cell.source
 
 
 #: the policies whose compiled kernels this process has loaded (:func:`_warm_kernels`)
@@ -196,7 +196,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     c0 = time.thread_time()
     policy = _policy_of(cell) if policy_bytes is None else __import__("pickle").loads(policy_bytes)
     with _time_limit(seconds):
-        res = simulate_chunk(policy, cell.bandit(), cell.T, cell.params, cell.digest, seed, start, stop)
+        res = _simulate_chunk(policy, cell.bandit(), cell.T, cell.params, cell.digest, seed, start, stop)
     if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
         raise RuntimeError(f"internal error: cell {cell.name} computed {res.policy} on {list(res.means)}, "
                            f"T={res.T}, not what its key says")  # never stored under a wrong key
@@ -207,7 +207,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     return res
 
 
-def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
+def _check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
     """Refuse ``chunks`` (``(cell, start, stop)`` triples) when one is estimated above
     ``max_seconds`` CPU-seconds (``ValueError`` naming the cell, T, runs, the limit and
     ``advice``: how to lift it)."""
@@ -450,7 +450,7 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     """
     progress = as_flag("progress", progress)
     force = as_flag("force", force)
-    out = out_dir(out)
+    out = _out_dir(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     desc = as_text("desc", desc)
@@ -464,7 +464,7 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     if not todo:
         report.wall_seconds = time.perf_counter() - t0
         return report
-    check_chunk_costs(todo, max_seconds)
+    _check_chunk_costs(todo, max_seconds)
     cache.remove_orphan_temporaries(out / "cells")
     for cell, a, b in todo:  # a directory (or other non-file) where a result file belongs: set aside
         path = cell.path(out, a, b)

@@ -61,9 +61,9 @@ from .specs import (
     Cell,
     Experiment,
     Setting,
-    canonical_json,
-    format_T,
-    policy_name,
+    _canonical_json,
+    _format_T,
+    _policy_name,
     experiment,
     paper_params,
     sweep_eps_values,
@@ -310,7 +310,7 @@ def _check_policies(policies, where: str) -> list:
         raise _err(where, f"'policies' must be a non-empty list of policy names (or 'file.py:Class'), got "
                           f"{policies!r}")
     with _named(where, "'policies': "):
-        names = [policy_name(p) for p in policies]
+        names = [_policy_name(p) for p in policies]
     twice = [n for i, n in enumerate(names) if n in names[:i]]
     if twice:
         raise _err(where, f"'policies': {twice[0]} is listed twice")
@@ -320,7 +320,7 @@ def _check_policies(policies, where: str) -> list:
 def _check_params(params, policies: list, where: str) -> dict:
     if not isinstance(params, Mapping):
         raise _err(where, f"'params' must be a table of tables ([params.DP-KLUCB] alpha = 3), got {params!r}")
-    names = {policy_name(p): p for p in policies}
+    names = {_policy_name(p): p for p in policies}
     out = {}
     for key, table in params.items():
         match = [n for n in names if n == key or names[n] == key]
@@ -381,15 +381,15 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
             raw[key] = list(value) if key == "eps" else value  # type: ignore[arg-type]
     if policies is not None:
         raw["policies"] = list(policies)
-        kept = {policy_name(p) for p in raw["policies"]}
+        kept = {_policy_name(p) for p in raw["policies"]}
         raw["params"] = {k: v for k, v in raw.get("params", {}).items() if k in kept}
-    extra = [p for p in extra_policies if policy_name(p) not in {policy_name(q) for q in raw["policies"]}]
+    extra = [p for p in extra_policies if _policy_name(p) not in {_policy_name(q) for q in raw["policies"]}]
     if extra:
         raw["policies"] = [*raw["policies"], *extra]
     if params:
         merged = {k: dict(v) for k, v in raw.get("params", {}).items()}
         for pol, table in params.items():
-            merged.setdefault(policy_name(pol), {}).update(table)
+            merged.setdefault(_policy_name(pol), {}).update(table)
         raw["params"] = merged
     raw.update({k: v for k, v in (("horizon", horizon), ("runs", runs)) if v is not None})
     raw.setdefault("name", "experiment")
@@ -498,8 +498,8 @@ def _describe(spec: dict) -> str:
     inst, eps, pols = spec["instances"], spec["eps"], spec["policies"]
     where = inst[0]["name"] if len(inst) == 1 else f"{len(inst)} instances"
     budgets = f"eps = {eps[0]:g}" if len(eps) == 1 else f"{len(eps)} budgets"
-    who = policy_name(pols[0]) if len(pols) == 1 else f"{len(pols)} policies"
-    what = f"{who} on {where}, {budgets}, T = {format_T(spec['horizon'])}, {spec['runs']} runs"
+    who = _policy_name(pols[0]) if len(pols) == 1 else f"{len(pols)} policies"
+    what = f"{who} on {where}, {budgets}, T = {_format_T(spec['horizon'])}, {spec['runs']} runs"
     return what if spec["title"] == spec["name"] else f"{spec['title']}: {what}"
 
 
@@ -515,11 +515,11 @@ def build(spec: Mapping) -> FileExperiment:
         for eps in spec["eps"]:
             cells = []
             for pol in spec["policies"]:
-                params = {**paper_params(pol, eps), **spec["params"].get(policy_name(pol), {})}
+                params = {**paper_params(pol, eps), **spec["params"].get(_policy_name(pol), {})}
                 cells.append(Cell.make(pol, env, T, runs, params))
             settings.append(Setting(str(label), eps, tuple(cells)))
     return FileExperiment(spec["name"], _describe(spec), tuple(settings), T, runs,
-                          spec_json=canonical_json(spec),
+                          spec_json=_canonical_json(spec),
                           figures=spec["figures"] or _shape_kind(tuple(settings)))
 
 
@@ -590,7 +590,7 @@ def spec_digest(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
     body = {"name": exp.name, "seed": seed,
             "settings": [[s.env, None if math.isnan(s.eps) else s.eps, [[c.key, c.runs] for c in s.cells]]
                          for s in exp.settings]}
-    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    return hashlib.sha256(_canonical_json(body).encode()).hexdigest()
 
 
 def output_stem(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
@@ -643,7 +643,7 @@ def spec_to_toml(spec: Mapping) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_cells(target) -> tuple:
+def _as_cells(target) -> tuple:
     """The distinct cells of anything :func:`as_experiment` accepts (or of an empty list), in order."""
     if isinstance(target, Cell):
         return (target,)

@@ -18,7 +18,7 @@ from .._validate import as_flag
 from .files import FileExperiment, figure_kind, output_stem, spec_to_toml
 from .scale import load_converged
 from .specs import BASELINES, DEFAULT_SEED, OURS, Experiment
-from .store import ExperimentResults, load, out_dir
+from .store import ExperimentResults, load, _out_dir
 from .tables import final_regret_table, format_table, mean_regret_summary, ratio_summary, sweep_table
 
 __all__ = ["write_outputs"]
@@ -191,7 +191,7 @@ def write_outputs(exp: Experiment, out: str | os.PathLike[str] | None = None, *,
     Raises :class:`~dpb.experiments.MissingResultsError` when the results are not all computed."""
     converged, figures = as_flag("converged", converged), as_flag("figures", figures)
     res = (load_converged if converged else load)(exp, out, seed=seed)
-    out = out_dir(out)
+    out = _out_dir(out)
     print(_converged_summary(res) if converged else _summary(res), flush=True)
     stem = output_stem(exp, seed)
     tables = Path(out) / "tables"

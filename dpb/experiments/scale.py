@@ -65,12 +65,12 @@ from ..estimates import (
 from ..simulate import MAX_SECONDS
 from .execution import RunReport
 from .execution import run as run_cells
-from .files import as_cells
+from .files import _as_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, experiment
-from .store import ExperimentResults, MissingResultsError, load_cell, out_dir, chunk_provenance
-from .store import checked_result as _result
+from .store import ExperimentResults, MissingResultsError, _load_cell, _out_dir, chunk_provenance
+from .store import _checked_result as _result
 from .store import final_regret_stats
-from .store import policy_names as _policy_names
+from .store import _policy_names
 
 __all__ = [
     "SCALES",
@@ -324,7 +324,7 @@ def _write_memo(ce: ConvergedEstimate, out: Path, seed: int, cap: int, rel: floa
 def _targets(target) -> tuple:
     """The distinct paper-scale cells of ``target``."""
     seen: dict[Cell, None] = {}
-    for c in as_cells(target):
+    for c in _as_cells(target):
         seen.setdefault(_base(c), None)
     return tuple(seen)
 
@@ -344,7 +344,7 @@ def run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, see
     caller asked for by asking for this scale.
     """
     progress = as_flag("progress", progress)
-    out = out_dir(out)
+    out = _out_dir(out)
     seed = as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     t0 = time.perf_counter()
@@ -367,7 +367,7 @@ def run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, see
             report.cpu_by_policy[k] = report.cpu_by_policy.get(k, 0.0) + v
         for c in list(pending):
             n, checks = pending[c]
-            x = load_cell(replace(c, runs=n), out, seed).final_regret
+            x = _load_cell(replace(c, runs=n), out, seed).final_regret
             est = tail_interval(x, level)
             checks.append((n, est.mean, est.lo, est.hi))
             if est.rel_half_width <= rel or n >= _cell_cap(c, cap):
@@ -385,7 +385,7 @@ def converged_status(target: Any, out: str | os.PathLike[str] | None = None, *, 
                      rel: float = REL_TARGET, level: float = LEVEL) -> dict:
     """Counts ``{"decided": ..., "undecided": ...}`` of the cells of ``target`` at the converged
     scale (a cell is decided when its memo matches the current code, seed and rule)."""
-    out, seed = out_dir(out), as_int("seed", seed, minimum=0)
+    out, seed = _out_dir(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     counts = {"decided": 0, "undecided": 0}
     for c in _targets(target):
@@ -408,14 +408,14 @@ def load_converged(target: Any, out: str | os.PathLike[str] | None = None, *, se
     exp = experiment(target) if isinstance(target, str) else target
     if not isinstance(exp, Experiment):
         raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
-    out, seed = out_dir(out), as_int("seed", seed, minimum=0)
+    out, seed = _out_dir(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     results, estimates = {}, {}
     for cell in exp.cells:
         ce = _read_memo(cell, out, seed, cap, rel, level)
         if ce is None:
             raise MissingResultsError(f"{cell.name} has no converged decision in {out}: run it first")
-        results[cell] = load_cell(replace(cell, runs=ce.runs), out, seed)
+        results[cell] = _load_cell(replace(cell, runs=ce.runs), out, seed)
         estimates[cell] = ce
     return ConvergedResults(exp, results, seed, estimates)
 
