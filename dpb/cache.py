@@ -581,7 +581,7 @@ def cache_key(kind: str, params: dict) -> str:
     return f"{kind}-{digest}"
 
 
-def as_recorded(obj):
+def _as_recorded(obj):
     """``obj`` as a result file records it (JSON: tuples become lists, numpy scalars and arrays plain
     numbers and lists), to compare with what a file holds (:func:`file_state`)."""
     return json.loads(json.dumps(obj, default=json_default))

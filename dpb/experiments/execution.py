@@ -106,7 +106,7 @@ def chunk_time_limit(cell: Cell, start: int, stop: int,
     """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
     number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
     cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
-    cell, start, stop = store.checked_chunk(cell, start, stop)
+    cell, start, stop = store._checked_chunk(cell, start, stop)
     limit = _checked_limit(chunk_seconds)
     if limit != "auto":
         return limit  # type: ignore[return-value]
@@ -458,7 +458,7 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     if scheduler is not None and not hasattr(scheduler, "submit"):
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
-    chunks = store.chunks_of(target)
+    chunks = store._chunks_of(target)
     todo = [(c, a, b) for c, a, b in chunks if force or chunk_status(c, a, b, out, seed=seed) != "done"]
     report = RunReport(total=len(chunks), reused=len(chunks) - len(todo))
     if not todo:

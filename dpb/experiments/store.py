@@ -58,7 +58,7 @@ def checked_seed(seed) -> int:
     return as_int("seed", seed, minimum=0)
 
 
-def checked_chunk(cell, start, stop) -> tuple:
+def _checked_chunk(cell, start, stop) -> tuple:
     """Check a chunk ``[start, stop)`` of ``cell``: ``0 <= start < stop <= cell.runs``."""
     as_instance("cell", cell, Cell, "dpb.experiments.Cell")
     start = as_int("start", start, minimum=0, maximum=cell.runs - 1)
@@ -114,7 +114,7 @@ def chunk_status(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] 
     seed, these runs and the current :func:`chunk_provenance` of the policy; damaged when it cannot
     be read whole or an array differs from its checksum (see :func:`dpb.cache.file_state`).
     """
-    cell, start, stop = checked_chunk(cell, start, stop)
+    cell, start, stop = _checked_chunk(cell, start, stop)
     seed = checked_seed(seed)
     return cache.file_state(cell.path(_out_dir(out), start, stop), expected_stamp(cell, start, stop, seed))
 
@@ -151,7 +151,7 @@ class Claim:
 def claim(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] | None = None) -> Claim | None:
     """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
     another call in this process) holds it."""
-    cell, start, stop = checked_chunk(cell, start, stop)
+    cell, start, stop = _checked_chunk(cell, start, stop)
     path = cell.path(_out_dir(out), start, stop)
     lock = path.parent / ".claims" / (path.name + ".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
@@ -173,12 +173,12 @@ def status(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int 
     experiment (or a list of experiments or cells); see :func:`chunk_status`."""
     counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
     out, seed = _out_dir(out), checked_seed(seed)
-    for cell, a, b in chunks_of(target):
+    for cell, a, b in _chunks_of(target):
         counts[chunk_status(cell, a, b, out, seed=seed)] += 1
     return counts
 
 
-def chunks_of(target) -> list:
+def _chunks_of(target) -> list:
     """``(cell, start, stop)`` of every chunk file of ``target`` (see
     ``dpb.experiments.files._as_cells``), in order."""
     return [(cell, a, b) for cell in _as_cells(target) for a, b in cell.chunks()]
@@ -340,7 +340,7 @@ def chunk_reason(cell: Any, start: int, stop: int, out: str | os.PathLike[str] |
                  seed: int = DEFAULT_SEED) -> str | None:
     """Why the file of runs ``[start, stop)`` of ``cell`` is not done: None when it is done,
     ``"missing"``, ``"damaged: ..."`` or ``"stale: ..."`` naming every difference."""
-    cell, start, stop = checked_chunk(cell, start, stop)
+    cell, start, stop = _checked_chunk(cell, start, stop)
     path = cell.path(_out_dir(out), start, stop)
     expected = expected_stamp(cell, start, stop, checked_seed(seed))
     state = cache.file_state(path, expected)
@@ -363,5 +363,5 @@ def reasons(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int
     """``(path, reason)`` for every chunk file of ``target`` that is not done (see
     :func:`chunk_reason`), in the order of the cells."""
     out, seed = _out_dir(out), checked_seed(seed)
-    whys = [(c.path(out, a, b), chunk_reason(c, a, b, out, seed=seed)) for c, a, b in chunks_of(target)]
+    whys = [(c.path(out, a, b), chunk_reason(c, a, b, out, seed=seed)) for c, a, b in _chunks_of(target)]
     return [(path, why) for path, why in whys if why is not None]
