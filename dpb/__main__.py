@@ -27,6 +27,7 @@ from pathlib import Path
 from . import experiments as E
 from .experiments import files as F
 from ._jit import jit_enabled
+from ._outputs import write_outputs
 from ._version import __version__
 from .experiments.execution import _check_chunk_costs
 from .experiments.scale import min_runs
@@ -441,7 +442,7 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
         report = E.run(exps, out, force=args.force, desc="+".join(e.name for e in exps),
                        chunk_seconds=args.chunk_seconds, **options)
     for exp in exps:
-        E.write_outputs(exp, out, seed=args.seed, converged=converged, figures=not args.no_figures)
+        write_outputs(exp, out, seed=args.seed, converged=converged, figures=not args.no_figures)
     wall, parent_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     if converged:
         print(f"done: {report.computed} result files computed, in {wall:.1f} s wall; "

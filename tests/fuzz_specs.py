@@ -1481,8 +1481,6 @@ NOT_FUZZED = {
     "dpb.experiments.experiments_from_options": "the command line's options as plain values; every "
     "experiment goes through override and build, whose check is read_spec's (fuzzed through read_spec "
     "and read_experiment); tests/test_files.py checks the options and their messages",
-    "dpb.experiments.write_outputs": "needs the computed results of an experiment on disk (its load "
-    "is fuzzed); tests/test_cli.py and tests/test_run_figures.py check what it writes",
     "dpb.experiments.as_experiment": "the target coercion of load (fuzzed through load) and run",
     "dpb.experiments.spec_to_toml": "writes a checked spec; round trip checked in tests/test_library.py",
     "dpb.experiments.chunk_reason": "reads result files on disk that a run wrote (tests/test_library.py "

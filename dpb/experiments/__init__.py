@@ -48,23 +48,21 @@ The package
 :class:`Backend` protocol; its backends: this process, the local pool of
 ``dpb.experiments.workers``, a Dask cluster in ``dpb.experiments.dask``) and
 ``dpb.experiments.tables`` (summaries), ``dpb.experiments.files`` (experiment files: any
-experiment as TOML, the paper's included), ``dpb.experiments.outputs`` (the summary, tables and
-figures ``dpb run`` writes) and ``dpb.experiments.scale`` (the converged scale: runs
+experiment as TOML, the paper's included) and ``dpb.experiments.scale`` (the converged scale: runs
 added in blocks until the expected regret is known to +- 10 %).  Every public name is importable from
 :mod:`dpb.experiments` itself.
 """
 
 
 from ..cache import default_results_dir
-from . import dask, execution, files, outputs, scale, specs, store, tables
+from . import dask, execution, files, scale, specs, store, tables
 from .dask import *  # noqa: F403
 from .execution import *  # noqa: F403 - each submodule's __all__ is its public part
 from .files import *  # noqa: F403
-from .outputs import *  # noqa: F403
 from .scale import *  # noqa: F403
 from .specs import *  # noqa: F403
 from .store import *  # noqa: F403
 from .tables import *  # noqa: F403
 
 __all__ = ["default_results_dir", *specs.__all__, *store.__all__, *execution.__all__, *dask.__all__,
-           *scale.__all__, *tables.__all__, *files.__all__, *outputs.__all__]
+           *scale.__all__, *tables.__all__, *files.__all__]

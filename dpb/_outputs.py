@@ -13,14 +13,16 @@ import os
 import sys
 from pathlib import Path
 
-from .._io import write_atomic
-from .._validate import as_flag
-from .files import FileExperiment, figure_kind, output_stem, spec_to_toml
-from .scale import load_converged
-from .specs import BASELINES, DEFAULT_SEED, OURS, Experiment
-from .store import ExperimentResults, load, _out_dir
-from .tables import final_regret_table, format_table, mean_regret_summary, ratio_summary, sweep_table
+from ._io import write_atomic
+from ._validate import as_flag
+from .experiments.files import FileExperiment, figure_kind, output_stem, spec_to_toml
+from .experiments.scale import load_converged
+from .experiments.specs import BASELINES, DEFAULT_SEED, OURS, Experiment
+from .experiments.store import ExperimentResults, _out_dir, load
+from .experiments.tables import (final_regret_table, format_table, mean_regret_summary, ratio_summary,
+                                 sweep_table)
 
+# (a private module: the command line's writer, above dpb.experiments and dpb.plotting)
 __all__ = ["write_outputs"]
 
 
@@ -86,7 +88,7 @@ def _figures(res, folder: Path, stem: str, converged: bool = False) -> list:
     if kind == "none" or (converged and kind != "panels"):
         return []
     plt = _pyplot()
-    from ..plotting import experiments as pe
+    from .plotting import experiments as pe
 
     makers: dict = {}
     if converged:
@@ -124,7 +126,7 @@ def _figures(res, folder: Path, stem: str, converged: bool = False) -> list:
 def _drawn(name: str, make, fallback, plt):
     """The figure ``make()`` draws, else the one ``fallback()`` draws (a grid of panels), else None
     after one line on stderr naming the figure and why (the run goes on: its tables are saved)."""
-    from ..plotting._checks import check_text_overlap
+    from .plotting._checks import check_text_overlap
 
     try:  # the file is saved as laid out: no text may run off its edge
         return check_text_overlap(make(), clipped="all")
