@@ -28,12 +28,19 @@ The verbs of the book are callable at the top level (each imported on first use)
     report = dpb.run("my_experiment.toml")          # compute, cache, resume (dpb.experiments.run)
     results = dpb.load("my_experiment.toml")        # ... and read back; results.to_frame()
 
-``dpb.simulate`` is the module :mod:`dpb.simulate` made callable (``dpb.simulate(...)`` is
-``dpb.simulate.simulate(...)``; ``import dpb.simulate as S`` and ``from dpb.simulate import
-Result`` still give the module and its names); see ``dpb._callable``.
+``dpb.simulate`` is the function :func:`dpb.simulate.simulate`; its module stays importable by its
+name for the rest (``from dpb.simulate import Result, estimate_cost``).  A function and a submodule
+that share a name share one attribute of the package, and the import system sets that attribute to
+the submodule whenever it first loads it (``import dpb.simulate``, or any module of the package that
+imports it); the package keeps the function there (``_Package`` below), so ``dpb.simulate`` is the
+function whatever was imported first, and ``import dpb.simulate as S`` (which reads that attribute)
+gives the function too: write ``from dpb.simulate import ...`` to reach the module's names.
+:mod:`dpb.audit` is a plain module: the one-call audit is ``dpb.audit_policy``.
 """
 
 import importlib
+import sys
+import types
 
 from ._version import __version__
 
@@ -83,11 +90,17 @@ _NAMES = {
     "read_experiment": "experiments",
     "to_frame": "frames",
 }
+#: the verbs named like their modules: ``dpb.simulate`` is the function, not the submodule
+_VERBS = {"simulate": "simulate"}
 
 __all__ = [*_SUBMODULES, *_NAMES, "__version__"]
 
 
 def __getattr__(name: str):
+    if name in _VERBS:  # the function; its module is loaded (and stays in sys.modules) on the way
+        value = getattr(importlib.import_module(f"{__name__}.{_VERBS[name]}"), name)
+        globals()[name] = value
+        return value
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")  # also binds it as an attribute
     if name in _NAMES:
@@ -99,3 +112,21 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """The class of the package ``dpb``: a verb stays the function when its submodule loads.
+
+    The import system binds a submodule to its package once it is loaded (``setattr(dpb, "simulate",
+    <module dpb.simulate>)``, after the module's body ran); for a name in ``_VERBS`` that binding is
+    dropped, so ``dpb.simulate`` stays (or, on first use, becomes) the function.  The submodule is
+    still ``sys.modules["dpb.simulate"]``, which is what ``from dpb.simulate import ...`` reads.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _VERBS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

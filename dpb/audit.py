@@ -52,9 +52,12 @@ how the noise enters the running sum.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._params import merge_params
 from ._validate import MAX_RUNS, MAX_SECONDS, as_choice, as_float_array, as_int, as_real, check_real
@@ -66,7 +69,8 @@ from .interaction import (
     check_work,
     run_on_list,
 )
-from .policies import DPIMED, DPKLUCB, Policy
+from .policies import Policy
+from .policies.dp_batched import DPIMED, DPKLUCB, BatchedPrivatePolicy
 from .policies.registry import as_policy, policy_class, registered
 
 __all__ = [
@@ -86,11 +90,15 @@ __all__ = [
     "prefix_law_test",
 ]
 
+# A policy as :func:`audit_lists` takes it (see :func:`dpb.policies.registry.as_policy`): an object,
+# a registered name or "file.py:Class", a (name, params) pair, a class or a factory.
+_PolicySpec = Policy | str | tuple[str, dict] | Callable[..., Policy]
+
 
 # ----------------------------------------------------------------------------------------------
 # Clopper-Pearson bounds
 # ----------------------------------------------------------------------------------------------
-def clopper_pearson(successes, n, level: float, side: str):
+def clopper_pearson(successes: ArrayLike, n: int, level: float, side: str) -> float | np.ndarray:
     """One-sided Clopper-Pearson bound on a binomial probability (Clopper & Pearson, 1934).
 
     Parameters
@@ -155,7 +163,8 @@ def _confidence(confidence) -> float:
     return as_real("confidence", confidence, low=0.0, high=1.0 - 1e-9, low_open=True)
 
 
-def event_family(tr: Transcript, t_star: int, horizons=None) -> tuple[np.ndarray, list[str]]:
+def event_family(tr: Transcript, t_star: int, horizons: Iterable[int] | None = None
+                 ) -> tuple[np.ndarray, list[str]]:
     """A fixed family of events on the actions, built around the challenge step ``t_star``.
 
     Columns (each also enters the audit through its complement):
@@ -329,7 +338,7 @@ _ORIENT = [
 
 
 def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float | None = None,
-          confidence: float = 0.95, method: str = "split", horizons=None,
+          confidence: float = 0.95, method: str = "split", horizons: Iterable[int] | None = None,
           max_atoms: int = 64, eps: float | None = None) -> AuditResult:
     r"""Lower confidence bound on the privacy loss between two samples of action sequences.
 
@@ -389,7 +398,7 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float |
         level = 1.0 - alpha / (2 * m)
         n1, n2 = tr1.runs, tr2.runs
         sc = _oriented(X1.sum(0), n1, X2.sum(0), n2, level)
-        o, e = np.unravel_index(np.argmax(sc), sc.shape)
+        o, e = (int(i) for i in np.unravel_index(np.argmax(sc), sc.shape))
         x1, x2 = X1[:, e], X2[:, e]
         desc = names[e]
         n_events = m
@@ -403,9 +412,9 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float |
         XA1, names = event_family(A1, t_star, hs)
         XA2, _ = event_family(A2, t_star, hs)
         sc = _oriented(XA1.sum(0), h1, XA2.sum(0), h2, level)
-        o, e = np.unravel_index(np.argmax(sc), sc.shape)
+        o, e = (int(i) for i in np.unravel_index(np.argmax(sc), sc.shape))
         best = float(sc[o, e])
-        choice = ("fixed", e)
+        choice: tuple = ("fixed", e)
         n_events = 4 * XA1.shape[1]
         # data-driven events: sets of prefixes ranked by their estimated likelihood ratio
         for h in hs:
@@ -449,7 +458,8 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float |
         top = "P[E | input 1] / P[E | input 2]"
     event = _ORIENT[o][0].format(e=desc) + f"; ratio {top}"
     k1, k2 = int(x1.sum()), int(x2.sum())
-    p1_lo, p2_hi = clopper_pearson(k1, n1, level, "lower"), clopper_pearson(k2, n2, level, "upper")
+    p1_lo = float(clopper_pearson(k1, n1, level, "lower"))  # a float: k1 is a number
+    p2_hi = float(clopper_pearson(k2, n2, level, "upper"))
     p1, p2 = k1 / n1, k2 / n2
     eps_lower = float(_log(p1_lo) - _log(p2_hi))  # -inf when p1_lo = 0 (p2_hi > 0 always)
     eps_hat = float(_log(p1) - _log(p2)) if p1 > 0 else float("-inf")
@@ -459,10 +469,11 @@ def audit(tr1: Transcript, tr2: Transcript, t_star: int, *, claimed_eps: float |
                        (tr1, tr2))
 
 
-def audit_lists(policy, rewards, rewards_prime, runs: int, seed: int = 0, *, K: int = 2,
-                claimed_eps: float | None = None, confidence: float = 0.95, method: str = "split",
-                params: dict | None = None, max_seconds: float | None = MAX_SECONDS, horizons=None,
-                max_atoms: int = 64, **policy_params) -> AuditResult:
+def audit_lists(policy: _PolicySpec, rewards: ArrayLike, rewards_prime: ArrayLike, runs: int, seed: int = 0,
+                *, K: int = 2, claimed_eps: float | None = None, confidence: float = 0.95,
+                method: str = "split", params: dict | None = None, max_seconds: float | None = MAX_SECONDS,
+                horizons: Iterable[int] | None = None, max_atoms: int = 64,
+                **policy_params: object) -> AuditResult:
     """Audit a policy on two neighbouring reward lists (View DP).
 
     Runs ``policy`` ``runs`` times on each list (independent seeds: children ``0..runs-1`` and
@@ -541,8 +552,8 @@ def audit_lists_default(T: int, t_star: int, pattern: str = "ones") -> tuple[np.
     return base, neighbouring_list(base, t_star)
 
 
-def audit_policy(policy, runs: int = 4000, T: int = 30, t_star: int = 1, pattern: str = "ones",
-                 seed: int = 0, **kwargs) -> AuditResult:
+def audit_policy(policy: _PolicySpec, runs: int = 4000, T: int = 30, t_star: int = 1,
+                 pattern: str = "ones", seed: int = 0, **kwargs: Any) -> AuditResult:
     """Audit a policy on :func:`audit_lists_default` (two arms): the one-call version for the book.
 
     Parameters are those of :func:`audit_lists`; ``T``, ``t_star`` and ``pattern`` choose the
@@ -576,7 +587,13 @@ FLAWS = {
 }
 
 
-class _Broken:
+if TYPE_CHECKING:  # the mixins below are only ever mixed into these classes
+    _Base = BatchedPrivatePolicy
+else:
+    _Base = object
+
+
+class _Broken(_Base):
     """Mixin: a DP-IMED/DP-KLUCB whose noise enters the running sum the wrong way."""
 
     flaw: str = ""
@@ -652,7 +669,7 @@ for _mix in (_NoNoise, _SmallNoise, _ReusedNoise, _FreshMeanNoise):
         BROKEN_CLASSES[(_flaw, _base.name)] = _cls
 
 
-def broken_policy(flaw: str, base: str = "DP-IMED", **params) -> Policy:
+def broken_policy(flaw: str, base: str = "DP-IMED", **params: object) -> Policy:
     """DP-IMED or DP-KLUCB with a deliberate privacy bug (it still *claims* ``eps``).
 
     Parameters
@@ -694,7 +711,7 @@ def audit_policy_names() -> list[str]:
     return list(private_policies()) + [f"{b} [{f}]" for b in ("DP-IMED", "DP-KLUCB") for f in FLAWS]
 
 
-def make_audit_policy(name: str, eps: float, **params) -> Policy:
+def make_audit_policy(name: str, eps: float, **params: object) -> Policy:
     """Build a private policy (``"DP-IMED"``) or a broken one (``"DP-IMED [no-noise]"``) at ``eps``.
 
     Raises
@@ -760,10 +777,3 @@ def prefix_law_test(tr1: Transcript, tr2: Transcript, upto: int, min_expected: f
 
     return {"statistic": stat, "dof": int(dof), "pvalue": float(stats.chi2.sf(stat, dof))}
 
-
-# ``dpb.audit(...)`` is ambiguous (two audits): a call says which function to use
-from ._callable import make_callable  # noqa: E402
-
-make_callable(__name__, None, "dpb.audit is a module: call dpb.audit_policy(policy, ...) to audit a policy "
-              "(eps=... is its budget, claimed_eps=... the claim checked), or dpb.audit.audit(tr1, tr2, "
-              "t_star) on two transcripts")

@@ -225,7 +225,7 @@ class GeometricSchedule(BatchSchedule):
         decimal it prints as (1.1 is exactly 11/10).
     """
 
-    def __init__(self, n0: int = 1, alpha=2) -> None:
+    def __init__(self, n0: int = 1, alpha: float | Fraction = 2) -> None:
         super().__init__()
         self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = as_exact("alpha", alpha)
@@ -299,7 +299,7 @@ class PolynomialSchedule(BatchSchedule):
         Exponent p > 0 (p = 0 would give a linear number of batches).
     """
 
-    def __init__(self, n0: int = 1, power=2) -> None:
+    def __init__(self, n0: int = 1, power: float | Fraction = 2) -> None:
         super().__init__()
         self._n0 = as_int("n0", n0, minimum=1, maximum=MAX_PULLS)
         exact = as_exact("power", power)
@@ -360,7 +360,8 @@ class PolynomialSchedule(BatchSchedule):
         return prev + np.cumsum(sizes)
 
 
-def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
+def make_schedule(schedule: BatchSchedule | str | dict | None = None, *, n0: int = 1,
+                  alpha: float | Fraction = 2) -> BatchSchedule:
     """Return ``schedule`` if it is a :class:`BatchSchedule`, else the geometric one (n0, alpha).
 
     ``schedule`` may also be a name (``"geometric"``, ``"doubling"``) or the dict that a schedule's
@@ -392,7 +393,7 @@ def make_schedule(schedule=None, *, n0: int = 1, alpha=2) -> BatchSchedule:
                     f"{type(schedule).__name__}")
 
 
-def batch_sizes(n0: int, alpha, count: int) -> np.ndarray:
+def batch_sizes(n0: int, alpha: float | Fraction, count: int) -> np.ndarray:
     """The first ``count`` batch sizes of the paper's geometric schedule, :prf:ref:`def-batch-schedule`.
 
     B_m = ceil(n0 (alpha^{m+1}-1)/(alpha-1)) - ceil(n0 (alpha^m-1)/(alpha-1)), m = 0..count-1.
@@ -405,12 +406,12 @@ def batch_sizes(n0: int, alpha, count: int) -> np.ndarray:
     return GeometricSchedule(n0=n0, alpha=alpha).sizes(count)
 
 
-def cumulative_sizes(n0: int, alpha, count: int) -> np.ndarray:
+def cumulative_sizes(n0: int, alpha: float | Fraction, count: int) -> np.ndarray:
     """The first ``count`` cumulative counts n_m = ceil(n0 (alpha^{m+1}-1)/(alpha-1))."""
     return GeometricSchedule(n0=n0, alpha=alpha).cumulative(count)
 
 
-def phases_to_reach(n, schedule: BatchSchedule):
+def phases_to_reach(n: np.typing.ArrayLike, schedule: BatchSchedule) -> int | np.ndarray:
     r"""Number of phases (= Laplace draws) an arm completes before it has been pulled ``n`` times.
 
     :math:`\min\{M + 1 : n_M \ge n\}` for the cumulative counts :math:`n_M` of ``schedule``.  For

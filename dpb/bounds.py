@@ -38,6 +38,7 @@ Edge cases (all finite or ``+inf``, never NaN):
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validate import (as_choice, as_flag, as_float_array, as_positive, as_probability, broadcast,
                         check_elements, plain)
@@ -94,13 +95,13 @@ def _arms_and_eps(mu, eps):
     return mu_b, eps_b, np.broadcast_to(mu_star, mu_b.shape), mu_star - mu_b
 
 
-def _finish(arr):
+def _finish(arr: ArrayLike) -> float | np.ndarray:
     """A Python float for a 0-d result (as :mod:`dpb.divergences` does), else an ndarray."""
     arr = np.asarray(arr, dtype=float)
     return float(arr) if arr.ndim == 0 else arr
 
 
-def _ratio(gap: np.ndarray, denom: np.ndarray) -> np.ndarray:
+def _ratio(gap: np.ndarray, denom: ArrayLike) -> np.ndarray:
     """``gap / denom`` on sub-optimal arms (``gap > 0``), 0 on optimal arms.
 
     ``denom`` may be ``+inf`` (term 0) or 0 through underflow (term ``+inf``); neither produces NaN.
@@ -114,7 +115,7 @@ def _ratio(gap: np.ndarray, denom: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 # public API
 # --------------------------------------------------------------------------------------------
-def gaps(mu) -> np.ndarray:
+def gaps(mu: ArrayLike) -> np.ndarray:
     """Sub-optimality gaps ``Delta_a = mu* - mu_a`` (``mu* = max_a mu_a``), same shape as ``mu``.
 
     Parameters
@@ -126,7 +127,7 @@ def gaps(mu) -> np.ndarray:
     return np.max(mu, axis=-1, keepdims=True) - mu
 
 
-def suboptimal_arms(mu) -> np.ndarray:
+def suboptimal_arms(mu: ArrayLike) -> np.ndarray:
     """Boolean mask of the sub-optimal arms ``{a : Delta_a > 0}`` -- the arms the bounds sum over.
 
     Ties for the best mean are all optimal (mask ``False``).
@@ -135,7 +136,8 @@ def suboptimal_arms(mu) -> np.ndarray:
 
 
 def per_arm_constants(
-    mu, eps=np.inf, *, bound: str = "lower", alpha=None, weighted: bool = True
+    mu: ArrayLike, eps: ArrayLike = np.inf, *, bound: str = "lower", alpha: ArrayLike | None = None,
+    weighted: bool = True
 ) -> np.ndarray:
     """Per-arm terms of the regret constants.
 
@@ -199,7 +201,7 @@ def per_arm_constants(
     return terms
 
 
-def lower_bound_constant(mu, eps) -> np.ndarray:
+def lower_bound_constant(mu: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     """The new lower-bound constant ``sum_{a: Delta_a > 0} Delta_a / d_eps(mu_a, mu*)``.
 
     :prf:ref:`thm-lower-bound`: every eps-global DP
@@ -225,7 +227,7 @@ def lower_bound_constant(mu, eps) -> np.ndarray:
     return _finish(np.sum(per_arm_constants(mu, eps, bound="lower"), axis=-1))
 
 
-def azize_basu_2022_constant(mu, eps) -> np.ndarray:
+def azize_basu_2022_constant(mu: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     """Earlier lower-bound constant ``sum_{a: Delta_a > 0} Delta_a / min{kl(mu_a, mu*), 6 eps Delta_a}``.
 
     :eq:`eq-lb-2022` (Theorem 3 of Azize & Basu 2022 adapted to Bernoulli bandits).  Since
@@ -236,7 +238,7 @@ def azize_basu_2022_constant(mu, eps) -> np.ndarray:
     return _finish(np.sum(per_arm_constants(mu, eps, bound="azize_basu_2022"), axis=-1))
 
 
-def lai_robbins_constant(mu) -> np.ndarray:
+def lai_robbins_constant(mu: ArrayLike) -> float | np.ndarray:
     """The non-private Lai-Robbins constant ``sum_{a: Delta_a > 0} Delta_a / kl(mu_a, mu*)``.
 
     The ``eps = inf`` case of :prf:ref:`thm-lower-bound`.  Arms with ``kl(mu_a, mu*) = inf`` (``mu* = 1``)
@@ -245,7 +247,8 @@ def lai_robbins_constant(mu) -> np.ndarray:
     return _finish(np.sum(per_arm_constants(mu, np.inf, bound="lai_robbins"), axis=-1))
 
 
-def upper_bound_constant(mu, eps, alpha, *, strict: bool = False) -> np.ndarray:
+def upper_bound_constant(mu: ArrayLike, eps: ArrayLike, alpha: ArrayLike, *,
+                         strict: bool = False) -> float | np.ndarray:
     """Upper-bound constant of DP-IMED / DP-KLUCB: ``alpha sum_{a: Delta_a > 0} Delta_a / d_eps(mu_a, mu*)``.
 
     :prf:ref:`thm-upper-bound`: with the geometric batches
@@ -282,7 +285,7 @@ def upper_bound_constant(mu, eps, alpha, *, strict: bool = False) -> np.ndarray:
     return _finish(np.sum(per_arm_constants(mu, eps, bound="upper", alpha=alpha), axis=-1))
 
 
-def regime_thresholds(mu) -> np.ndarray:
+def regime_thresholds(mu: ArrayLike) -> np.ndarray:
     """Privacy-regime threshold ``eps*(mu_a, mu*) = log(mu*/mu_a) + log((1 - mu_a)/(1 - mu*))`` per arm.
 
     Implication (b) of :prf:ref:`thm-lower-bound`: ``d_eps(mu_a, mu*) = kl(mu_a, mu*)`` exactly
@@ -311,4 +314,4 @@ def regime_thresholds(mu) -> np.ndarray:
     # Optimal arms are replaced by an interior stand-in pair so no 0/0 reaches the formula.
     x = np.where(sub, mu, 0.25)
     y = np.where(sub, star, 0.5)
-    return _finish(np.where(sub, regime_threshold(x, y), 0.0))
+    return np.asarray(np.where(sub, regime_threshold(x, y), 0.0), dtype=float)  # never 0-d: K >= 2

@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special, stats
 
 from ._validate import (MAX_HORIZON, as_choice, as_finite, as_flag, as_float_array, as_int, as_positive,
@@ -149,7 +150,7 @@ def _by_chunks(flat: np.ndarray, width: int, rows) -> np.ndarray:
     return out
 
 
-def _out(arr: np.ndarray):
+def _out(arr: np.ndarray) -> float | np.ndarray:
     """Return a Python float for 0-d results, the array otherwise."""
     return float(arr) if np.ndim(arr) == 0 else arr
 
@@ -157,7 +158,7 @@ def _out(arr: np.ndarray):
 # --------------------------------------------------------------------------------------------
 # tail of a sum of Laplace noises (the book's lemma lem-tail-cum-lap)
 # --------------------------------------------------------------------------------------------
-def laplace_sum_tail_bound(z, m, eps, *, log: bool = False):
+def laplace_sum_tail_bound(z: ArrayLike, m: int, eps: ArrayLike, *, log: bool = False) -> float | np.ndarray:
     """The paper's tail bound for a sum of ``m`` i.i.d. Laplace(1/eps) variables.
 
     :prf:ref:`lem-tail-cum-lap`: for :math:`z > 0`,
@@ -255,7 +256,7 @@ def _laplace_sum_logsf(z: np.ndarray, m: int, eps: float, logW: np.ndarray | Non
     return np.where(z >= 0, lpos, lneg)
 
 
-def laplace_sum_logsf(z, m, eps):
+def laplace_sum_logsf(z: ArrayLike, m: int, eps: float) -> float | np.ndarray:
     """Exact log survival function :math:`\\log P[Z_m \\ge z]` of a sum of Laplace noises.
 
     :math:`Z_m = \\sum_{j=1}^m Y_j`, :math:`Y_j \\sim \\mathrm{Lap}(1/\\epsilon)` i.i.d. (the noise of
@@ -293,7 +294,7 @@ def laplace_sum_logsf(z, m, eps):
     return _out(_laplace_sum_logsf(z, m, eps))
 
 
-def laplace_sum_sf(z, m, eps):
+def laplace_sum_sf(z: ArrayLike, m: int, eps: float) -> float | np.ndarray:
     """Exact survival function :math:`P[Z_m \\ge z]` of a sum of ``m`` Laplace(1/eps) noises.
 
     ``exp(laplace_sum_logsf(z, m, eps))``, same parameters; see :func:`laplace_sum_logsf` for
@@ -302,7 +303,7 @@ def laplace_sum_sf(z, m, eps):
     return _out(np.exp(laplace_sum_logsf(z, m, eps)))
 
 
-def laplace_sum_logpdf(z, m, eps):
+def laplace_sum_logpdf(z: ArrayLike, m: int, eps: float) -> float | np.ndarray:
     """Exact log density of :math:`Z_m`, the sum of ``m >= 1`` i.i.d. Laplace(1/eps) variables.
 
     .. math::
@@ -347,7 +348,7 @@ def laplace_sum_logpdf(z, m, eps):
     return _out(_by_chunks(a.ravel(), m, rows).reshape(a.shape) + math.log(eps) - eps * np.abs(z))
 
 
-def laplace_sum_pdf(z, m, eps):
+def laplace_sum_pdf(z: ArrayLike, m: int, eps: float) -> float | np.ndarray:
     """Exact density :math:`f_m(z)` of the sum of ``m >= 1`` i.i.d. Laplace(1/eps) variables.
 
     ``exp(laplace_sum_logpdf(z, m, eps))``, same parameters; see :func:`laplace_sum_logpdf` for
@@ -383,7 +384,7 @@ def _private_sum_log_tail(s, n, m, mu, eps, *, upper: bool):
     return _out(out)
 
 
-def private_sum_logsf(s, n, m, mu, eps):
+def private_sum_logsf(s: ArrayLike, n: int, m: int, mu: float, eps: float) -> float | np.ndarray:
     """Exact :math:`\\log P[\\tilde S_{n,m} \\ge s]` by convolution in log space.
 
     :math:`\\tilde S_{n,m} = S_n + Z_m` (:prf:ref:`lem-private-sum`), with
@@ -418,7 +419,7 @@ def private_sum_logsf(s, n, m, mu, eps):
     return _private_sum_log_tail(s, n, m, mu, eps, upper=True)
 
 
-def private_sum_sf(s, n, m, mu, eps):
+def private_sum_sf(s: ArrayLike, n: int, m: int, mu: float, eps: float) -> float | np.ndarray:
     """Exact :math:`P[\\tilde S_{n,m} \\ge s]` (Binomial(n, mu) plus ``m`` Laplace(1/eps) noises).
 
     ``exp(private_sum_logsf(s, n, m, mu, eps))``, same parameters; see :func:`private_sum_logsf`
@@ -427,7 +428,7 @@ def private_sum_sf(s, n, m, mu, eps):
     return _out(np.exp(private_sum_logsf(s, n, m, mu, eps)))
 
 
-def private_sum_logcdf(s, n, m, mu, eps):
+def private_sum_logcdf(s: ArrayLike, n: int, m: int, mu: float, eps: float) -> float | np.ndarray:
     """Exact :math:`\\log P[\\tilde S_{n,m} \\le s]` by convolution in log space.
 
     .. math::
@@ -451,7 +452,7 @@ def private_sum_logcdf(s, n, m, mu, eps):
     return _private_sum_log_tail(s, n, m, mu, eps, upper=False)
 
 
-def private_sum_cdf(s, n, m, mu, eps):
+def private_sum_cdf(s: ArrayLike, n: int, m: int, mu: float, eps: float) -> float | np.ndarray:
     """Exact :math:`P[\\tilde S_{n,m} \\le s]`: ``exp(private_sum_logcdf(s, n, m, mu, eps))``.
 
     Same parameters as :func:`private_sum_logcdf`, the lower-tail counterpart of
@@ -484,7 +485,8 @@ def _log_A_eps(m, n, x, mu, eps, side, variant):
     return np.logaddexp(log_poly + np.logaddexp(log_first, 0.0), 0.0)
 
 
-def _prepare_bound_args(x, n, mu, *eps_m):
+def _prepare_bound_args(x: ArrayLike, n: int, mu: ArrayLike, *eps_m: ArrayLike
+                        ) -> tuple[int, int, list[np.ndarray]]:
     """``n``, ``m`` (0 when no noise is given) and ``x``, ``mu`` (and ``eps``) broadcast together."""
     m = _check_m(eps_m[1]) if eps_m else 0
     n = _check_n(n)
@@ -494,7 +496,8 @@ def _prepare_bound_args(x, n, mu, *eps_m):
     return n, m, broadcast(**arrays)
 
 
-def A_eps(m, n, x, mu, eps, side="upper", *, variant="proof", log=False):
+def A_eps(m: int, n: int, x: ArrayLike, mu: ArrayLike, eps: ArrayLike, side: str = "upper", *,
+          variant: str = "proof", log: bool = False) -> float | np.ndarray:
     """The constant :math:`A_\\epsilon(m, n, x, \\mu)` of :prf:ref:`lem-private-sum`.
 
     :prf:ref:`lem-private-sum` states, for :math:`x \\ge n\\mu`,
@@ -576,7 +579,8 @@ def _bound_on_side(logb, x, n, mu, side, log):
     return _out(logb if log else np.exp(logb))
 
 
-def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", log=False):
+def private_chernoff_bound(x: ArrayLike, n: int, m: int, mu: ArrayLike, eps: ArrayLike, side: str = "upper",
+                           *, variant: str = "proof", log: bool = False) -> float | np.ndarray:
     """The private Chernoff bound of :prf:ref:`lem-private-sum`.
 
     :prf:ref:`lem-private-sum` (and, asymptotically, :prf:ref:`prop-conc`):
@@ -625,7 +629,8 @@ def private_chernoff_bound(x, n, m, mu, eps, side="upper", *, variant="proof", l
     return _bound_on_side(logb, x, n, mu, side, log)
 
 
-def chernoff_bound(x, n, mu, side="upper", *, log=False):
+def chernoff_bound(x: ArrayLike, n: int, mu: ArrayLike, side: str = "upper", *,
+                   log: bool = False) -> float | np.ndarray:
     """Noise-free Chernoff bound for Bernoulli sums: :math:`e^{-n\\,\\mathrm{kl}(x/n, \\mu)}`.
 
     .. math::
@@ -645,7 +650,8 @@ def chernoff_bound(x, n, mu, side="upper", *, log=False):
     return _bound_on_side(logb, x, n, mu, side, log)
 
 
-def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129):
+def separate_bound(x: ArrayLike, n: int, m: int, mu: ArrayLike, eps: ArrayLike, side: str = "upper", *,
+                   log: bool = False, grid: int = 129) -> float | np.ndarray:
     """The "separate" bound: deviation split between the Bernoulli sum and the noise.
 
     The analysis that :prf:ref:`prop-conc` improves on (its discussion (c)) treats the two
@@ -710,7 +716,9 @@ def separate_bound(x, n, m, mu, eps, side="upper", *, log=False, grid: int = 129
 # --------------------------------------------------------------------------------------------
 # Monte Carlo and the tail exponent
 # --------------------------------------------------------------------------------------------
-def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0.99):
+def monte_carlo_tail(s: ArrayLike, n: int, m: int, mu: float, eps: float, runs: int,
+                     seed: int | np.random.SeedSequence, side: str = "upper", *, confidence: float = 0.99
+                     ) -> tuple[float | np.ndarray, float | np.ndarray, float | np.ndarray]:
     """Monte Carlo estimate of a tail of :math:`\\tilde S_{n,m}` with a Clopper-Pearson interval.
 
     Draws ``runs`` i.i.d. copies of :math:`\\tilde S_{n,m} = S_n + \\sum_{j=1}^m Y_j` (binomial
@@ -785,7 +793,8 @@ def monte_carlo_tail(s, n, m, mu, eps, runs, seed, side="upper", *, confidence=0
     return _out(est.reshape(shape)), _out(lower.reshape(shape)), _out(upper.reshape(shape))
 
 
-def tail_exponent(x, n, m, mu, eps, side="upper"):
+def tail_exponent(x: ArrayLike, n: int, m: int, mu: float, eps: float, side: str = "upper"
+                  ) -> float | np.ndarray:
     """Finite-n tail exponent :math:`-\\frac1n \\log P[\\tilde S_{n,m} \\ge n x]` from the exact tail.
 
     :prf:ref:`prop-conc` says that, when :math:`m / n \\to 0`, this exponent is asymptotically

@@ -33,10 +33,12 @@ This module provides the cost and its two legs (:func:`transport_cost`, :func:`t
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validate import (
     MAX_ELEMENTS,
@@ -72,7 +74,7 @@ __all__ = [
     "event_L_frequency",
 ]
 
-def _finish(arr):
+def _finish(arr: ArrayLike) -> float | np.ndarray:
     """A Python float for a 0-d result (as :mod:`dpb.divergences` does), else an ndarray."""
     arr = np.asarray(arr, dtype=float)
     return float(arr) if arr.ndim == 0 else arr
@@ -120,7 +122,7 @@ def _eps_times_distance(eps: np.ndarray, dist: np.ndarray) -> np.ndarray:
     return np.where(dist == 0, 0.0, np.where(np.isfinite(eps), eps_f * dist, np.inf))
 
 
-def tv_leg(mu2_prime, mu2, eps):
+def tv_leg(mu2_prime: ArrayLike, mu2: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     """Group-privacy leg ``eps TV(P_2, P_2') = eps |mu_2' - mu_2|`` per pull of arm 2.
 
     The TV leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`: on the event ``L`` the Hamming distance
@@ -144,7 +146,7 @@ def tv_leg(mu2_prime, mu2, eps):
     return _finish(_eps_times_distance(eps, np.abs(mu2_prime - mu2)))
 
 
-def kl_leg(mu2_prime, mu1):
+def kl_leg(mu2_prime: ArrayLike, mu1: ArrayLike) -> float | np.ndarray:
     """Lai-Robbins leg ``kl(mu_2', mu_1)`` per pull of arm 2.
 
     The KL leg of Step 3 of the proof of :prf:ref:`thm-lower-bound`, with ``mu_2'' -> mu_1`` (Step 4 of the
@@ -165,7 +167,17 @@ def kl_leg(mu2_prime, mu1):
     return kl(mu2_prime, mu1)
 
 
-def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
+@overload
+def transport_cost(mu2_prime: ArrayLike, mu2: ArrayLike, mu1: ArrayLike, eps: ArrayLike, *,
+                   return_legs: Literal[False] = False) -> float | np.ndarray: ...
+@overload
+def transport_cost(mu2_prime: ArrayLike, mu2: ArrayLike, mu1: ArrayLike, eps: ArrayLike, *,
+                   return_legs: Literal[True]) -> TransportCost: ...
+@overload
+def transport_cost(mu2_prime: ArrayLike, mu2: ArrayLike, mu1: ArrayLike, eps: ArrayLike, *,
+                   return_legs: bool) -> float | np.ndarray | TransportCost: ...
+def transport_cost(mu2_prime: ArrayLike, mu2: ArrayLike, mu1: ArrayLike, eps: ArrayLike, *,
+                   return_legs: bool = False) -> float | np.ndarray | TransportCost:
     """Per-pull cost ``c(mu_2') = eps (mu_2' - mu_2) + kl(mu_2', mu_1)`` of the double change of environment.
 
     Step 3 of the proof of :prf:ref:`thm-lower-bound` bounds ``P(Omega cap L cap A)`` by
@@ -218,7 +230,7 @@ def transport_cost(mu2_prime, mu2, mu1, eps, *, return_legs: bool = False):
     return _finish(total)
 
 
-def optimal_intermediate(mu2, mu1, eps) -> OptimalIntermediate:
+def optimal_intermediate(mu2: ArrayLike, mu1: ArrayLike, eps: ArrayLike) -> OptimalIntermediate:
     """Optimal intermediate mean ``z* = argmin c`` and the optimal cost ``c(z*) = d_eps(mu_2, mu_1)``.
 
     Step 4 of the proof of :prf:ref:`thm-lower-bound` (supremum over ``mu_2'``) solved in closed
@@ -243,7 +255,7 @@ def optimal_intermediate(mu2, mu1, eps) -> OptimalIntermediate:
     return OptimalIntermediate(z_star(mu2, mu1, eps), d_eps(mu2, mu1, eps))
 
 
-def pure_routes(mu2, mu1, eps) -> PureRoutes:
+def pure_routes(mu2: ArrayLike, mu1: ArrayLike, eps: ArrayLike) -> PureRoutes:
     """Costs of the two pure routes: all-KL ``kl(mu_2, mu_1)`` and all-TV ``eps |mu_1 - mu_2|``.
 
     The endpoints ``mu_2' = mu_2`` and ``mu_2' = mu_1`` of the transport cost ``c`` (Step 4 of the
@@ -273,7 +285,9 @@ def _as_size(size) -> tuple[int, ...]:
     return out
 
 
-def maximal_coupling(p, q, size=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
+def maximal_coupling(p: ArrayLike, q: ArrayLike, size: int | tuple[int, ...] | None = None,
+                     rng: np.random.Generator | np.random.SeedSequence | int | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """Sample the maximal coupling of Bernoulli(p) and Bernoulli(q).
 
     Definition 'Maximal Couplings': ``X ~ Ber(p)``, ``Y ~ Ber(q)`` and
@@ -347,9 +361,9 @@ class CoupledHistory:
 
     def hamming_ratio(self) -> np.ndarray:
         """``d_Ham / N_2`` per run (see :func:`hamming_ratio`)."""
-        return hamming_ratio(self.d_ham, self.n2)
+        return np.asarray(hamming_ratio(self.d_ham, self.n2))  # one entry per run: never a float
 
-    def event_L_frequency(self, alpha, n2=None):
+    def event_L_frequency(self, alpha: float, n2: ArrayLike | None = None) -> float:
         """Frequency of ``L = {d_Ham <= (1 + alpha) n_2 TV(P_2, P_2')}`` over the runs (see :func:`event_L`).
 
         ``n2=None`` uses each run's own ``N_2(T)``.
@@ -381,6 +395,10 @@ def _as_policy(policy, horizon: int):
     return "schedule", arr.astype(bool)
 
 
+# An adaptive rule of simulate_coupled_environment: rule(t, counts, sums, rng) -> pull_arm_2.
+_Rule = Callable[[int, np.ndarray, np.ndarray, np.random.Generator], ArrayLike]
+
+
 def _rule_pulls(pull2, n_runs: int) -> np.ndarray:
     """The answer of an adaptive rule checked: one boolean (or 0/1) per run."""
     pull2 = np.asarray(pull2)
@@ -393,13 +411,13 @@ def _rule_pulls(pull2, n_runs: int) -> np.ndarray:
 
 
 def simulate_coupled_environment(
-    mu,
-    mu_prime,
-    policy_pulls_arm2=0.5,
+    mu: ArrayLike,
+    mu_prime: ArrayLike,
+    policy_pulls_arm2: ArrayLike | _Rule = 0.5,
     *,
-    horizon,
-    n_runs,
-    seed=None,
+    horizon: int,
+    n_runs: int,
+    seed: np.random.Generator | np.random.SeedSequence | int | None = None,
     method: str = "per_step",
     return_streams: bool = False,
     max_seconds: float | None = MAX_SECONDS,
@@ -515,14 +533,14 @@ def simulate_coupled_environment(
         counts[rows, arm] += 1
         sums[rows, arm] += r
         if return_streams:  # arms, r and r' of step t
-            streams[:, :, t] = arm, r, r_prime
+            streams[:, :, t] = arm, r, r_prime  # type: ignore[call-overload]  # an ndarray here
     return CoupledHistory(d_ham, counts[:, 1].copy(), tv, horizon, *streams)
 
 
 # --------------------------------------------------------------------------------------------
 # statistics of the event L (Step 3 of the proof of the lower bound)
 # --------------------------------------------------------------------------------------------
-def hamming_ratio(d_ham, n2) -> np.ndarray:
+def hamming_ratio(d_ham: ArrayLike, n2: ArrayLike) -> float | np.ndarray:
     """``d_Ham(r, r') / N_2`` per run: it concentrates at ``TV(P_2, P_2')`` (Step 3 of the proof of
     :prf:ref:`thm-lower-bound`).
 
@@ -553,7 +571,7 @@ def hamming_ratio(d_ham, n2) -> np.ndarray:
     return _finish(out)
 
 
-def event_L(d_ham, n2, tv, alpha) -> np.ndarray:
+def event_L(d_ham: ArrayLike, n2: ArrayLike, tv: ArrayLike, alpha: ArrayLike) -> np.ndarray | np.bool_:
     """Indicator of ``L = {d_Ham(r, r') <= (1 + alpha) n_2 TV(P_2, P_2')}`` (Step 2 of the proof).
 
     In the proof ``n_2`` is the deterministic threshold of ``Omega = {N_2(T) <= n_2}``; passing each
@@ -584,7 +602,7 @@ def event_L(d_ham, n2, tv, alpha) -> np.ndarray:
     return d_ham <= (1.0 + alpha) * n2 * tv
 
 
-def event_L_frequency(d_ham, n2, tv, alpha) -> float:
+def event_L_frequency(d_ham: ArrayLike, n2: ArrayLike, tv: ArrayLike, alpha: ArrayLike) -> float:
     """Fraction of runs in which the event ``L`` of :func:`event_L` holds (an estimate of ``P(L)``)."""
     hits = event_L(d_ham, n2, tv, alpha)
     if np.size(hits) == 0:

@@ -46,7 +46,10 @@ mirror identity ``eps x - log(1 + y (e^eps - 1))`` holds for ``x >= y``).  It is
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit, logit
 
 from ._validate import as_positive, as_probability, broadcast
@@ -81,7 +84,7 @@ _V_CAP_LOWER = 708.0
 # ----------------------------------------------------------------------------------------------
 # helpers
 # ----------------------------------------------------------------------------------------------
-def _finish(arr: np.ndarray):
+def _finish(arr: np.ndarray) -> float | np.ndarray:
     """Return a Python float for a 0-d result, else a fresh ndarray."""
     arr = np.asarray(arr, dtype=float)
     if arr.ndim == 0:
@@ -105,7 +108,7 @@ def _probabilities(*eps, **named) -> list[np.ndarray]:
     return broadcast(**arrays, eps=_eps(eps[0])) if eps else broadcast(**arrays)
 
 
-def _bound_args(x, c, *eps):
+def _bound_args(x: ArrayLike, c: ArrayLike, *eps: ArrayLike) -> list[np.ndarray]:
     """The arguments of a confidence bound validated (``x``, then ``c``, then ``eps`` if given) and
     broadcast together."""
     x, c = as_probability("x", x), as_positive("c", c, allow_inf=True, allow_zero=True)
@@ -369,7 +372,11 @@ def _d_eps_bound(x: np.ndarray, c: np.ndarray, eps: np.ndarray, upper: bool) -> 
 # ----------------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------------
-def kl(p, q):
+@overload
+def kl(p: float, q: float) -> float: ...
+@overload
+def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray: ...
+def kl(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     r"""Bernoulli relative entropy ``kl(p, q)``.
 
     .. math::
@@ -411,7 +418,11 @@ def kl(p, q):
     return _finish(_kl(p, q))
 
 
-def tv(p, q):
+@overload
+def tv(p: float, q: float) -> float: ...
+@overload
+def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray: ...
+def tv(p: ArrayLike, q: ArrayLike) -> float | np.ndarray:
     r"""Total variation distance between Bernoulli(p) and Bernoulli(q): ``|p - q|``.
 
     .. math::
@@ -432,7 +443,11 @@ def tv(p, q):
     return _finish(np.abs(p - q))
 
 
-def z_star(x, y, eps):
+@overload
+def z_star(x: float, y: float, eps: float) -> float: ...
+@overload
+def z_star(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
+def z_star(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""Minimiser ``z*`` of ``z -> eps |z - x| + kl(z, y)`` over ``[x ^ y, x v y]``.
 
     :prf:ref:`prop-d-eps-closed-form` (the paper's explicit solution of d_eps, in its regret
@@ -477,7 +492,11 @@ def z_star(x, y, eps):
     return _finish(_z_star(x, y, eps))
 
 
-def d_eps(x, y, eps):
+@overload
+def d_eps(x: float, y: float, eps: float) -> float: ...
+@overload
+def d_eps(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
+def d_eps(x: ArrayLike, y: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""The paper's divergence ``d_eps(x, y)`` between Bernoulli means (:prf:ref:`def-d-eps`).
 
     .. math::
@@ -535,7 +554,11 @@ def d_eps(x, y, eps):
     return _finish(_d_eps(x, y, eps))
 
 
-def regime_threshold(x, y):
+@overload
+def regime_threshold(x: float, y: float) -> float: ...
+@overload
+def regime_threshold(x: ArrayLike, y: ArrayLike) -> float | np.ndarray: ...
+def regime_threshold(x: ArrayLike, y: ArrayLike) -> float | np.ndarray:
     r"""Privacy-regime threshold ``eps*(x, y) = |logit(y) - logit(x)|``.
 
     .. math::
@@ -576,7 +599,11 @@ def regime_threshold(x, y):
     return _finish(_threshold(x, y))
 
 
-def kl_ucb(x, c):
+@overload
+def kl_ucb(x: float, c: float) -> float: ...
+@overload
+def kl_ucb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray: ...
+def kl_ucb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     r"""Upper KL confidence bound: ``max{q in [x, 1] : kl(x, q) <= c}``.
 
     .. math::
@@ -621,7 +648,11 @@ def kl_ucb(x, c):
     return _finish(_kl_bound(x, c, upper=True))
 
 
-def kl_lcb(x, c):
+@overload
+def kl_lcb(x: float, c: float) -> float: ...
+@overload
+def kl_lcb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray: ...
+def kl_lcb(x: ArrayLike, c: ArrayLike) -> float | np.ndarray:
     r"""Lower KL confidence bound: ``min{q in [0, x] : kl(x, q) <= c}``.
 
     .. math::
@@ -646,7 +677,11 @@ def kl_lcb(x, c):
     return _finish(_kl_bound(x, c, upper=False))
 
 
-def d_eps_ucb(x, c, eps):
+@overload
+def d_eps_ucb(x: float, c: float, eps: float) -> float: ...
+@overload
+def d_eps_ucb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
+def d_eps_ucb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""DP-KLUCB index: ``max{mu in [x, 1] : d_eps(x, mu) <= c}`` (:prf:ref:`alg-dp-klucb-imed`).
 
     .. math::
@@ -694,7 +729,11 @@ def d_eps_ucb(x, c, eps):
     return _finish(_d_eps_bound(x, c, eps, upper=True))
 
 
-def d_eps_lcb(x, c, eps):
+@overload
+def d_eps_lcb(x: float, c: float, eps: float) -> float: ...
+@overload
+def d_eps_lcb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray: ...
+def d_eps_lcb(x: ArrayLike, c: ArrayLike, eps: ArrayLike) -> float | np.ndarray:
     r"""Lower ``d_eps`` confidence bound: ``min{mu in [0, x] : d_eps(x, mu) <= c}``.
 
     .. math::

@@ -62,7 +62,7 @@ class BernoulliBandit:
         The first optimal arm.
     """
 
-    def __init__(self, means, name: str | None = None) -> None:
+    def __init__(self, means: np.typing.ArrayLike, name: str | None = None) -> None:
         mu = as_probability("means", means)
         if mu.ndim != 1 or mu.size < 1:
             raise ValueError(f"means must be a non-empty 1-d array of arm means, got shape {mu.shape}")
@@ -101,7 +101,7 @@ class BernoulliBandit:
     def best_arm(self) -> int:
         return int(np.argmax(self._means))
 
-    def regret(self, pulls) -> np.ndarray:
+    def regret(self, pulls: np.typing.ArrayLike) -> np.ndarray:
         """Pseudo-regret sum_a Delta_a N_a for pull counts ``pulls`` of shape (..., K)."""
         n = as_float_array("pulls", pulls)
         if np.any(np.isnan(n)) or np.any(n < 0) or np.any(np.isinf(n)):
@@ -157,7 +157,7 @@ def instance(name: str) -> BernoulliBandit:
     return BernoulliBandit(INSTANCES[key], name=key)
 
 
-def as_bandit(env) -> BernoulliBandit:
+def as_bandit(env: BernoulliBandit | str | np.typing.ArrayLike) -> BernoulliBandit:
     """Coerce an instance name, a vector of means or a :class:`BernoulliBandit` to a bandit."""
     if isinstance(env, BernoulliBandit):
         return env

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 
 from ._validate import as_int, as_probability, as_real
 
@@ -90,7 +91,8 @@ def _pull(rng: random.Random, mu: float, pulls: int, eps: float) -> float:
     return rewards + rng.expovariate(eps) - rng.expovariate(eps)
 
 
-def _dp_run(algorithm: str, means, eps: float, T: int, n0: int, alpha: float, seed: int) -> list[int]:
+def _dp_run(algorithm: str, means: Sequence[float], eps: float, T: int, n0: int, alpha: float,
+            seed: int) -> list[int]:
     """One run of ``algorithm`` (DP-KLUCB or DP-IMED) on Bernoulli arms ``means`` for ``T`` rounds;
     returns the pull counts.  The two algorithms differ only in the index."""
     _checked(means=means, eps=eps, T=T, n0=n0, alpha=alpha, seed=seed)
@@ -112,11 +114,13 @@ def _dp_run(algorithm: str, means, eps: float, T: int, n0: int, alpha: float, se
     return n
 
 
-def dp_klucb(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: int = 0) -> list[int]:
+def dp_klucb(means: Sequence[float], eps: float, T: int, n0: int = 1, alpha: float = 2.0,
+             seed: int = 0) -> list[int]:
     """One run of DP-KLUCB on Bernoulli arms ``means`` for ``T`` rounds; returns the pull counts."""
     return _dp_run("DP-KLUCB", means, eps, T, n0, alpha, seed)
 
 
-def dp_imed(means, eps: float, T: int, n0: int = 1, alpha: float = 2.0, seed: int = 0) -> list[int]:
+def dp_imed(means: Sequence[float], eps: float, T: int, n0: int = 1, alpha: float = 2.0,
+            seed: int = 0) -> list[int]:
     """One run of DP-IMED on Bernoulli arms ``means`` for ``T`` rounds; returns the pull counts."""
     return _dp_run("DP-IMED", means, eps, T, n0, alpha, seed)

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validate import (
     as_choice,
@@ -63,8 +65,14 @@ __all__ = [
     "continual_release_log_ratio",
 ]
 
+# A policy as these functions take it: ``policy(actions, rewards, K) -> probabilities`` (see
+# :func:`exponential_weights_policy`), and a seed of the Laplace draws (see ``_validate.as_rng``).
+_Policy = Callable[[tuple[int, ...], tuple[float, ...], int], ArrayLike]
+_Rng = np.random.Generator | np.random.SeedSequence | int | None
 
-def laplace_mechanism(value, eps, sensitivity=1.0, rng=None):
+
+def laplace_mechanism(value: ArrayLike, eps: float, sensitivity: float = 1.0, rng: _Rng = None
+                      ) -> float | np.ndarray:
     """Release ``value + Lap(sensitivity / eps)``.
 
     Parameters
@@ -110,7 +118,7 @@ def _eps_and_sensitivity(eps, sensitivity) -> tuple[np.ndarray, np.ndarray]:
     return e, s
 
 
-def laplace_pdf(x, loc, eps, sensitivity=1.0):
+def laplace_pdf(x: ArrayLike, loc: ArrayLike, eps: float, sensitivity: float = 1.0) -> float | np.ndarray:
     """Density of the Laplace mechanism's output: (eps / 2s) exp(-eps abs(x - loc) / s).
 
     Parameters
@@ -130,7 +138,8 @@ def laplace_pdf(x, loc, eps, sensitivity=1.0):
     return float(out) if out.ndim == 0 else out
 
 
-def laplace_log_density_ratio(x, loc, loc_prime, eps, sensitivity=1.0):
+def laplace_log_density_ratio(x: ArrayLike, loc: ArrayLike, loc_prime: ArrayLike, eps: float,
+                              sensitivity: float = 1.0) -> float | np.ndarray:
     """log of p(x | loc) / p(x | loc') for the Laplace mechanism.
 
     Equals (eps / s)(abs(x - loc') - abs(x - loc)), which by the triangle inequality lies in
@@ -157,7 +166,7 @@ def _not_nan(name: str, value) -> np.ndarray:
     return arr
 
 
-def laplace_cdf(x, loc, eps, sensitivity=1.0):
+def laplace_cdf(x: ArrayLike, loc: ArrayLike, eps: float, sensitivity: float = 1.0) -> float | np.ndarray:
     r"""Distribution function of the Laplace mechanism's output ``loc + Lap(sensitivity / eps)``.
 
     .. math::
@@ -189,7 +198,8 @@ def laplace_cdf(x, loc, eps, sensitivity=1.0):
     return float(out) if out.ndim == 0 else out
 
 
-def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
+def laplace_interval_probability(lo: ArrayLike, hi: ArrayLike, loc: ArrayLike, eps: float,
+                                 sensitivity: float = 1.0) -> float | np.ndarray:
     r"""Probability that the Laplace mechanism's output falls in the event ``[lo, hi]``.
 
     ``P(lo <= loc + Lap(s / eps) <= hi) = F(hi) - F(lo)`` with ``F`` from :func:`laplace_cdf`,
@@ -230,7 +240,8 @@ def laplace_interval_probability(lo, hi, loc, eps, sensitivity=1.0):
     return float(out) if out.ndim == 0 else out
 
 
-def histogram_log_ratio(samples, samples_prime, bins, min_count=100):
+def histogram_log_ratio(samples: ArrayLike, samples_prime: ArrayLike, bins: int | ArrayLike,
+                        min_count: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """Empirical log ratio of two output histograms: a Monte Carlo look at a privacy loss.
 
     Counts both samples on the same bins and returns ``log(c / n) - log(c' / n')`` on the bins
@@ -284,7 +295,7 @@ def _as_starts(starts, size: int) -> np.ndarray:
     return st.astype(np.int64)
 
 
-def partial_sums(rewards, starts):
+def partial_sums(rewards: ArrayLike, starts: ArrayLike) -> np.ndarray:
     """Sums of a reward sequence over consecutive, non-overlapping phases.
 
     Phase ``k`` covers the positions ``starts[k], ..., starts[k+1] - 1`` (the last phase runs to the
@@ -309,7 +320,8 @@ def partial_sums(rewards, starts):
     return np.add.reduceat(r, _as_starts(starts, r.size))
 
 
-def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
+def laplace_vector_log_density_ratio(o: ArrayLike, f: ArrayLike, f_prime: ArrayLike, eps: float,
+                                     sensitivity: float = 1.0) -> float | np.ndarray:
     r"""Log density ratio of a vector release ``f + (Y_1, ..., Y_k)``, ``Y_i`` i.i.d. ``Lap(s / eps)``.
 
     .. math::
@@ -352,7 +364,7 @@ def laplace_vector_log_density_ratio(o, f, f_prime, eps, sensitivity=1.0):
 MAX_ENUMERATION = 200_000
 
 
-def exponential_weights_policy(eta):
+def exponential_weights_policy(eta: float) -> Callable[[tuple[int, ...], tuple[float, ...], int], np.ndarray]:
     r"""A toy randomised policy: play arm ``a`` with probability proportional to ``exp(eta S_a)``.
 
     ``S_a`` is the sum of the rewards observed so far from arm ``a`` (0 at the start, so the first
@@ -383,7 +395,7 @@ def exponential_weights_policy(eta):
         w = np.exp(e * (sums - sums.max()))
         return w / w.sum()
 
-    policy.eta = e
+    policy.eta = e  # type: ignore[attr-defined]
     return policy
 
 
@@ -439,7 +451,7 @@ def _action_distribution(policy, K, T, reward_of):
     return out
 
 
-def view_mechanism(policy, rewards, K):
+def view_mechanism(policy: _Policy, rewards: ArrayLike, K: int) -> np.ndarray:
     r"""The View-DP batch mechanism of a policy: the law of its actions on a fixed list of rewards.
 
     .. math::
@@ -471,7 +483,7 @@ def view_mechanism(policy, rewards, K):
     return _action_distribution(policy, K, T, lambda s, acts: float(r[s]))
 
 
-def table_mechanism(policy, table):
+def table_mechanism(policy: _Policy, table: ArrayLike) -> np.ndarray:
     r"""The Table-DP batch mechanism of a policy: the law of its actions on a table of rewards.
 
     .. math::
@@ -500,7 +512,8 @@ def table_mechanism(policy, table):
     return _action_distribution(policy, K, T, lambda s, acts: float(x[s, acts[s]]))
 
 
-def adaptive_view(policy, adversary, t_star, b, K, T):
+def adaptive_view(policy: _Policy, adversary: Callable[[tuple[int, ...]], tuple[float, float]], t_star: int,
+                  b: str, K: int, T: int) -> np.ndarray:
     r"""The adversary's view in the adaptive continual release model (law of ``a_1, ..., a_T``).
 
     Runs the protocol of the paper's appendix 'Adaptive Continual Release Model for Bandits'
@@ -539,7 +552,7 @@ def adaptive_view(policy, adversary, t_star, b, K, T):
     return _action_distribution(policy, K, T, reward_of)
 
 
-def pure_privacy_loss(p, q):
+def pure_privacy_loss(p: ArrayLike, q: ArrayLike) -> float:
     r"""Largest absolute log ratio of two discrete laws over their atoms: ``max_a abs(log p(a) / q(a))``.
 
     For laws on a finite set (here, action sequences), the pair ``(p, q)`` satisfies both
@@ -573,7 +586,8 @@ def pure_privacy_loss(p, q):
     return float(np.max(np.abs(np.log(p[both]) - np.log(q[both]))))
 
 
-def worst_case_privacy_loss(policy, K, T, model, alphabet=(0.0, 1.0)):
+def worst_case_privacy_loss(policy: _Policy, K: int, T: int, model: str,
+                            alphabet: ArrayLike = (0.0, 1.0)) -> float:
     """Exact worst-case pure privacy loss of a policy, by enumerating neighbouring inputs.
 
     Rewards take values in ``alphabet``.  The three models of the paper's appendix 'Adaptive
@@ -667,7 +681,8 @@ def _check_stream(rewards, starts, name="rewards"):
     return r, _as_starts(starts, r.size)
 
 
-def continual_release(rewards, starts, eps, rng=None, size=None):
+def continual_release(rewards: ArrayLike, starts: ArrayLike, eps: float, rng: _Rng = None,
+                      size: int | None = None) -> np.ndarray:
     r"""Release the running sums of a reward stream at the end of each phase, with Laplace noise.
 
     Phase ``k`` covers the 0-based positions ``starts[k] .. starts[k+1] - 1`` (the last one runs to
@@ -712,7 +727,7 @@ def continual_release(rewards, starts, eps, rng=None, size=None):
     return np.cumsum(s + y, axis=-1)
 
 
-def phase_releases(running):
+def phase_releases(running: ArrayLike) -> np.ndarray:
     """Invert the running sums of :func:`continual_release` into the phase releases ``s_k + Y_k``.
 
     The map from phase releases to running sums is linear, lower triangular with ones on the
@@ -732,7 +747,8 @@ def _phase_releases(o, phases: int) -> np.ndarray:
     return phase_releases(o)
 
 
-def continual_release_log_density(o, rewards, starts, eps):
+def continual_release_log_density(o: ArrayLike, rewards: ArrayLike, starts: ArrayLike, eps: float
+                                  ) -> float | np.ndarray:
     r"""Log density of the running-sum release of :func:`continual_release` at ``o``.
 
     The phase releases are independent, ``s_k + Lap(1/eps)``, and the running sums are their image
@@ -763,7 +779,8 @@ def continual_release_log_density(o, rewards, starts, eps):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def continual_release_log_ratio(o, rewards, rewards_prime, starts, eps):
+def continual_release_log_ratio(o: ArrayLike, rewards: ArrayLike, rewards_prime: ArrayLike,
+                                starts: ArrayLike, eps: float) -> float | np.ndarray:
     r"""Exact log density ratio of the running-sum release on two reward streams.
 
     Because the running sums are an invertible linear image (determinant 1) of the phase

@@ -40,7 +40,9 @@ COLUMNS = ("experiment", "instance", "eps", "policy", "params", "run", "t", "reg
 GRIDS = ("all", "log", "linear")
 
 
-def to_frame(rows: dict):
+# pandas is an optional extra, not imported here (nor, in this module of the numbers' code, under
+# TYPE_CHECKING): ``pandas.DataFrame`` annotates the return, and is ``Any`` to mypy.
+def to_frame(rows: dict) -> pandas.DataFrame:  # type: ignore[name-defined]  # noqa: F821
     """A pandas DataFrame of long-format columns (:meth:`dpb.result.Result.to_rows`,
     :func:`dpb.frames.experiment_rows`); ``ImportError`` naming the ``pandas`` extra when pandas is
     missing."""
@@ -173,11 +175,12 @@ class Result:
             "regret": np.asarray(regret, dtype=float).reshape(-1),
         }
 
-    def to_frame(self, grid: str = "all", **labels):
+    def to_frame(self, grid: str = "all", **labels: str | float | None
+                 ) -> pandas.DataFrame:  # type: ignore[name-defined]  # noqa: F821 (see to_frame)
         """The regret curves as a long pandas DataFrame (one row per run and checkpoint: columns
         experiment, instance, eps, policy, params, run, t, regret); needs the ``pandas`` extra
         (``pip install 'dpb[pandas]'``).  ``grid`` and ``labels`` as in :meth:`to_rows`."""
-        return to_frame(self.to_rows(grid=grid, **labels))
+        return to_frame(self.to_rows(grid=grid, **labels))  # type: ignore[arg-type]
 
     def on_grid(self, grid: str = "log") -> tuple[np.ndarray, np.ndarray]:
         """``(checkpoints, regret)`` restricted to the ``"log"`` or ``"linear"`` grid."""
@@ -220,10 +223,10 @@ class Result:
         if np.unique(stack["run_ids"]).size != stack["run_ids"].size:
             raise ValueError("results to concatenate must hold distinct runs (a run id appears twice)")
         elapsed = float(sum(r.elapsed for r in results))
-        return replace(first, elapsed=elapsed, extra=dict(first.extra), **stack)
+        return replace(first, elapsed=elapsed, extra=dict(first.extra), **stack)  # type: ignore[arg-type]
 
     # -- persistence ---------------------------------------------------------------------------
-    def save(self, path) -> Path:
+    def save(self, path: str | Path) -> Path:
         """Write the result to ``path`` (``.npz``) atomically; returns the path written."""
         path = Path(path)
         if path.suffix != ".npz":
@@ -234,13 +237,13 @@ class Result:
         return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 
     @classmethod
-    def load(cls, path) -> Result:
+    def load(cls, path: str | Path) -> Result:
         """Read a result written by :meth:`save`."""
         with np.load(Path(path), allow_pickle=False) as data:
             return cls.from_stored(json.loads(str(data["meta"])), data)
 
     @classmethod
-    def from_stored(cls, meta: dict, arrays) -> Result:
+    def from_stored(cls, meta: dict, arrays: dict[str, np.ndarray] | np.lib.npyio.NpzFile) -> Result:
         """The result whose file held ``meta`` and ``arrays`` (see :meth:`save`; ``arrays``: any
         mapping holding at least the result's arrays, e.g. the open archive)."""
         return cls(policy=meta["policy"], params=meta["params"], env_name=meta["env_name"], T=int(meta["T"]),

@@ -293,12 +293,6 @@ def simulate(
     )
 
 
-# ``dpb.simulate(...)`` calls :func:`simulate` (the module stays importable as a module)
-from ._callable import make_callable  # noqa: E402
-
-make_callable(__name__, "simulate")
-
-
 def warm_kernels(policy: str | None = None) -> None:
     """Load (or, on a cold cache, compile) the numba kernels: one tiny run of each compiled fast
     path in :data:`dpb._jit.KERNEL_RUNS`, or only of ``policy``'s (none for a policy without

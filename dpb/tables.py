@@ -82,7 +82,7 @@ class Table:
         return (self.headers, self.cells, self.align, self.title) == (
             other.headers, other.cells, other.align, other.title)
 
-    __hash__ = None  # mutable-looking container semantics: not hashable
+    __hash__ = None  # type: ignore[assignment]  # mutable-looking container semantics: not hashable
 
     def lines(self) -> list[str]:
         """The text form, line by line (title, headers, a rule of dashes, the rows)."""

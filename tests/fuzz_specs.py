@@ -1046,6 +1046,10 @@ def module_specs() -> list[Spec]:
                 points=size(2, 200, optional=True),
             ),
         ),
+        S(
+            "dpb.chapters.algorithms:formula_sizes",
+            dict(n0=size(1, 20), alpha=galpha.but(optional=False), count=size(1, 200)),
+        ),
         S("dpb.audit:private_policies", {}),
         S("dpb.reference:reference_policies", {}),
         S("dpb.policies:policy_class", dict(policy=POLICY_NAME)),
@@ -1458,15 +1462,15 @@ NOT_FUZZED = {
     "dpb.coupling.PureRoutes": "a NamedTuple of results",
     "dpb.coupling.CoupledHistory": "a record of simulate_coupled_environment's output",
     "dpb.batching.BatchSchedule": "abstract; its methods are fuzzed through the concrete schedules",
-    "dpb.experiments.verdict_facts": "takes the four experiments of chapter 7 at both scales; each "
+    "dpb.chapters.experiments.verdict_facts": "takes the four experiments of chapter 7 at both scales; each "
     "summary it reads (dominance, ratio_summary, ordering_table, expected_dominance, sweep_table, "
     "expected_sweep_table) is fuzzed, and tests/test_verdict.py checks it end to end",
-    "dpb.experiments.verdict_table": "formats the dict of verdict_facts (tests/test_verdict.py)",
+    "dpb.chapters.experiments.verdict_table": "formats the dict of verdict_facts (tests/test_verdict.py)",
     "dpb.chapters.experiments.verdict": "takes the four experiments of chapter 7 at both scales and "
     "calls verdict_facts and verdict_table (not fuzzed, see them); tests/test_verdict.py checks it",
     "dpb.chapters.experiments.ratios_by_algorithm": "takes experiments at the converged scale (built "
     "by ensure_converged, fuzzed); tests/test_verdict.py checks its numbers and bad arguments",
-    "dpb.experiments.cost_table": "sums the CPU time recorded in loaded result files "
+    "dpb.chapters.experiments.cost_table": "sums the CPU time recorded in loaded result files "
     "(tests/test_verdict.py checks it and its bad arguments)",
     "dpb.interaction.Transcript": "a record produced by run_on_list/run_game; its methods are fuzzed",
     "dpb.interaction.Adversary": "abstract base class (its subclasses are fuzzed)",
@@ -2265,10 +2269,10 @@ def tail_specs() -> list[Spec]:
             **W,
         ),
     ]
-    pp = "dpb.plotting.privacy:"
+    cp = "dpb.chapters.privacy:"
     specs += [
         S(
-            pp + "release_starts",
+            cp + "release_starts",
             dict(
                 T=size(1, 100, edge_extra=(2**62 + 1,)),
                 schedule=Kind(
@@ -2276,6 +2280,61 @@ def tail_specs() -> list[Spec]:
                 ),
             ),
         ),
+        S(
+            cp + "continual_release_example",
+            dict(
+                T=size(2, 40, optional=True),
+                t_star=size(1, 2, optional=True),
+                eps=PLOT_EPS.but(**opt),
+                schedule=Kind(
+                    st.sampled_from(["doubling", "constant", "steps"]), bad=("nope", None, 3), optional=True
+                ),
+                seed=SEED,
+            ),
+        ),
+        S(
+            cp + "game_curves",
+            dict(
+                policy=pol2,
+                eps=PLOT_EPS.but(**opt),
+                T=size(3, 12, optional=True),
+                t_star=size(1, 3, optional=True),
+                runs=size(10, 200, optional=True),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            cp + "audit_curves",
+            dict(
+                policy=Kind(
+                    st.sampled_from(["DP-IMED", "DP-KLUCB [no-noise]"]),
+                    bad=("DP-NOPE", None, 3),
+                    optional=True,
+                ),
+                eps=PLOT_EPS.but(**opt),
+                runs=size(20, 200, optional=True),
+                T=size(4, 12, optional=True),
+                t_star=size(1, 4, optional=True),
+                pattern=Kind(
+                    st.sampled_from(["ones", "zeros", "alternate"]), bad=("nope", None, 3), optional=True
+                ),
+                seed=SEED,
+            ),
+            **W,
+        ),
+        S(
+            cp + "noise_cost",
+            dict(
+                eps=PLOT_EPS.but(**opt),
+                mu=UNIT.but(**opt),
+                alpha=schedule_alpha(1.5, 2.0),
+                n_max=size(10, 10**5, optional=True),
+            ),
+        ),
+    ]
+    pp = "dpb.plotting.privacy:"
+    specs += [
         S(
             pp + "plot_continual_release",
             dict(
@@ -2956,6 +3015,21 @@ def tail_specs() -> list[Spec]:
                 runs=size(1, 6, optional=True),
                 seed=SEED,
                 directory=r_dir,
+            ),
+            weight=0.5,
+            timeout=60,
+        ),
+        S(
+            "dpb.chapters.regret:scaled_pulls",
+            dict(
+                runs=decomposed,
+                stat=Kind(st.sampled_from(["mean", "median"]), bad=("max", None, 3), optional=True),
+                horizons=Kind(
+                    st.sampled_from([(1000,), (100, 1000)]),
+                    edge=((),),
+                    bad=((7,), (NAN,), ("x",), 3),
+                    optional=True,
+                ),
             ),
             weight=0.5,
             timeout=60,

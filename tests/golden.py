@@ -346,9 +346,10 @@ def split_cases(cpu_only: bool = False) -> Iterator[tuple[str, Callable[[], str]
 def teaching_cases() -> Iterator[tuple[str, Callable[[], str]]]:
     import dpb
     from dpb import interaction, regret
+    from dpb.simulate import simulate_trace
 
     def trace():
-        tr = dpb.simulate.simulate_trace("DP-KLUCB", "mu2", 3000, seed=4, eps=0.5, run_id=2)
+        tr = simulate_trace("DP-KLUCB", "mu2", 3000, seed=4, eps=0.5, run_id=2)
         tab = tr.table()
         return digest(*(np.asarray(tab[k], dtype=float) for k in sorted(tab)))
 

@@ -323,3 +323,24 @@ def test_a_policys_params_rebuild_the_same_policy():
         make_schedule({"kind": "cubic"})
     with pytest.raises(TypeError, match="geometric"):
         make_schedule({"kind": "geometric", "ratio": 2})
+
+
+def test_formula_sizes_is_the_definition_in_exact_arithmetic():
+    """dpb.chapters.algorithms.formula_sizes (chapter 4 checks batch_sizes against it)."""
+    assert chapter.formula_sizes(2, 1.5, 5) == [2, 3, 5, 7, 10]
+    assert chapter.formula_sizes(1, 1.1, 5) == [1, 2, 1, 1, 2]  # 1.1 read as 11/10
+    for n0, alpha in [(1, 2), (3, 2), (1, 3), (4, 5)]:
+        assert chapter.formula_sizes(n0, alpha, 20) == [n0 * alpha**m for m in range(20)]
+    a = Fraction(13, 10)  # the cumulative counts by hand: n_m = ceil(n0 (a^(m+1) - 1) / (a - 1))
+    n = [math.ceil(5 * (a ** (m + 1) - 1) / (a - 1)) for m in range(40)]
+    assert list(np.cumsum(chapter.formula_sizes(5, 1.3, 40))) == n
+    for n0, alpha in [(1, 2), (3, 2), (2, 1.5), (1, 1.1), (5, 1.3), (1, 3)]:
+        assert batching.batch_sizes(n0, alpha, 30).tolist() == chapter.formula_sizes(n0, alpha, 30)
+    with pytest.raises(ValueError, match="alpha"):
+        chapter.formula_sizes(1, 1.0, 5)
+    with pytest.raises(TypeError, match="alpha"):
+        chapter.formula_sizes(1, "2", 5)
+    with pytest.raises(ValueError, match="count"):
+        chapter.formula_sizes(1, 2, 0)
+    with pytest.raises(ValueError, match="n0"):
+        chapter.formula_sizes(0, 2, 3)

@@ -384,13 +384,13 @@ def test_a_failed_chunk_stops_the_run_with_one_line_naming_the_cell(tmp_path):
     # a directory where the result file goes is damage that the run now repairs (set aside), so
     # the chunk fails where its file is written, in the worker (sitecustomize runs in every process)
     (tmp_path / "sitecustomize.py").write_text(textwrap.dedent(f"""
-        import dpb.simulate as S
-        _save = S.Result.save
+        from dpb.simulate import Result
+        _save = Result.save
         def save(self, path):
             if str(path).endswith({cell.path(out, a, b).name!r}):
                 raise IsADirectoryError(21, "Is a directory", str(path))
             return _save(self, path)
-        S.Result.save = save
+        Result.save = save
         """))
     for verbose in ((), ("--verbose",)):
         with Session(tmp_path, *SWEEP, "--out", str(out), "--jobs", "2", "--no-progress", *verbose,

@@ -208,7 +208,8 @@ def test_a_scheduler_lost_while_counting_workers_is_the_same_one_line_error():
     from dpb.experiments.dask import _Dask
 
     class GoneClient:
-        def nthreads(self, callback_timeout=None):  # (asked within a bound)
+        def nthreads(self, **kwargs):  # dpb bounds the call: callback_timeout=...
+            assert "callback_timeout" in kwargs
             raise CommClosedError("in <TCP (closed) ConnectionPool.ncores>: Connection reset by peer")
 
     backend = object.__new__(_Dask)
@@ -240,3 +241,45 @@ def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path):
     a = E.store._load_cell(cell, tmp_path / "dask", E.DEFAULT_SEED)
     b = E.store._load_cell(cell, tmp_path / "local", E.DEFAULT_SEED)
     assert np.array_equal(a.regret, b.regret) and np.array_equal(a.pulls, b.pulls)
+
+
+def test_a_result_lost_with_its_worker_while_being_read_is_waited_for_within_a_bound():
+    # A future found done can be pending again by the time it is read: its worker died, the client
+    # reschedules it ("lost"), and the next worker computes it again.  Reading it must neither
+    # block (result() and exception() without a timeout waited for a worker: the CI run that stayed
+    # silent 90 s after every worker was killed) nor read as a lost scheduler; it stays tracked.
+    import time
+
+    from dpb.experiments.dask import _Dask
+
+    class Running:
+        status = "running"
+
+    class Flipping:
+        """done() when polled; then lost, or an error whose reading times out."""
+
+        def __init__(self, status):
+            self.status, self.released = status, False
+
+        def done(self):
+            return True
+
+        def result(self, timeout=None):
+            assert timeout is not None, "an unbounded wait"
+            raise TimeoutError
+
+        def exception(self, timeout=None):
+            assert timeout is not None, "an unbounded wait"
+            raise TimeoutError
+
+        def release(self):
+            self.released = True
+
+    backend = object.__new__(_Dask)
+    backend.client, backend._address, backend._out = Running(), "tcp://127.0.0.1:1", None
+    futures = [Flipping("lost"), Flipping("pending"), Flipping("finished"), Flipping("error")]
+    backend._futures = {f: (("cell", 0, 10), ("cell", 0, 10, 7, {}, None, 1.0)) for f in futures}
+    t0 = time.monotonic()
+    assert backend.poll(0.05) == []
+    assert time.monotonic() - t0 < 5
+    assert set(backend._futures) == set(futures) and not any(f.released for f in futures)

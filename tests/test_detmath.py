@@ -120,6 +120,65 @@ def test_numba_still_has_the_cache_stamp_the_kernels_extend():
     assert isinstance(_private_kernel._binomials._cache._cache_file._source_stamp, tuple)
 
 
+_KERNEL = """
+from numba import njit
+
+
+@njit(cache=True)
+def twice(x):
+    return 2 * x
+"""
+
+_RUN = """
+import importlib, sys
+sys.path.insert(0, sys.argv[1])
+from dpb.policies._scalar import stamp_kernels
+plain, stamped = (importlib.import_module(m).twice for m in ("kernel_plain", "kernel_stamped"))
+if sys.argv[2] == "stamp":
+    stamp_kernels([stamped])
+plain(1), stamped(1)
+print(len(plain.stats.cache_hits), len(stamped.stats.cache_hits))
+"""
+
+
+def test_numba_recompiles_a_cached_kernel_whose_stamp_changed(tmp_path):
+    """stamp_kernels relies on numba's private cache stamp: numba must still compare it with the
+    stamp its cache index was saved with (a changed stamp recompiles, an unchanged one loads).
+    numba is not pinned (>= 0.60): a release that renames or stops reading the stamp fails here."""
+    import os
+    import subprocess
+    import sys
+
+    for name in ("kernel_plain", "kernel_stamped"):
+        (tmp_path / f"{name}.py").write_text(_KERNEL)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "DPB_JIT": "1"}
+
+    def run(mode):
+        proc = subprocess.run([sys.executable, "-c", _RUN, str(tmp_path), mode], capture_output=True,
+                              text=True, timeout=300, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout.split()
+
+    assert run("none") == ["0", "0"]  # compiled and saved
+    assert run("none") == ["1", "1"]  # loaded: the cache works here
+    assert run("stamp") == ["1", "0"]  # the stamped kernel's index no longer matches: recompiled
+
+
+def test_stamp_kernels_refuses_a_numba_cache_without_its_stamp():
+    class FunctionCache:  # a cache as numba would have it with the stamp renamed
+        _cache_file = object()
+
+    class Dispatcher:
+        __name__ = "kernel"
+        _cache = FunctionCache()
+
+    from dpb.policies._scalar import stamp_kernels
+
+    with pytest.raises(RuntimeError, match="_source_stamp"):
+        stamp_kernels([Dispatcher()])
+    stamp_kernels([len])  # a plain function (DPB_JIT=0): nothing to stamp
+
+
 def test_laplace_noise_has_the_laplace_law_and_numpys_draws():
     from dpb.policies.base import standard_laplace
 

@@ -7,6 +7,7 @@ compares the result with the local pool bit for bit.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -539,7 +540,7 @@ def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
     the policy's numba kernels comes before its clock.  The warm-up is stood in for by one that burns
     0.4 CPU-s; the old code counted it in the first chunk (ch07's cost table showed IMED's cost
     inflated by the compilation when ``dpb compile`` had not run)."""
-    import dpb.simulate as simulating
+    simulating = importlib.import_module("dpb.simulate")  # the module: ``dpb.simulate`` is its function
     from dpb.experiments import execution
 
     real = simulating.simulate

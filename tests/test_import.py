@@ -35,7 +35,7 @@ def test_every_public_name_resolves():
         assert name in dir(dpb)
     from dpb import Result, audit, make_policy, simulate  # noqa: F401 - the import is the test
 
-    assert dpb.simulate.Result is Result
+    assert dpb.simulate is simulate and simulate.__module__ == "dpb.simulate"  # the function
     assert dpb.Result is Result
 
 

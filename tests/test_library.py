@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,7 @@ import dpb
 from dpb import __main__ as cli
 from dpb import experiments as E
 from dpb.experiments import files as F
+from dpb.simulate import estimate_cost, simulate_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,24 +47,39 @@ def test_import_dpb_stays_light():
     assert out.strip() == "[]"
 
 
-def test_the_verbs_are_callable_at_the_top_level_whatever_was_imported_first():
-    code = """
-import dpb.simulate as S                     # the module first: it must stay the module
-from dpb.simulate import Result, simulate as f
+@pytest.mark.parametrize(
+    "first",
+    [
+        "import dpb.simulate",  # the import system binds the submodule to the package: it must not stay
+        "from dpb.simulate import Result",
+        "from dpb.experiments import run",  # a module of the package that imports dpb.simulate
+        "import dpb",
+        "from dpb import simulate",
+    ],
+)
+def test_simulate_is_the_function_whatever_was_imported_first(first):
+    code = f"""
+{first}
+import importlib, inspect, sys, types
 import dpb
+import dpb.simulate as S                     # reads the package's attribute: the function
+from dpb.simulate import Result, estimate_cost, simulate as f
 from dpb import simulate
+module = sys.modules["dpb.simulate"]
 r1 = dpb.simulate("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, eps=0.5)
 r2 = simulate("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, eps=0.5)
-r3 = f("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, params={"eps": 0.5})
-print(S.Result is Result, isinstance(r1, S.Result), r1.same_as(r2) and r1.same_as(r3),
+r3 = f("DP-KLUCB", [0.9, 0.8], 3000, runs=2, seed=4, params={{"eps": 0.5}})
+print(type(dpb.simulate) is types.FunctionType, dpb.simulate is S is simulate is f is module.simulate,
+      isinstance(module, types.ModuleType) and importlib.import_module("dpb.simulate") is module,
+      module.Result is Result and isinstance(r1, Result), r1.same_as(r2) and r1.same_as(r3),
+      "max_seconds" in inspect.signature(dpb.simulate).parameters, estimate_cost is module.estimate_cost,
       callable(dpb.audit_policy), dpb.run is dpb.experiments.run, dpb.load is dpb.experiments.load)
 """
-    assert _python(code).split() == ["True"] * 6
+    assert _python(code).split() == ["True"] * 10
 
 
-def test_calling_the_audit_module_says_which_function_to_call():
-    with pytest.raises(TypeError, match=r"dpb.audit_policy\(policy"):
-        dpb.audit("DP-IMED")
+def test_the_audit_module_is_a_module_and_audit_policy_its_one_call_audit():
+    assert isinstance(dpb.audit, types.ModuleType) and not callable(dpb.audit)
     assert dpb.audit_policy is dpb.audit.audit_policy
 
 
@@ -78,10 +95,10 @@ def test_policy_parameters_as_keywords_are_the_params_dict():
     b = dpb.simulate("DP-KLUCB", "mu2", 20_000, runs=3, seed=7, params={"eps": 0.5, "alpha": 3, "n0": 2})
     assert a.same_as(b)
     assert (
-        dpb.simulate.estimate_cost("DP-IMED", "mu1", 10**6, eps=0.5).seconds
-        == dpb.simulate.estimate_cost("DP-IMED", "mu1", 10**6, params={"eps": 0.5}).seconds
+        estimate_cost("DP-IMED", "mu1", 10**6, eps=0.5).seconds
+        == estimate_cost("DP-IMED", "mu1", 10**6, params={"eps": 0.5}).seconds
     )
-    trace = dpb.simulate.simulate_trace("DP-IMED", "mu2", 500, seed=1, eps=1.0)
+    trace = simulate_trace("DP-IMED", "mu2", 500, seed=1, eps=1.0)
     assert trace.params["eps"] == 1.0
 
 

@@ -340,3 +340,29 @@ def test_cache_truncated_file_is_recomputed(tmp_path):
     (path,) = tmp_path.glob("*.npz")
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])  # a write cut in the middle
     assert rg.cached_runs("DP-IMED", "mu2", **kw).same_as(first)
+
+
+def test_scaled_pulls_are_the_pulls_on_the_scale_of_the_bounds(tmp_path, monkeypatch):
+    """dpb.chapters.regret.scaled_pulls: N_i(t) d_eps(mu_i, mu*) / log t (chapter 6's table)."""
+    from dpb.divergences import d_eps
+
+    monkeypatch.setitem(rg.DEFAULTS, "T", 10**5)
+    monkeypatch.setitem(rg.DEFAULTS, "runs", 8)
+    runs = chapter.book_runs("mu2", 0.5, 2.0, "DP-IMED", directory=tmp_path)
+    hs = (int(runs.grid[3]), int(runs.grid[-1]))
+    mean = chapter.scaled_pulls(runs, "mean", hs)
+    median = chapter.scaled_pulls(runs, "median", hs)
+    K = len(runs.means)
+    assert mean.shape == median.shape == (2, K - 1)
+    best = max(runs.means)
+    d = np.array([d_eps(m, best, 0.5) for m in runs.means[1:]])
+    for h, t in enumerate(hs):
+        pulls = runs.total_pulls()[:, runs.at(t), 1:]
+        np.testing.assert_allclose(mean[h], (pulls * d / np.log(t)).mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(median[h], np.median(pulls * d / np.log(t), axis=0), rtol=1e-12)
+    with pytest.raises(ValueError, match="stat"):
+        chapter.scaled_pulls(runs, "max", hs)
+    with pytest.raises(TypeError, match="runs"):
+        chapter.scaled_pulls("mu2", "mean", hs)
+    with pytest.raises(ValueError, match="grid"):
+        chapter.scaled_pulls(runs, "mean", (hs[0] + 1,))

@@ -13,12 +13,16 @@ Lazy-DP-TS).
 from __future__ import annotations
 
 import functools
+import math
+from fractions import Fraction
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validate import (as_choice, as_counts, as_int, as_positive, as_probability, check_elements, check_eps,
-                         plain)
-from ..batching import DoublingSchedule, GeometricSchedule, PolynomialSchedule, make_schedule, phases_to_reach
+from .._validate import (as_choice, as_counts, as_exact, as_int, as_positive, as_probability, check_elements,
+                         check_eps, plain)
+from ..batching import (BatchSchedule, DoublingSchedule, GeometricSchedule, PolynomialSchedule, make_schedule,
+                        phases_to_reach)
 from ..environments import instance_names
 from ..policies import POLICIES
 from ..simulate import Trace, simulate_trace
@@ -30,6 +34,7 @@ __all__ = [
     "noise_monte_carlo",
     "forgetting_comparison",
     "schedule_comparison",
+    "formula_sizes",
     "trace_for",
     "trace_rows",
 ]
@@ -52,7 +57,9 @@ def _last_phase(n, n0, alpha, design, schedule):
     return counts, sizes, cum, np.searchsorted(cum, counts, side="right") - 1
 
 
-def private_mean_composition(n, n0: int = 1, alpha=2, design: str = "accumulate", schedule=None):
+def private_mean_composition(n: ArrayLike, n0: int = 1, alpha: float = 2, design: str = "accumulate",
+                             schedule: BatchSchedule | str | dict | None = None
+                             ) -> tuple[int, int] | tuple[np.ndarray, np.ndarray]:
     r"""Rewards and Laplace noises behind an arm's private mean after ``n`` pulls.
 
     The arm plays phases m = 0, 1, ... of sizes :math:`B_m` (:prf:ref:`def-batch-schedule` for the
@@ -89,12 +96,13 @@ def private_mean_composition(n, n0: int = 1, alpha=2, design: str = "accumulate"
         rewards, noises = cum[M], M + 1
     else:
         rewards, noises = sizes[M], np.ones_like(M)
-    out = [np.asarray(v, dtype=np.int64) for v in (rewards, noises)]
-    return tuple(v.item() for v in out) if counts.ndim == 0 else tuple(out)
+    r, k = (np.asarray(v, dtype=np.int64) for v in (rewards, noises))
+    return (r.item(), k.item()) if counts.ndim == 0 else (r, k)
 
 
-def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "accumulate",
-                              schedule=None):
+def noise_std_of_private_mean(n: ArrayLike, n0: int = 1, alpha: float = 2, eps: float = 1.0,
+                              design: str = "accumulate", schedule: BatchSchedule | str | dict | None = None
+                              ) -> float | np.ndarray:
     r"""Standard deviation of the noise part of an arm's private mean after ``n`` pulls.
 
     A :math:`\mathrm{Lap}(1/\epsilon)` variable has variance :math:`2/\epsilon^2`.  With the rewards
@@ -129,8 +137,9 @@ def noise_std_of_private_mean(n, n0: int = 1, alpha=2, eps: float = 1.0, design:
     return float(std) if np.ndim(std) == 0 else std
 
 
-def noise_monte_carlo(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "accumulate",
-                      runs: int = 4000, seed: int = 0, schedule=None) -> dict:
+def noise_monte_carlo(n: ArrayLike, n0: int = 1, alpha: float = 2, eps: float = 1.0,
+                      design: str = "accumulate", runs: int = 4000, seed: int = 0,
+                      schedule: BatchSchedule | str | dict | None = None) -> dict:
     r"""Simulated noise part of the private mean after ``n`` pulls, with one Laplace draw per phase.
 
     Each run draws :math:`Y_0, Y_1, \dots \sim \mathrm{Lap}(1/\epsilon)`, one per phase, and forms
@@ -177,7 +186,7 @@ def noise_monte_carlo(n, n0: int = 1, alpha=2, eps: float = 1.0, design: str = "
     }
 
 
-def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0.5, x: float = 0.6,
+def forgetting_comparison(n0: int = 1, alpha: float = 2, eps: float = 0.25, mu: float = 0.5, x: float = 0.6,
                           n_max: int = 20_000, runs: int = 4000, seed: int = 0) -> dict:
     r"""Accumulating against forgetting, at every phase end of one arm up to ``n_max`` pulls.
 
@@ -236,7 +245,7 @@ def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0
         rewards, noises = private_mean_composition(ends, design=design, schedule=sched)
         mc = noise_monte_carlo(ends, eps=eps, design=design, runs=runs, seed=seed, schedule=sched)
         log_tail = np.array([float(private_sum_logsf(r * x, int(r), int(k), mu, eps))
-                             for r, k in zip(rewards, noises, strict=True)])
+                             for r, k in zip(np.atleast_1d(rewards), np.atleast_1d(noises), strict=True)])
         out[design] = {
             "rewards": rewards,
             "noises": noises,
@@ -250,7 +259,8 @@ def forgetting_comparison(n0: int = 1, alpha=2, eps: float = 0.25, mu: float = 0
     return out
 
 
-def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, points: int = 60) -> dict:
+def schedule_comparison(n0: int = 1, alpha: float = 2.0, power: float = 2, n_max: int = 10**6,
+                        points: int = 60) -> dict:
     r"""Phases (Laplace draws per arm) against pulls for three schedules, and their first batches.
 
     The schedules are the paper's geometric one (``n0``, ``alpha``; :prf:ref:`def-batch-schedule`), doubling
@@ -290,6 +300,33 @@ def schedule_comparison(n0: int = 1, alpha=2.0, power=2, n_max: int = 10**6, poi
     for name, s in scheds.items():
         out[name] = {"schedule": s, "phases": phases_to_reach(ns, s), "sizes": s.sizes_until(n_max)}
     return out
+
+
+#: Most batch sizes :func:`formula_sizes` computes (exact rationals: ``alpha ** count`` grows fast).
+MAX_FORMULA_SIZES = 200
+
+
+def formula_sizes(n0: int, alpha: float | Fraction, count: int) -> list[int]:
+    r"""The first ``count`` batch sizes of :prf:ref:`def-batch-schedule`, in exact rational arithmetic.
+
+    :math:`n_m = \lceil n_0 (\alpha^{m+1} - 1) / (\alpha - 1) \rceil` and
+    :math:`B_m = n_m - n_{m-1}` (:math:`n_{-1} = 0`), for :math:`m = 0, \dots,` ``count - 1``, with
+    ``alpha`` read as the decimal it prints as (``1.1`` is 11/10, not the nearest double) and every
+    step a :class:`fractions.Fraction` (Azize et al., Section 4).  The formula written out, which
+    chapter 4 checks :func:`dpb.batching.batch_sizes` (the schedule the policies run) against.
+
+    Examples
+    --------
+    >>> formula_sizes(2, 1.5, 5)
+    [2, 3, 5, 7, 10]
+    """
+    n0 = as_int("n0", n0, minimum=1, maximum=10**9)
+    a = as_exact("alpha", alpha)
+    if not a > 1:
+        raise ValueError(f"alpha must be > 1 (geometric growth), got {plain(alpha)!r}")
+    count = as_int("count", count, minimum=1, maximum=MAX_FORMULA_SIZES)
+    n = [math.ceil(n0 * (a ** (m + 1) - 1) / (a - 1)) for m in range(count)]
+    return [n[0]] + [n[m] - n[m - 1] for m in range(1, count)]
 
 
 def _check_policy_env(policy: str, env: str) -> None:

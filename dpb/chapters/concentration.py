@@ -8,8 +8,10 @@ in natural-log scale, so that tails far below the smallest double stay finite.
 from __future__ import annotations
 
 import math
+from typing import overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validate import as_choice, as_int, as_positive, as_probability, check_elements, plain
@@ -31,7 +33,7 @@ __all__ = ["M_RULES", "m_of_n", "tail_comparison", "tail_contributions", "expone
 M_RULES = ("log n", "1", "sqrt n", "n/20")
 
 
-def m_of_n(n, rule: str = "log n") -> int:
+def m_of_n(n: int, rule: str = "log n") -> int:
     """Number of Laplace noises ``m`` summed with ``n`` Bernoulli samples under a growth rule.
 
     ``"log n"``: :math:`m = \\lceil \\log n \\rceil` (what a geometric batching of the samples
@@ -63,6 +65,10 @@ def m_of_n(n, rule: str = "log n") -> int:
     raise ValueError(f"rule must be one of {M_RULES}, got {rule!r}")
 
 
+@overload
+def _upper_tail(x: ArrayLike, mu: float) -> tuple[np.ndarray, float]: ...
+@overload
+def _upper_tail(x: ArrayLike, mu: float, eps: float) -> tuple[np.ndarray, float, float]: ...
 def _upper_tail(x, mu, *eps):
     """``mu`` in (0, 1), the thresholds ``x`` in [mu, 1] (upper tail) and ``eps > 0`` when given."""
     mu = float(as_probability("mu", mu, open_left=True, open_right=True))
@@ -74,7 +80,8 @@ def _upper_tail(x, mu, *eps):
     return arr, *out
 
 
-def tail_comparison(x, n, m, mu, eps, runs: int = 20_000, seed: int = 0, confidence: float = 0.99):
+def tail_comparison(x: ArrayLike, n: int, m: int, mu: float, eps: float, runs: int = 20_000, seed: int = 0,
+                    confidence: float = 0.99) -> dict:
     """Exact upper tail of the private sum and every bound on it, in natural-log scale.
 
     For normalised thresholds ``x`` (so the event is :math:`\\tilde S_{n,m} \\ge n x`), returns
@@ -140,7 +147,7 @@ def tail_comparison(x, n, m, mu, eps, runs: int = 20_000, seed: int = 0, confide
     return out
 
 
-def tail_contributions(x, n, m, mu, eps):
+def tail_contributions(x: float, n: int, m: int, mu: float, eps: float) -> dict:
     """Where the tail comes from: the terms of the convolution behind :math:`P[\\tilde S_{n,m} \\ge nx]`.
 
     .. math::
@@ -174,7 +181,7 @@ def tail_contributions(x, n, m, mu, eps):
     n = as_int("n", n, minimum=1)
     check_elements("n (one term for each k = 0..n)", n + 1)
     m = as_int("m", m, minimum=0)
-    x, mu, eps = _upper_tail(x, mu, eps)
+    x, mu, eps = _upper_tail(x, mu, eps)  # type: ignore[assignment]  # x: an array, then its float
     x = float(x)
     k = np.arange(n + 1, dtype=float)
     log_pmf = stats.binom.logpmf(k, n, mu)
@@ -190,7 +197,8 @@ def tail_contributions(x, n, m, mu, eps):
     }
 
 
-def exponent_curves(x, mu, eps, m_rule: str = "log n", ns=None):
+def exponent_curves(x: float, mu: float, eps: float, m_rule: str = "log n", ns: ArrayLike | None = None
+                    ) -> dict:
     """Finite-n exponents :math:`-\\frac1n \\log(\\cdot)` of the exact tail and of the two bounds.
 
     For each ``n`` in ``ns`` with ``m = m_of_n(n, m_rule)`` noises: the exact exponent
@@ -218,7 +226,7 @@ def exponent_curves(x, mu, eps, m_rule: str = "log n", ns=None):
         ``"n"``, ``"m"``, ``"exact"``, ``"private"``, ``"separate"`` (arrays), ``"d_eps"`` and ``"kl"``
         (the limits :math:`d_\\epsilon(x, \\mu)` and :math:`\\mathrm{kl}(x, \\mu)`).
     """
-    x, mu, eps = _upper_tail(x, mu, eps)
+    x, mu, eps = _upper_tail(x, mu, eps)  # type: ignore[assignment]  # x: an array, then its float
     x = float(x)
     as_choice("m_rule", m_rule, M_RULES)
     if ns is None:
@@ -255,7 +263,7 @@ def rates_against_eps(x: float = 0.9, mu: float = 0.5, n: int = 1_000_000) -> di
     dict
         ``"x"``, ``"mu"``, ``"kl"`` (floats), ``"eps"``, ``"d_eps"``, ``"separate"`` (arrays).
     """
-    x, mu = _upper_tail(x, mu)
+    x, mu = _upper_tail(x, mu)  # type: ignore[assignment]  # x: an array, then its float
     x = float(x)
     n = as_int("n", n, minimum=1)
     m = m_of_n(n, "log n")

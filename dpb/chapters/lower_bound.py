@@ -7,10 +7,13 @@ runs and :mod:`dpb.widgets.lower_bound` lets the reader pick the rule.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validate import as_finite, as_float_array, as_int, as_probability
-from ..coupling import simulate_coupled_environment
+from ..coupling import CoupledHistory, simulate_coupled_environment
 
 __all__ = ["PULLING_RULES", "pulling_rule", "follow_the_leader", "coupled_runs", "binned_means"]
 
@@ -18,7 +21,7 @@ __all__ = ["PULLING_RULES", "pulling_rule", "follow_the_leader", "coupled_runs",
 PULLING_RULES = ("random rate", "uniform", "follow the leader")
 
 
-def follow_the_leader(t, counts, sums, rng):
+def follow_the_leader(t: int, counts: ArrayLike, sums: ArrayLike, rng: np.random.Generator) -> np.ndarray:
     """Adaptive (reward-dependent) two-armed rule: try each arm once, then pull the best observed mean.
 
     The signature is the ``rule(t, counts, sums, rng)`` of
@@ -55,7 +58,8 @@ def _random_rate_rule():
     return rule
 
 
-def pulling_rule(name: str):
+def pulling_rule(name: str
+                 ) -> float | Callable[[int, np.ndarray, np.ndarray, np.random.Generator], np.ndarray]:
     """The ``policy_pulls_arm2`` argument of :func:`dpb.coupling.simulate_coupled_environment` for ``name``.
 
     * ``"uniform"``: pull arm 2 with probability 1/2 at every step (reward-oblivious);
@@ -77,8 +81,8 @@ def pulling_rule(name: str):
     raise ValueError(f"unknown policy (pulling rule) name {name!r}; choose one of {', '.join(PULLING_RULES)}")
 
 
-def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horizon=1000, n_runs=300,
-                 seed=0):
+def coupled_runs(mu1: float = 0.7, mu2: float = 0.3, mu2_prime: float = 0.5, *, policy: str = "random rate",
+                 horizon: int = 1000, n_runs: int = 300, seed: int = 0) -> CoupledHistory:
     """Simulate the coupled environment of ``nu = (mu1, mu2)`` and ``nu' = (mu1, mu2_prime)``.
 
     Step 1 of the proof of :prf:ref:`thm-lower-bound`: the policy sees the
@@ -113,7 +117,7 @@ def coupled_runs(mu1=0.7, mu2=0.3, mu2_prime=0.5, *, policy="random rate", horiz
     )
 
 
-def binned_means(x, y, n_bins: int = 8):
+def binned_means(x: ArrayLike, y: ArrayLike, n_bins: int = 8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Means of ``y`` in ``n_bins`` quantile bins of ``x`` (NaN entries of ``y`` dropped).
 
     Used to show the average ratio ``d_Ham / N_2`` as a function of ``N_2``.
@@ -136,7 +140,7 @@ def binned_means(x, y, n_bins: int = 8):
         raise ValueError(f"x and y must be 1-d arrays of the same length, got shapes {x.shape} and {y.shape}")
     n_bins = as_int("n_bins", n_bins, minimum=1, maximum=10**6)
     keep = ~np.isnan(y)
-    x, y = x[keep], y[keep]
+    x, y = np.asarray(x[keep]), np.asarray(y[keep])  # (asarray: an ndarray to mypy)
     if x.size == 0:
         return np.empty(0), np.empty(0), np.empty(0, dtype=int)
     edges = np.unique(np.quantile(x, np.linspace(0, 1, n_bins + 1)))

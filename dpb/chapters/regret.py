@@ -6,15 +6,19 @@ these numbers and :mod:`dpb.widgets.regret` lets the reader pick the configurati
 
 from __future__ import annotations
 
-import numpy as np
+import os
+from collections.abc import Sequence
 
-from .._validate import as_directory, as_float_array
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._validate import as_choice, as_directory, as_float_array, as_instance, as_int
 from ..batching import PolynomialSchedule
 from ..bounds import lower_bound_constant
-from ..environments import as_bandit
+from ..environments import BernoulliBandit, as_bandit
 from ..regret import DEFAULTS, TERMS, DecomposedRuns, cached_runs, horizon_grid
 
-__all__ = ["POLYNOMIAL", "alpha_tradeoff", "book_runs"]
+__all__ = ["POLYNOMIAL", "alpha_tradeoff", "book_runs", "scaled_pulls"]
 
 #: The menu value that selects the polynomial schedule B_m = (m+1)^3 in :func:`book_runs`.
 POLYNOMIAL = "polynomial"
@@ -22,14 +26,14 @@ POLYNOMIAL = "polynomial"
 
 def alpha_tradeoff(
     policy: str,
-    env,
+    env: BernoulliBandit | str | ArrayLike,
     *,
     eps: float,
-    alphas=(1.1, 1.5, 2, 3),
-    horizons=(10**4, 10**6, 10**8),
+    alphas: ArrayLike = (1.1, 1.5, 2, 3),
+    horizons: ArrayLike = (10**4, 10**6, 10**8),
     runs: int | None = None,
     seed: int | None = None,
-    directory=None,
+    directory: str | os.PathLike[str] | None = None,
 ) -> dict:
     """Regret at a few horizons as a function of the batch ratio ``alpha`` (cached runs).
 
@@ -54,7 +58,8 @@ def alpha_tradeoff(
     if directory is not None:
         as_directory("directory", directory)
     T = int(horizons.max())
-    grid = np.union1d(horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T)), horizons)
+    grid = np.union1d(horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T)),  # type: ignore[arg-type]
+                      horizons)  # (DEFAULTS holds ints and floats: these two are ints)
     keys = ("mean", "median", "q_low", "q_high", "sem", "pre_mean", "post_mean")
     out = {k: np.empty((alphas.size, horizons.size)) for k in keys}
     phases = np.empty(alphas.size)
@@ -85,7 +90,8 @@ def alpha_tradeoff(
     }
 
 
-def book_runs(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUCB", *, directory=None,
+def book_runs(instance: BernoulliBandit | str | ArrayLike = "mu2", eps: float = 0.25, alpha: float | str = 2,
+              policy: str = "DP-KLUCB", *, directory: str | os.PathLike[str] | None = None,
               runs: int | None = None, T: int | None = None) -> DecomposedRuns:
     """The book's standard runs (:data:`dpb.regret.DEFAULTS`) of one configuration, from the cache.
 
@@ -116,3 +122,31 @@ def book_runs(instance="mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUC
         raise ValueError(f"alpha must be > 1, got {a!r}")
     return cached_runs(policy, instance, eps=eps, alpha=int(a) if a.is_integer() else a, T=T, runs=runs,
                        directory=directory)
+
+
+def scaled_pulls(runs: DecomposedRuns, stat: str = "mean",
+                 horizons: Sequence[int] = (10**4, 10**6, 10**8)) -> np.ndarray:
+    r"""The pulls of each sub-optimal arm on the scale of the bounds, at a few horizons.
+
+    :math:`N_i(t)\, d_\varepsilon(\mu_i, \mu^\star) / \log t` for the arms ``2..K`` of ``runs``
+    (the book's instances list their best arm first), at each horizon of ``horizons`` (points of
+    ``runs.grid``), averaged over the runs (``stat="mean"``) or their median (``"median"``).  The
+    lower bound (:prf:ref:`thm-lower-bound`) puts the mean at 1 or above in the limit, the upper
+    bound (:prf:ref:`thm-upper-bound`) at ``alpha`` or below.  Returns an array of shape
+    ``(len(horizons), K - 1)``.
+    """
+    as_instance("runs", runs, DecomposedRuns, "dpb.regret.DecomposedRuns (dpb.chapters.regret.book_runs)")
+    as_choice("stat", stat, ("mean", "median"))
+    means = np.asarray(runs.means, dtype=float)
+    if means[0] < means.max():
+        raise ValueError(f"runs: the first arm must be a best arm (the sub-optimal arms are 2..K), got means "
+                         f"{means.tolist()}")
+    as_instance("horizons", horizons, (list, tuple, np.ndarray), "a sequence of horizons on runs.grid")
+    hs = [as_int("horizons", t, minimum=1) for t in np.asarray(horizons, dtype=object).ravel()]
+    off = [t for t in hs if t not in set(runs.grid.tolist())]
+    if off:
+        raise ValueError(f"horizons must be points of runs.grid ({runs.grid[0]} to {runs.grid[-1]}), "
+                         f"got {off}")
+    cols = [runs.at(t) for t in hs]
+    x = runs.normalised_pulls()[:, cols, 1:] / runs.constants()["lower_pulls"][1:]
+    return x.mean(axis=0) if stat == "mean" else np.median(x, axis=0)

@@ -184,33 +184,44 @@ class _Dask:
         events: list = []
         if self._lost(done):
             raise self._lost_error()
+        # Every wait below is bounded: when the worker holding a result dies, the client
+        # reschedules the chunk, and a future found done above may be pending again by the time it
+        # is read (a second one while the first is gathered); result() or exception() would then
+        # block until a worker comes back, so that this loop could not say it is waiting for
+        # workers (seen in CI: silent for 90 s).  Such a future stays tracked and is collected
+        # when the next worker has computed it again.
         for fut in done:
             tag, (cell, a, b, *_) = self._futures[fut]
-            if fut.status == "finished":
+            status = fut.status
+            if status == "finished":
                 try:
-                    # a bounded wait: when the worker holding the result has died, the client
-                    # reschedules the chunk and result() would block until a worker comes back,
-                    # so that this loop could not say it is waiting for workers
                     res = fut.result(timeout=_GATHER_SECONDS)
                 except (TimeoutError, asyncio.TimeoutError):
-                    continue  # still tracked: computed again by the next worker, collected then
+                    continue
                 del self._futures[fut]
                 res.save(cell.path(self._out, a, b))
                 events.append((tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))))
-            else:
+            elif status == "error":
+                try:
+                    exc = fut.exception(timeout=_GATHER_SECONDS)
+                    exc = exc.with_traceback(fut.traceback(timeout=_GATHER_SECONDS))
+                except (TimeoutError, asyncio.TimeoutError):
+                    continue
                 task = self._futures.pop(fut)[1]
-                exc = fut.exception().with_traceback(fut.traceback())
                 tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
                 events.append((tag, ("error", self._failure(exc, task[0], task[-1]), tb)))
+            else:  # lost or rescheduled since it was found done
+                continue
             fut.release()
         return events
 
     def _lost(self, done) -> bool:
         """Whether the scheduler is gone: the client no longer runs, or it cancelled our futures
-        (what ``distributed`` does to every future when the connection drops)."""
+        (what ``distributed`` does to every future when the connection drops).  A future whose
+        result died with its worker is ``lost`` instead, and computed again: not a lost scheduler."""
         if self.client.status not in ("running", "connecting", "newly-created"):
             return True
-        return any(f.status in ("cancelled", "lost") for f in done)
+        return any(f.status == "cancelled" for f in done)
 
     def close(self) -> None:
         if self._own:

@@ -7,22 +7,18 @@ boxes overlap when they intersect by more than :data:`TOLERANCE` pixels in both 
 figure's own dpi); then it raises :class:`FigureTextOverlapError` naming both texts.  A text that
 runs off the figure's edge by more than the same tolerance (a clipped title) is refused alike.
 
-Every public ``plot_*`` function of ``dpb.plotting`` runs this check on the figure it returns
-(:func:`check_plot_functions`, called at the end of each plotting module), so a figure whose
-labels overprint cannot be built: the chapter that shows it fails to execute.
+The tests run this check on the figure of every public ``plot_*`` function of ``dpb.plotting``
+(``tests/test_figure_text.py``: at its defaults, or on small results), and ``dpb run`` on the figures
+it saves; a reader's own call of a plotting function returns its figure unchecked.
 """
 
 from __future__ import annotations
-
-import functools
-import inspect
-from collections.abc import Callable, MutableMapping
 
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 
-__all__ = ["FigureTextOverlapError", "check_text_overlap", "check_plot_functions", "CLIPPED"]
+__all__ = ["FigureTextOverlapError", "check_text_overlap", "CLIPPED"]
 
 #: how far (pixels at the figure's dpi) two text boxes may run into each other in both directions
 #: before they count as overlapping: glyph boxes include the font's full ascent and descent, so
@@ -131,49 +127,3 @@ def check_text_overlap(fig: Figure, *, tolerance: float = TOLERANCE, clipped: st
         raise FigureTextOverlapError("the figure prints text over text: "
                                      + "; ".join(clashes[:3]) + more)
     return fig
-
-
-def _short(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _checked(fn: Callable) -> Callable:
-    signature = inspect.signature(fn)
-    takes_ax = "ax" in signature.parameters
-
-    @functools.wraps(fn)
-    def plot(*args, **kwargs):
-        fig = fn(*args, **kwargs)
-        # drawn on the caller's axes: the caller's figure is not finished, the caller checks it
-        own = not (takes_ax and signature.bind_partial(*args, **kwargs).arguments.get("ax") is not None)
-        if own and isinstance(fig, Figure):
-            try:
-                check_text_overlap(fig)
-            except FigureTextOverlapError as exc:
-                # name the arguments: a reader (or the fuzz harness) sees which setting overprints
-                bound = signature.bind_partial(*args, **kwargs)
-                bound.apply_defaults()
-                values = ", ".join(f"{k}={_short(v)}" for k, v in bound.arguments.items())
-                raise FigureTextOverlapError(
-                    f"{fn.__module__}.{fn.__qualname__}({values}): {exc}") from None
-        return fig
-
-    plot.__dpb_checked__ = True  # type: ignore[attr-defined]
-    return plot
-
-
-def check_plot_functions(namespace: MutableMapping[str, object]) -> None:
-    """Make every public ``plot_*`` function of a plotting module check its figure.
-
-    Called as ``check_plot_functions(globals())`` on the last line of each ``dpb.plotting``
-    module: each function named in the module's ``__all__`` whose name starts with ``plot_`` is
-    replaced by a wrapper (same name, signature and docstring) that runs
-    :func:`check_text_overlap` on the figure it returns (not when it drew on the caller's ``ax``:
-    that figure is the caller's, checked when the caller returns it).
-    """
-    names = namespace.get("__all__", ())
-    for name in names if isinstance(names, (list, tuple)) else ():
-        fn = namespace.get(name)
-        if name.startswith("plot_") and callable(fn) and not getattr(fn, "__dpb_checked__", False):
-            namespace[name] = _checked(fn)

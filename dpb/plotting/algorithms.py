@@ -26,7 +26,6 @@ from .._validate import as_int
 from ..chapters.algorithms import DESIGNS, forgetting_comparison, schedule_comparison, trace_for, trace_rows
 from ..environments import as_bandit
 from ..policies import POLICIES
-from . import _checks
 from .style import color, new_figure, series_color
 
 __all__ = [
@@ -179,6 +178,3 @@ def plot_schedules(n0: int = 1, alpha: Any=1.1, power: Any=2, n_max: int = 10**6
     ax1.legend(frameon=False, fontsize=8)
     ax2.legend(frameon=False, fontsize=8)
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

@@ -9,7 +9,6 @@ import numpy as np
 from .._validate import as_positive, as_probability, as_real
 from ..divergences import kl, kl_ucb
 from ..privacy import laplace_log_density_ratio, laplace_pdf
-from . import _checks
 from .style import color, new_figure
 
 __all__ = ["plot_laplace_mechanism", "plot_kl"]
@@ -118,6 +117,3 @@ def plot_kl(p: float = 0.1, c: float = 0.1, eps: float = 1.0) -> Figure:
             ylim=(min(p, 0.95) - 0.05, 1.05), title="two optimistic indexes")
     ax2.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

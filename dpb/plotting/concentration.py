@@ -20,7 +20,6 @@ import numpy as np
 
 from .._validate import as_probability, as_real
 from ..chapters.concentration import exponent_curves, rates_against_eps, tail_comparison, tail_contributions
-from . import _checks
 from .style import color, new_figure
 
 __all__ = [
@@ -138,6 +137,3 @@ def plot_tail_exponent(x: float = 0.9, mu: float = 0.5, eps: float = 0.25, m_rul
            title=f"$x={x:g}$, $\\mu={mu:g}$, $\\varepsilon={eps:g}$, $m$ = {m_rule} (up to {data['m'][-1]})")
     ax.legend(frameon=False, fontsize=8, loc="center left", bbox_to_anchor=(1.0, 0.5))
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

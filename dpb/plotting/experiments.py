@@ -36,7 +36,6 @@ from ..experiments import (
     sweep_table,
 )
 from ..simulate import Result, simulate
-from . import _checks
 from .style import color as palette_color, new_figure, series_color
 
 __all__ = [
@@ -670,6 +669,3 @@ def plot_live(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25,
     tab.set_title(f"regret at $T = {_tex_T(T)}$ over {runs} runs; "
                   "ratio = mean / best mean of DP-KLUCB, DP-IMED", fontsize="small")
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

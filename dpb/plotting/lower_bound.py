@@ -36,7 +36,6 @@ from ..chapters.lower_bound import binned_means, coupled_runs
 from ..coupling import optimal_intermediate, pure_routes, transport_cost
 from ..divergences import d_eps, kl, regime_threshold, z_star
 from ..environments import as_bandit
-from . import _checks
 from .style import color, new_figure
 
 __all__ = [
@@ -354,6 +353,3 @@ def plot_coupled_hamming(mu2: float = 0.3, mu2_prime: float = 0.5, mu1: float = 
     _panel(ax2, r"per-run ratio $d_{\mathrm{Ham}} / N_2$ against $N_2$", "upper right",
            xlabel=r"pulls of arm 2, $N_2(T)$", ylabel=r"$d_{\mathrm{Ham}} / N_2$", ylim=(-0.02, 1.02))
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

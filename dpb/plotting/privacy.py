@@ -1,4 +1,8 @@
-"""Figures of the privacy chapter: continual release, the adaptive game, the audit, the noise bill."""
+"""Figures of the privacy chapter: continual release, the adaptive game, the audit, the noise bill.
+
+Every number drawn here comes from :mod:`dpb.chapters.privacy` (built on :mod:`dpb.privacy`,
+:mod:`dpb.interaction` and :mod:`dpb.audit`).
+"""
 
 from __future__ import annotations
 
@@ -7,48 +11,25 @@ from matplotlib.figure import Figure
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .._validate import as_int, as_positive, as_probability
-from ..audit import audit_lists, audit_lists_default, make_audit_policy, prefix_law_test
-from ..batching import DoublingSchedule, make_schedule
-from ..interaction import LeaderAdversary, run_game
-from ..privacy import continual_release_log_ratio, partial_sums
-from . import _checks
+from ..chapters.privacy import audit_curves, continual_release_example, game_curves, noise_cost
+from ..chapters.privacy import release_starts  # noqa: F401 - its former home: the name still works here
 from .style import color, new_figure
 
 __all__ = [
-    "release_starts",
     "plot_continual_release",
     "plot_game",
     "plot_audit",
     "plot_noise_cost",
 ]
 
-
-#: Longest stream the release figures draw (one marker per step).
-MAX_STREAM = 10**5
-
-
-def release_starts(T: int, schedule: str = "doubling") -> np.ndarray:
-    """0-based phase starts of a stream of length ``T``: ``"doubling"`` (phases 1, 2, 4, ...),
-    ``"constant"`` (phases of 3 steps) or ``"steps"`` (one release per step)."""
-    T = as_int("T", T, minimum=1, maximum=MAX_STREAM)
-    if schedule == "doubling":  # a phase ends where a batch of the doubling schedule ends
-        ends = np.cumsum(DoublingSchedule(1).sizes_until(T))
-        return np.append(0, ends[ends < T]).astype(np.int64)
-    if schedule == "constant":
-        return np.arange(0, T, 3, dtype=np.int64)
-    if schedule == "steps":
-        return np.arange(T, dtype=np.int64)
-    raise ValueError(f"schedule must be 'doubling', 'constant' or 'steps', got {schedule!r}")
-
-
 def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, schedule: str = "doubling",
                            seed: int = 2) -> Figure:
     r"""A reward stream, its phases, the noisy running sums on two neighbouring streams, the ratio.
 
-    Top: a seeded Bernoulli(0.6) stream ``r`` and its neighbour ``r'`` (reward ``t_star``
-    flipped), with the phase boundaries.  Middle: the exact running sums of both streams at the
-    phase ends and the released ones, ``C_k = sum_{j<=k} (s_j + Y_j)`` with the *same* noise draws
+    The numbers are :func:`dpb.chapters.privacy.continual_release_example`'s.  Top: a seeded
+    Bernoulli(0.6) stream ``r`` and its neighbour ``r'`` (reward ``t_star`` flipped), with the phase
+    boundaries.  Middle: the exact running sums of both streams at the phase ends and the released
+    ones, ``C_k = sum_{j<=k} (s_j + Y_j)`` with the *same* noise draws
     (:func:`dpb.privacy.continual_release`): after the phase of ``t_star`` the two releases differ
     by the changed reward, forever -- nothing is forgotten.  Bottom: the contribution of each
     release to the exact log density ratio of the whole release vector at the released value
@@ -65,7 +46,7 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     eps : float
         Privacy budget, in (0, +inf).
     schedule : {"doubling", "constant", "steps"}
-        Phase structure (:func:`release_starts`).
+        Phase structure (:func:`dpb.chapters.privacy.release_starts`).
     seed : int
         Seed of the stream and the noise.
 
@@ -73,23 +54,10 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     -------
     matplotlib.figure.Figure
     """
-    T = as_int("T", T, minimum=2, maximum=MAX_STREAM)
-    t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    seed = as_int("seed", seed, minimum=0)
-    rng = np.random.default_rng(seed)
-    r = (rng.random(T) < 0.6).astype(float)
-    rp = r.copy()
-    rp[t_star - 1] = 1.0 - r[t_star - 1]
-    st = release_starts(T, schedule)
-    ends = np.append(st[1:], T)  # 1-based step at which each phase ends = release time
-    y = rng.laplace(0.0, 1.0 / eps, st.size)
-    s, sp = partial_sums(r, st), partial_sums(rp, st)
-    o = np.cumsum(s + y)
-    op = np.cumsum(sp + y)
-    terms = eps * (np.abs(np.diff(o, prepend=0.0) - sp) - np.abs(np.diff(o, prepend=0.0) - s))
-    total = continual_release_log_ratio(o, r, rp, st, eps)
-    k_star = int(np.searchsorted(st, t_star - 1, side="right") - 1)
+    d = continual_release_example(T, t_star, eps, schedule, seed)
+    T, t_star, eps = len(d["r"]), int(t_star), float(eps)
+    r, rp, st, ends, o, op = d["r"], d["r_prime"], d["starts"], d["ends"], d["released"], d["released_prime"]
+    terms, total, k_star = d["terms"], d["log_ratio"], d["k_star"]
 
     fig, axes = plt.subplots(3, 1, figsize=(8.5, 8.0), sharex=True, constrained_layout=True)
     ax1, ax2, ax3 = axes
@@ -129,32 +97,13 @@ def plot_continual_release(T: int = 24, t_star: int = 5, eps: float = 1.0, sched
     return fig
 
 
-def _game_args(policy, eps, T, t_star, runs, *, min_T: int, min_runs: int):
-    """The audit policy named ``policy`` and the checked horizon, challenge step and runs."""
-    T = as_int("T", T, minimum=min_T)
-    t_star = as_int("t_star", t_star, minimum=1, maximum=T)
-    runs = as_int("runs", runs, minimum=min_runs)
-    if not isinstance(policy, str):
-        raise TypeError(f"policy must be a name of dpb.audit.audit_policy_names(), got {policy!r}")
-    return make_audit_policy(policy, eps), T, t_star, runs
-
-
-def _arm_share(tr) -> np.ndarray:
-    """Fraction of runs playing the first arm at each step."""
-    return (tr.actions == 0).mean(axis=0)
-
-
-def _same_as(tr, t_star: int) -> np.ndarray:
-    """Fraction of runs playing, at each step, the arm they played at step ``t_star``."""
-    return (tr.actions == tr.actions[:, [t_star - 1]]).mean(axis=0)
-
-
 def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: int = 6, runs: int = 3000,
               seed: int = 0) -> Figure:
     r"""The adaptive continual release game with the :class:`~dpb.interaction.LeaderAdversary`.
 
-    Left: at each step ``s``, the share of runs playing the arm they played at the challenge step,
-    ``a_s = a_{t_star}``, when the secret bit is ``b = L`` and ``b = R`` (independent runs).
+    The numbers are :func:`dpb.chapters.privacy.game_curves`'s.  Left: at each step ``s``, the
+    share of runs playing the arm they played at the challenge step, ``a_s = a_{t_star}``, when the
+    secret bit is ``b = L`` and ``b = R`` (independent runs).
     Right: the p-value of the two-sample test that the prefixes ``(a_1, ..., a_s)`` have the same
     law under both bits (:func:`dpb.audit.prefix_law_test`), against the step ``s``, with the
     0.001 false-alarm line.
@@ -181,21 +130,19 @@ def plot_game(policy: str = "DP-IMED", eps: float = 1.0, T: int = 24, t_star: in
     -------
     matplotlib.figure.Figure
     """
-    pol, T, t_star, runs = _game_args(policy, eps, T, t_star, runs, min_T=3, min_runs=10)
-    adv = LeaderAdversary()
-    trL = run_game(pol, adv, t_star, "L", runs, T, seed=seed)
-    trR = run_game(pol, adv, t_star, "R", runs, T, seed=seed, offset=runs)
+    d = game_curves(policy, eps, T, t_star, runs, seed)
+    pol, T, t_star = d["policy"], d["T"], d["t_star"]
     fig, (ax1, ax2) = new_figure(2, height=3.8)
     steps = np.arange(1, T + 1)
-    ax1.plot(steps, _same_as(trL, t_star), "o-", ms=3, color=color("list"), label="$b = L$")
-    ax1.plot(steps, _same_as(trR, t_star), "s--", ms=3, mfc="none", color=color("neighbouring list"),
+    ax1.plot(steps, d["same_L"], "o-", ms=3, color=color("list"), label="$b = L$")
+    ax1.plot(steps, d["same_R"], "s--", ms=3, mfc="none", color=color("neighbouring list"),
              label="$b = R$")
     ax1.axvline(t_star, color="k", lw=0.8, ls=":", label=f"challenge $t^\\star = {t_star}$")
     ax1.set(xlabel="step $s$", ylabel=f"share of runs with $a_s = a_{{{t_star}}}$", ylim=(-0.02, 1.02),
             title=f"{pol.name}, $\\varepsilon = {pol.eps:g}$, leader adversary")
     ax1.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize="small")
     floor = 1e-30
-    pv = np.array([prefix_law_test(trL, trR, s)["pvalue"] for s in steps])
+    pv = d["pvalues"]
     ax2.semilogy(steps, np.maximum(pv, floor), "o-", ms=3, color=color("p-value"),
                  label=f"p-value (shown at {floor:g} when below)")
     ax2.axhline(1e-3, color="grey", ls="--", lw=0.8, label="false-alarm rate 0.001")
@@ -211,7 +158,8 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
     r"""Audit one policy on two neighbouring lists: the trajectories, and eps_lower against eps.
 
     Runs :func:`dpb.audit.audit_lists` on :func:`dpb.audit.audit_lists_default` (two arms, all
-    rewards equal to the ``pattern`` except the flipped one at ``t_star``).  Left: the share of
+    rewards equal to the ``pattern`` except the flipped one at ``t_star``) through
+    :func:`dpb.chapters.privacy.audit_curves`.  Left: the share of
     runs playing arm 1 at each step on both lists.  Right: the chosen event's log ratio -- the
     point estimate, the two-sided interval (lower end = ``eps_lower``) -- against the claimed
     budget; a lower end above the budget is a refutation at the stated confidence.
@@ -237,14 +185,13 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
     -------
     matplotlib.figure.Figure
     """
-    pol, T, t_star, runs = _game_args(policy, eps, T, t_star, runs, min_T=4, min_runs=20)
-    r, rp = audit_lists_default(T, t_star, pattern)
-    res = audit_lists(pol, r, rp, runs, seed)
-    tr1, tr2 = res.transcripts
+    d = audit_curves(policy, eps, runs, T, t_star, pattern, seed)
+    pol, T, t_star, runs, res = d["policy"], d["T"], d["t_star"], d["runs"], d["result"]
+    eps = float(eps)
     fig, (ax1, ax2) = new_figure(2, height=3.9)
     steps = np.arange(1, T + 1)
-    ax1.plot(steps, _arm_share(tr1), "o-", ms=3, color=color("list"), label=r"list $\mathbf{r}$")
-    ax1.plot(steps, _arm_share(tr2), "s--", ms=3, mfc="none", color=color("neighbouring list"),
+    ax1.plot(steps, d["share"], "o-", ms=3, color=color("list"), label=r"list $\mathbf{r}$")
+    ax1.plot(steps, d["share_prime"], "s--", ms=3, mfc="none", color=color("neighbouring list"),
              label=f"neighbour: $r_{{{t_star}}}$ flipped")
     ax1.axvline(t_star, color="k", lw=0.8, ls=":")
     ax1.set(xlabel="step $s$", ylabel="share of runs playing arm 1", ylim=(-0.02, 1.02),
@@ -274,7 +221,8 @@ def plot_audit(policy: str = "DP-IMED", eps: float = 1.0, runs: int = 2000, T: i
 def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max: int = 100_000) -> Figure:
     r"""What no forgetting costs in noise: the spread of the private mean with and without it.
 
-    For an arm pulled in the paper's geometric phases (``n0 = 1``, ratio ``alpha``), after phase
+    The numbers are :func:`dpb.chapters.privacy.noise_cost`'s.  For an arm pulled in the paper's
+    geometric phases (``n0 = 1``, ratio ``alpha``), after phase
     ``m`` (``n_m`` pulls, batch ``B_m``) the two designs estimate the mean by
 
     * accumulating (DP-KLUCB, DP-IMED): ``(S_{n_m} + Y_0 + ... + Y_m) / n_m``, variance
@@ -303,16 +251,9 @@ def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max
     -------
     matplotlib.figure.Figure
     """
-    eps = float(as_positive("eps", eps, allow_inf=False))
-    mu = float(as_probability("mu", mu))
-    n_max = as_int("n_max", n_max, minimum=10)
-    sched = make_schedule(None, n0=1, alpha=alpha)
-    B = np.asarray(sched.sizes_until(n_max), dtype=float)
-    n = np.cumsum(B)
-    m = np.arange(B.size)
-    acc = np.sqrt(mu * (1 - mu) / n + 2 * (m + 1) / (eps * n) ** 2)
-    fgt = np.sqrt(mu * (1 - mu) / B + 2 / (eps * B) ** 2)
-    base = np.sqrt(mu * (1 - mu) / n)
+    d = noise_cost(eps, mu, alpha, n_max)
+    eps, mu = float(eps), float(mu)
+    n, acc, fgt, base = d["n"], d["accumulating"], d["forgetting"], d["no_privacy"]
     fig, (ax1, ax2) = new_figure(2, height=3.8)
     ax1.loglog(n, fgt, "s--", ms=3, color=color("forget"), label="forgetting: last batch + 1 noise")
     ax1.loglog(n, acc, "o-", ms=3, color=color("accumulate"),
@@ -331,6 +272,3 @@ def plot_noise_cost(eps: float = 0.5, mu: float = 0.5, alpha: float = 2.0, n_max
             title="the price of forgetting")
     ax2.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize="small")
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

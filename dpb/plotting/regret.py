@@ -25,7 +25,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .._validate import as_choice, as_directory, as_int, as_real
-from . import _checks
 from ..chapters.regret import POLYNOMIAL, alpha_tradeoff, book_runs
 from ..regret import TERMS, pull_summary
 from .style import color, series_color
@@ -344,6 +343,3 @@ def plot_regret_distribution(instance: Any="mu2", eps: float = 0.25, alpha: Any=
     _dress(ax2, "horizon t", r"$\mathrm{Reg}_t / \log t$", f"quantiles over {res.runs} runs",
            loc="upper left", ncol=2)
     return fig
-
-
-_checks.check_plot_functions(globals())  # every plot_* checks that no two texts of its figure overlap

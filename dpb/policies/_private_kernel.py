@@ -9,7 +9,6 @@ here (numba would mix signed and unsigned words into floats or signed shifts).
 
 from __future__ import annotations
 
-import os
 
 import numba
 import numpy as np
@@ -62,12 +61,8 @@ def _stamp(dispatchers) -> None:
     of the files it compiles from (the samplers, the scalar maths) to its cache's."""
     from .. import _detmath
 
-    files = [_streams.__file__, _scalar.__file__, _private_runs.__file__, _detmath.__file__]
-    stamp = tuple((os.stat(f).st_mtime, os.stat(f).st_size) for f in files)
-    for f in dispatchers:
-        cache_file = getattr(getattr(f, "_cache", None), "_cache_file", None)
-        if cache_file is not None:
-            cache_file._source_stamp = (cache_file._source_stamp, stamp)
+    _scalar.stamp_kernels(dispatchers, [_streams.__file__, _scalar.__file__, _private_runs.__file__,
+                                        _detmath.__file__])
 
 
 _stamp([run_chunk, klucb_rows, imed_rows, dpse_chunk, adap_chunk, adap_rows, _binomials])

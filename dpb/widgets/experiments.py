@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import ipywidgets as W
+from matplotlib.figure import Figure
 
 from ..environments import instance_names
 from ..experiments import ALGORITHMS
@@ -15,7 +19,7 @@ __all__ = ["experiment_explorer", "live_figure"]
 _HORIZONS = [("10^3", 1_000), ("10^4", 10_000), ("10^5", 100_000), ("10^6", 1_000_000)]
 
 
-def live_figure(progress=None, **values):
+def live_figure(progress: Callable[[int, int], object] | None = None, **values: Any) -> Figure:
     """:func:`dpb.plotting.experiments.plot_live`, or a figure with the message of a bad input
     (e.g. unparsable custom means) instead of a traceback.  ``progress(done, total)`` is called
     after each algorithm (the explorer's progress bar)."""
@@ -30,7 +34,7 @@ def live_figure(progress=None, **values):
 
 
 def experiment_explorer(env: str = "mu2", means: str = "0.9, 0.8, 0.8", eps: float = 0.25, T: int = 100_000,
-                        runs: int = 10, algorithms=ALGORITHMS) -> W.VBox:
+                        runs: int = 10, algorithms: Iterable[str] = ALGORITHMS) -> W.VBox:
     """Choose an instance (or custom means), eps, T, runs and algorithms; see the regret curves and
     the final-regret table of a fresh simulation.
 

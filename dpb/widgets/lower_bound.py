@@ -9,9 +9,12 @@ traceback: see :func:`message_on_error`.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import ipywidgets as W
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 from ..chapters.lower_bound import PULLING_RULES
 from ..environments import instance_names
@@ -81,7 +84,7 @@ def parse_means(text: str) -> list[float]:
     return means
 
 
-def message_on_error(plot):
+def message_on_error(plot: Callable[..., Figure]) -> Callable[..., Figure]:
     """Wrap a plotting function so that a ``ValueError``/``TypeError`` becomes a figure with the message.
 
     Live controls can reach inputs a plotting function refuses (a half-typed mean, ``mu2 >= mu1``);
@@ -92,20 +95,20 @@ def message_on_error(plot):
         raise TypeError(f"plot must be a plotting function, got {type(plot).__name__} {plot!r}")
 
     @functools.wraps(plot)
-    def wrapped(**values):
+    def wrapped(**values: Any) -> Figure:
         try:
             return plot(**values)
         except (ValueError, TypeError) as exc:
             fig, ax = plt.subplots(figsize=(8, 1.2))
             ax.axis("off")
             ax.text(0.0, 0.5, f"Cannot draw: {exc}", fontsize=11, va="center", color="#b00020")
-            fig.dpb_error = exc  # (the explorer records it: Explorer.last_error)
+            fig.dpb_error = exc  # type: ignore[attr-defined]  # (the explorer records it: Explorer.last_error)
             return fig
 
     return wrapped
 
 
-def plot_environment_constants(instance: str = "mu2", custom_means: str = "0.9, 0.8, 0.6, 0.3"):
+def plot_environment_constants(instance: str = "mu2", custom_means: str = "0.9, 0.8, 0.6, 0.3") -> Figure:
     """Draw :func:`dpb.plotting.lower_bound.plot_lower_bound_constants` for a menu choice.
 
     ``instance`` is a name of the paper's environments, or ``"custom"`` to use ``custom_means`` parsed

@@ -56,8 +56,8 @@ def _common(instance, eps, policy, alpha=None) -> dict:
     return controls
 
 
-def convergence_explorer(instance: str = "mu2", eps: float = 0.25, alpha=2, policy: str = "DP-KLUCB",
-                         arm: int = 1) -> W.VBox:
+def convergence_explorer(instance: str = "mu2", eps: float = 0.25, alpha: float | str = 2,
+                         policy: str = "DP-KLUCB", arm: int = 1) -> W.VBox:
     """Environment, ``eps``, schedule, policy, arm: ``N_i(t)/log t`` against ``t`` and both asymptotes."""
     controls = _common(instance, eps, policy, alpha)
     controls["arm"] = control("arm", W.BoundedIntText, value=arm, min=0, max=9, description="arm",
@@ -72,8 +72,8 @@ def alpha_tradeoff_explorer(instance: str = "mu2", eps: float = 0.25, policy: st
                     "The α trade-off (six ratios; a new setting is simulated once, about 10 s)")
 
 
-def distribution_explorer(instance: str = "mu2", eps: float = 0.25, alpha=2, policy: str = "DP-IMED",
-                          T: int = 10**8) -> W.VBox:
+def distribution_explorer(instance: str = "mu2", eps: float = 0.25, alpha: float | str = 2,
+                          policy: str = "DP-IMED", T: int = 10**8) -> W.VBox:
     """Environment, ``eps``, schedule, policy, horizon: histogram and quantile bands of ``Reg_T / log T``."""
     controls = _common(instance, eps, policy, alpha)
     controls["T"] = control("T", W.Dropdown, options=list(HORIZON_OPTIONS), value=T,
