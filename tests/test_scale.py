@@ -33,6 +33,9 @@ def test_paper_scale_files_are_unchanged():
         assert len(cell.chunks()) == n and cell.chunks()[-1][1] == 20
     big = E.Cell.make("DP-IMED", "mu1", 10**6, 160, E.paper_params("DP-IMED", 0.25))
     assert big.chunks() == [(0, 20), (20, 40), (40, 80), (80, 160)]
+    # IMED's large blocks split every 160 runs (its cost_chunk_runs), so the pool shares them out
+    imed = E.Cell.make("IMED", "mu1", 10**6, 640, E.paper_params("IMED", 0.25))
+    assert imed.chunks() == [(0, 20), (20, 40), (40, 80), (80, 160), (160, 320), (320, 480), (480, 640)]
 
 
 def _rule(x, cap, first):
