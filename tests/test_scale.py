@@ -74,6 +74,21 @@ def test_decision_matches_the_rule_on_the_cached_runs(small):
         assert np.array_equal(plain.final_regret, x)
 
 
+def test_ensure_converged_hands_over_the_runs_it_decided_on(tmp_path):
+    # ensure_converged keeps the runs its decisions read instead of reading them again: the same
+    # runs (and decisions) as loading the cache afresh, IMED's many rounds included
+    exp = E.figure1(T=300, algorithms=("DP-KLUCB", "IMED"))
+    held = S.ensure_converged(exp, tmp_path, progress=False, jobs=1, cap=1280)
+    read = S.load_converged(exp, tmp_path, cap=1280)
+    for cell in exp.cells:
+        a, b = held.results[cell], read.results[cell]
+        assert held.estimates[cell] == read.estimates[cell]
+        assert a.runs == b.runs == held.estimates[cell].runs
+        for name in ("regret", "pulls", "run_ids", "final_regret"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), (cell.policy, name)
+        assert a.extra["runs"] == b.extra["runs"] == [0, a.runs]
+
+
 def test_rerun_computes_nothing_and_status(small):
     out, exp, _, _ = small
     again = S.run_converged(exp, out, progress=False, jobs=1, cap=1280)
