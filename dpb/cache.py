@@ -317,8 +317,17 @@ def source_hash(*roots: Any) -> str:
     outside it) and its :func:`code_digest`: a change of code anywhere in the closure changes the
     hash, an edit of comments or docstrings does not.
     """
+    files = source_files(*roots)
+    stats = tuple(os.stat(f) for f in files)
+    return _files_hash(files, tuple((st.st_mtime_ns, st.st_size) for st in stats))
+
+
+@functools.lru_cache(maxsize=256)
+def _files_hash(files: tuple, versions: tuple) -> str:
+    """:func:`source_hash` of ``files``, cached per process on their modification times and sizes
+    ``versions`` (as :func:`code_digest`): a result file's stamp is asked for once per file read."""
     h = hashlib.sha256()
-    for f in source_files(*roots):
+    for f in files:
         h.update(_label(f).encode() + b"\0" + code_digest(f))
     return h.hexdigest()
 

@@ -343,6 +343,16 @@ def run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, see
     :func:`~dpb.experiments.run`); the later rounds are the rule's own doubling blocks, which the
     caller asked for by asking for this scale.
     """
+    return _run_converged(target, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap,
+                          rel=rel, level=level, max_seconds=max_seconds, decided=None)
+
+
+def _run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+                   jobs: int | None = None, scheduler: Any = None, progress: bool = True,
+                   cap: int = DEFAULT_CAP, rel: float = REL_TARGET, level: float = LEVEL,
+                   max_seconds: float | None = MAX_SECONDS, decided: dict | None = None) -> RunReport:
+    """:func:`run_converged`; when ``decided`` is a dict, the Result of every cell decided here is
+    put in it (keyed by the cell at its converged run count) for :func:`_load_converged`."""
     progress = as_flag("progress", progress)
     out = _out_dir(out)
     seed = as_int("seed", seed, minimum=0)
@@ -367,13 +377,15 @@ def run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, see
             report.cpu_by_policy[k] = report.cpu_by_policy.get(k, 0.0) + v
         for c in list(pending):
             n, checks = pending[c]
-            x = _load_cell(replace(c, runs=n), out, seed).final_regret
-            est = tail_interval(x, level)
+            runs = _load_cell(replace(c, runs=n), out, seed)
+            est = tail_interval(runs.final_regret, level)
             checks.append((n, est.mean, est.lo, est.hi))
             if est.rel_half_width <= rel or n >= _cell_cap(c, cap):
                 ce = ConvergedEstimate(c, n, est, est.rel_half_width <= rel, tuple(checks))
                 _write_memo(ce, out, seed, cap, rel, level)
                 del pending[c]
+                if decided is not None:
+                    decided[replace(c, runs=n)] = runs
             else:
                 pending[c] = (2 * n, checks)
     report.wall_seconds = time.perf_counter() - t0
@@ -405,6 +417,13 @@ def load_converged(target: Any, out: str | os.PathLike[str] | None = None, *, se
         When a cell's decision or one of its blocks is missing or stale: call
         :func:`run_converged` first.
     """
+    return _load_converged(target, out, seed, cap, rel, level, {})
+
+
+def _load_converged(target, out, seed, cap, rel, level, decided: dict) -> ConvergedResults:
+    """:func:`load_converged`, taking from ``decided`` (cell at its converged run count -> its
+    Result, as :func:`_run_converged` read it to decide) the runs it holds instead of reading their
+    files again."""
     exp = experiment(target) if isinstance(target, str) else target
     if not isinstance(exp, Experiment):
         raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
@@ -415,7 +434,9 @@ def load_converged(target: Any, out: str | os.PathLike[str] | None = None, *, se
         ce = _read_memo(cell, out, seed, cap, rel, level)
         if ce is None:
             raise MissingResultsError(f"{cell.name} has no converged decision in {out}: run it first")
-        results[cell] = _load_cell(replace(cell, runs=ce.runs), out, seed)
+        full = replace(cell, runs=ce.runs)
+        held = decided.get(full)
+        results[cell] = held if held is not None else _load_cell(full, out, seed)
         estimates[cell] = ce
     return ConvergedResults(exp, results, seed, estimates)
 
@@ -427,9 +448,10 @@ def ensure_converged(target: Any, out: str | os.PathLike[str] | None = None, *, 
     """:func:`run_converged` then :func:`load_converged`."""
     progress = as_flag("progress", progress)
     exp = experiment(target) if isinstance(target, str) else target
-    run_converged(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel,
-                  level=level)
-    return load_converged(exp, out, seed=seed, cap=cap, rel=rel, level=level)
+    decided: dict = {}  # the runs the decisions read, handed to the loading instead of read again
+    _run_converged(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel,
+                   level=level, decided=decided)
+    return _load_converged(exp, out, seed, cap, rel, level, decided)
 
 
 # ----------------------------------------------------------------------------------------------

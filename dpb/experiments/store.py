@@ -186,9 +186,11 @@ def _chunks_of(target) -> list:
 
 def _load_cell(cell: Cell, out: Path, seed: int) -> Result:
     parts = []
+    code = chunk_provenance(cell.policy)  # once a cell, not once a file (it hashes the code's files)
     for a, b in cell.chunks():
-        # chunk_status and Result.load in one reading of the file
-        state, meta, arrays = cache._read_checked(cell.path(out, a, b), expected_stamp(cell, a, b, seed))
+        # chunk_status and Result.load in one reading of the file; the stamp is expected_stamp's
+        expected = {"cell": cell.key, "runs": [a, b], "experiment_seed": seed, **code}
+        state, meta, arrays = cache._read_checked(cell.path(out, a, b), expected)
         if state != "done":  # never mixed: a chunk made under other code or arithmetic is refused
             why = chunk_reason(cell, a, b, out, seed=seed) if state == "stale" else state
             raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: {why}; dpb.run (or `dpb run`) "
