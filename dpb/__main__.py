@@ -13,7 +13,6 @@ Parquet) and ``dpb compile`` compiles the numba kernels ahead of the first run.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import signal
 import sys
@@ -27,10 +26,10 @@ from pathlib import Path
 
 from . import experiments as E
 from .experiments import files as F
-from ._io import write_atomic
 from ._jit import jit_enabled
+from ._outputs import write_outputs
 from ._version import __version__
-from .experiments.execution import check_chunk_costs
+from .experiments.execution import _check_chunk_costs
 from .experiments.scale import min_runs
 from .policies.registry import PolicyFileError
 from .simulate import MAX_SECONDS
@@ -130,7 +129,7 @@ def _check_work(args, exps: list) -> None:
     advice = ("use a smaller --horizon or --runs, or pass --max-seconds none (or a larger limit) to run "
               "it anyway")
     try:
-        check_chunk_costs(chunks, args.max_seconds, advice)
+        _check_chunk_costs(chunks, args.max_seconds, advice)
     except ValueError as exc:
         raise ValueError(f"argument --horizon/--runs: {exc}") from None
 
@@ -419,9 +418,7 @@ def _check_scheduler(args):
         raise ValueError("argument --scheduler: needs the Python package 'distributed' "
                          "(pip install 'dask[distributed]')") from None
     if not args.verbose:  # a lost scheduler is one line; --verbose shows the Dask log
-        from .experiments.execution import quiet_dask_logs
-
-        quiet_dask_logs()
+        E.quiet_dask_logs()
     address = args.scheduler.strip()
     try:
         return E.connect(address, timeout=SCHEDULER_TIMEOUT)
@@ -430,267 +427,6 @@ def _check_scheduler(args):
     except Exception as exc:  # noqa: BLE001 - a malformed address fails in many ways inside distributed
         raise ValueError(f"argument --scheduler: cannot use {address!r} ({type(exc).__name__}: "
                          f"{exc})") from None
-
-
-def _policy_hint(policies) -> None:
-    """``--policy my_policy.py`` without ``:Class``: say how to name the class (and which ones the
-    file defines, when it can be read)."""
-    for spec in policies:
-        if spec.endswith(".py") and ":" not in spec:
-            import ast
-
-            classes = []
-            try:
-                tree = ast.parse(Path(spec).expanduser().read_text())
-                classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
-            except (OSError, SyntaxError, ValueError):
-                pass
-            which = f" (it defines {', '.join(classes)})" if classes else ""
-            example = f"{spec}:{classes[0] if classes else 'MyPolicy'}"
-            raise ValueError(f"argument --policy: {spec!r} names a file but not the policy class in "
-                             f"it{which}: write FILE.py:CLASS, e.g. --policy {example}")
-
-
-def _experiments(args) -> list:
-    """The experiments the arguments describe: the paper's files (``reproduce``, or a paper name),
-    an experiment file, or the options alone, with the options on top (see
-    :func:`~dpb.experiments.override`)."""
-    _policy_hint([*args.policy, *(getattr(args, "policies", None) or [])])
-    target = args.experiment
-    full = {k: getattr(args, k, None) for k in ("name", "means", "eps", "policies")}
-    params: dict = {}
-    for policy, table in getattr(args, "params", None) or []:
-        params.setdefault(policy, {}).update(table)
-    described = any(v is not None for v in full.values()) or bool(params)
-    if target is None and not described:
-        raise ValueError("give an experiment file (dpb run my.toml), a paper experiment (fig1, appendix, "
-                         "eps-sweep, all) or describe one with --means, --eps, --policies and --horizon")
-    names = list(E.EXPERIMENT_NAMES) if target == "all" else [target]
-    if target == "all" and described:
-        raise ValueError("--name/--means/--eps/--policies/--params describe one experiment, not 'all'")
-    exps = []
-    for name in names:
-        spec = None if name is None else F.read_spec(name)
-        given = {"--means": full["means"], "--eps": full["eps"], "--policies": full["policies"],
-                 "--horizon": args.horizon}
-        missing = [o for o, v in given.items() if v is None and spec is None]
-        if missing:
-            raise ValueError(f"argument {missing[0]}: without an experiment file, give --means, --eps, "
-                             f"--policies and --horizon (missing: {', '.join(missing)})")
-        sweep = name == "eps-sweep"
-        by_policy = _params_by_policy(params, spec, full["policies"])
-        exps.append(F.build(F.override(
-            spec, name=full["name"], means=full["means"], eps=full["eps"], policies=full["policies"],
-            eps_grid=args.n_eps if sweep or name not in E.EXPERIMENT_NAMES else None,
-            params=by_policy, horizon=args.horizon,
-            runs=args.runs if args.runs is not None else (None if spec is not None else E.PAPER_RUNS),
-            extra_policies=() if sweep else tuple(args.policy))))
-    return exps
-
-
-def _params_by_policy(params: dict, spec, policies) -> dict:
-    """``--params`` by policy name: ``alpha=3`` (no policy) goes to every policy taking ``alpha``."""
-    from ._params import policy_parameter_names
-
-    names = policies if policies is not None else (spec["policies"] if spec else [])
-    out: dict = {}
-    for policy, table in params.items():
-        if policy is not None:
-            out.setdefault(policy, {}).update(table)
-            continue
-        takers = []
-        for name in names:
-            accepted = policy_parameter_names(name) or ()
-            if set(table) <= set(accepted):
-                out.setdefault(name, {}).update(table)
-                takers.append(name)
-        if not takers:
-            raise ValueError(f"argument --params: no policy of the experiment takes {', '.join(table)} "
-                             f"(write POLICY:{next(iter(table))}=...)")
-    for policy, table in out.items():
-        if "eps" in table:
-            raise ValueError(f"argument --params: eps of {policy} is set by --eps (the settings' budgets)")
-    return out
-
-
-def _summary(res: E.ExperimentResults) -> str:
-    exp = res.experiment
-    lines = [f"== {exp.name}: {exp.description} =="]
-    if F.figure_kind(exp) == "eps-sweep" or all(len(s.cells) == 1 for s in exp.settings):
-        rows = E.sweep_table(res)
-        step = max(1, len(rows) // 10)
-        shown = rows[step - 1 :: step] if len(rows) > 10 else rows
-        lines.append(E.format_table(shown, ["eps", "mean", "std", "lower_bound", "ratio"]))
-        ratios = [r["ratio"] for r in rows]
-        lines.append(f"mean regret / lower bound over all {len(rows)} budgets: min {min(ratios):.2f}, "
-                     f"median {sorted(ratios)[len(ratios) // 2]:.2f}, max {max(ratios):.2f}")
-    else:
-        rows = E.mean_regret_summary(res)
-        # an experiment of one's own may hold no private baseline (or none of ours): no ratio then
-        ratios = [r["ratio"] for r in rows if not math.isnan(r["ratio"])]
-        if ratios:
-            lines.append("mean regret at T; ratio = best private baseline / best of DP-KLUCB, DP-IMED")
-        else:
-            lines.append("mean regret at T")
-            rows = [{k: v for k, v in r.items() if k != "ratio"} for r in rows]
-        lines.append(E.format_table(rows, digits=0))
-        if ratios:
-            lines.append(f"DP-KLUCB or DP-IMED has the lowest private regret in {sum(r > 1 for r in ratios)} "
-                         f"of {len(ratios)} settings")
-    lines.append(f"CPU-seconds recorded in the result files: {res.cpu_seconds():.1f}")
-    return "\n".join(lines)
-
-
-def _full_tables(res: E.ExperimentResults) -> str:
-    T = res.experiment.T
-    blocks = [E.format_table(E.final_regret_table(res.setting(s)), title=f"# {s.label}, T = {T}")
-              for s in res.settings]
-    return "\n\n".join(blocks) + "\n"
-
-
-def _pyplot():
-    try:
-        import matplotlib
-    except ImportError:
-        raise ImportError("the figures need matplotlib, the 'plot' extra of dpb: pip install 'dpb[plot]' "
-                          "(or pass --no-figures)") from None
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _figures(res, folder: Path, stem: str, converged: bool = False) -> list:
-    """The experiment's figures as ``folder/<stem>[_<part>].png`` and ``.pdf``, laid out by
-    :func:`~dpb.experiments.figure_kind`: one row of panels (Figure 1), one grid per instance
-    and a ratio heat map (the appendix), or the regret-against-eps plot; at the converged scale
-    the panels only, with the expected regret's intervals (``<stem>_converged``).
-
-    A figure never fails the run: one that cannot be drawn well in its layout (text over text,
-    a clipped title, data it cannot show) is drawn as a grid of panels, one per setting
-    (:func:`~dpb.plotting.experiments.plot_figure1`); when that fails too, or the figure needs
-    what the experiment lacks (a ratio of baselines to DP-KLUCB/DP-IMED without either), it is
-    skipped with one line on stderr naming it and why."""
-    kind = F.figure_kind(res.experiment)
-    if kind == "none" or (converged and kind != "panels"):
-        return []
-    plt = _pyplot()
-    from .plotting import experiments as pe
-
-    makers: dict = {}
-    if converged:
-        makers[f"{stem}_converged"] = lambda: pe.plot_figure1(res, band="ci", yscale="log")
-    elif kind == "panels":
-        makers[stem] = lambda: pe.plot_figure1(res)
-    elif kind == "instances":
-        for env in dict.fromkeys(s.env for s in res.settings):
-            makers[f"{stem}_{env}"] = lambda env=env: pe.plot_appendix(res, env)
-        present = {c.policy for s in res.settings for c in s.cells}
-        if not present & set(E.OURS) or not present & set(E.BASELINES):
-            print(f"figure {stem}_ratios skipped: the ratio map needs one of {', '.join(E.OURS)} and one "
-                  f"private baseline ({', '.join(E.BASELINES)}) in a setting", file=sys.stderr)
-        elif E.ratio_summary(res):
-            makers[f"{stem}_ratios"] = lambda: pe.plot_ratio_grid(res)
-    else:
-        makers[stem] = lambda: pe.plot_eps_sweep(res)
-    written = []
-    for name, make in makers.items():
-        fig = _drawn(name, make, lambda: pe.plot_figure1(res, **({"band": "ci", "yscale": "log"} if converged
-                                                                 else {})), plt)
-        if fig is None:
-            continue
-        try:
-            written += _save_figure(fig, folder / name)
-        except OSError:
-            raise  # a disk that cannot take the file: the run's other outputs could not be saved either
-        except Exception as exc:  # noqa: BLE001 - matplotlib failing to lay out or render the figure
-            print(f"figure {name} skipped: {_one_line(exc)}", file=sys.stderr)
-        finally:
-            plt.close(fig)
-    return written
-
-
-def _drawn(name: str, make, fallback, plt):
-    """The figure ``make()`` draws, else the one ``fallback()`` draws (a grid of panels), else None
-    after one line on stderr naming the figure and why (the run goes on: its tables are saved)."""
-    from .plotting._checks import check_text_overlap
-
-    try:  # the file is saved as laid out: no text may run off its edge
-        return check_text_overlap(make(), clipped="all")
-    except (KeyboardInterrupt, SystemExit, MemoryError):
-        raise
-    except Exception as exc:  # noqa: BLE001 - text over text, a clipped title, data it cannot show
-        plt.close("all")
-        first = _one_line(exc)
-    try:
-        fig = check_text_overlap(fallback(), clipped="all")
-    except (KeyboardInterrupt, SystemExit, MemoryError):
-        raise
-    except Exception as exc:  # noqa: BLE001
-        plt.close("all")
-        print(f"figure {name} skipped: {first}; the grid of panels failed too: {_one_line(exc)}",
-              file=sys.stderr)
-        return None
-    print(f"figure {name}: drawn as a grid of panels, one per setting ({first})", file=sys.stderr)
-    return fig
-
-
-def _one_line(exc: BaseException, limit: int = 300) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _save_figure(fig, stem: Path) -> list:
-    """``fig`` as ``<stem>.png`` and ``<stem>.pdf``.  The layout (constrained layout: the most
-    expensive part of drawing) is computed for the PNG and kept for the PDF."""
-    written = []
-    for ext in ("png", "pdf"):
-        path = stem.with_name(f"{stem.name}.{ext}")
-        write_atomic(path, lambda tmp, ext=ext: fig.savefig(tmp, dpi=150, format=ext))
-        written.append(path)
-        fig.set_layout_engine("none")  # positions stay where the first drawing put them
-    return written
-
-
-def _converged_summary(res) -> str:
-    lines = [f"== {res.experiment.name} at the converged scale: expected regret at T, "
-             "95% interval (BCa, widened for rare runs), runs =="]
-    rows = []
-    for s in res.settings:
-        for c in s.cells:
-            ce = res.estimates[c]
-            e = ce.estimate
-            rows.append({"env": s.env, "eps": s.eps, "algorithm": c.policy, "mean": e.mean, "lo": e.lo,
-                         "hi": e.hi, "runs": ce.runs, "converged": "yes" if ce.converged else "cap"})
-    lines.append(E.format_table(rows, digits=0))
-    lines.append(f"CPU-seconds recorded in the result files: {res.cpu_seconds():.1f}")
-    return "\n".join(lines)
-
-
-def _write_outputs(args, out: Path, exp, converged: bool) -> None:
-    """Print the summary of ``exp``'s computed results; write its figures and (at the paper's
-    scale) its tables and experiment file."""
-    res = (E.load_converged if converged else E.load)(exp, out, seed=args.seed)
-    print(_converged_summary(res) if converged else _summary(res), flush=True)
-    stem = F.output_stem(exp, args.seed)
-    tables = Path(out) / "tables"
-    if not converged:
-        text = _full_tables(res)
-        write_atomic(tables / f"{stem}.txt", lambda tmp: tmp.write_text(text))
-        if isinstance(exp, F.FileExperiment):  # the specification, as a file `dpb run` reads
-            spec = f"# {exp.description}; seed {args.seed} (dpb run --seed)\n" + F.spec_to_toml(exp.spec)
-            write_atomic(tables / f"{stem}.toml", lambda tmp: tmp.write_text(spec))
-    if not args.no_figures:
-        try:
-            written = _figures(res, Path(out) / "figures", stem, converged)
-        except ImportError as exc:  # the light install: no matplotlib, the rest still works
-            written = []
-            print(f"figures skipped: {exc}", file=sys.stderr)
-        for path in written:
-            if path.suffix == ".png":
-                print(f"figure: {path} (+ .pdf)")
-    if not converged:
-        print(f"table: {tables / (stem + '.txt')} (its experiment file: {stem}.toml)\n", flush=True)
 
 
 def _reproduce(args, out: Path, exps: list, client) -> int:
@@ -706,7 +442,7 @@ def _reproduce(args, out: Path, exps: list, client) -> int:
         report = E.run(exps, out, force=args.force, desc="+".join(e.name for e in exps),
                        chunk_seconds=args.chunk_seconds, **options)
     for exp in exps:
-        _write_outputs(args, out, exp, converged)
+        write_outputs(exp, out, seed=args.seed, converged=converged, figures=not args.no_figures)
     wall, parent_cpu = time.perf_counter() - t0, time.process_time() - cpu0
     if converged:
         print(f"done: {report.computed} result files computed, in {wall:.1f} s wall; "
@@ -845,11 +581,16 @@ def _conflict(args) -> str | None:
 
 
 def _load_experiments(args) -> list:
-    """:func:`_experiments`, with a reader's policy file that fails to load (in any way: its code
-    may raise anything, ``sys.exit`` and ``KeyboardInterrupt`` too) told in one line naming it."""
+    """The experiments the arguments describe (:func:`~dpb.experiments.experiments_from_options`),
+    with a reader's policy file that fails to load (in any way: its code may raise anything,
+    ``sys.exit`` and ``KeyboardInterrupt`` too) told in one line naming it."""
     given = [*args.policy, *(getattr(args, "policies", None) or [])]
     try:
-        return _experiments(args)
+        return F.experiments_from_options(
+            args.experiment, name=getattr(args, "name", None), means=getattr(args, "means", None),
+            eps=getattr(args, "eps", None), policies=getattr(args, "policies", None),
+            params=getattr(args, "params", None) or (), horizon=args.horizon, runs=args.runs,
+            n_eps=args.n_eps, extra_policies=args.policy)
     except PolicyFileError as exc:
         cause, why = exc.__cause__, exc.cause
     except (ValueError, TypeError):

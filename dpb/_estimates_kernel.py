@@ -9,6 +9,9 @@ fast-math (numba then neither fuses nor reorders), vectorised across the columns
 from __future__ import annotations
 
 import numba
+import numpy as np
+
+__all__ = ["weighted_sums"]  # for dpb.estimates only (a private module)
 
 
 @numba.njit(cache=True)
@@ -25,3 +28,33 @@ def weighted_sums(counts, x, out):
                 fw = float(w)
                 for c in range(C):
                     out[b, c] += fw * x[i, c]
+
+
+@numba.njit(cache=True, parallel=True)
+def resampled_sums(idx, x, out, threads):
+    """out[b, :] = sum over i (in order) of counts[b, i] * x[i, :], where counts[b, i] is the number
+    of times row i of ``x`` appears in ``idx[b]`` (the resample counts of replicate b).
+
+    The same sums as :func:`weighted_sums` of ``numpy.bincount``'s counts, term for term and in
+    the same order, so the same bits; the counting is fused with the sums (no offset index and no
+    count matrix of the whole block) and the replicates are shared out among numba's threads,
+    each replicate computed whole by one thread (the threads never share a sum).  ``threads``:
+    how many parts the replicates are split into (``numba.get_num_threads()``, passed in so that
+    the compiled function can be cached on disk)."""
+    B, n = idx.shape
+    C = x.shape[1]
+    nt = max(1, min(threads, B))
+    for t in numba.prange(nt):
+        counts = np.zeros(n, dtype=np.int64)
+        for b in range(t * B // nt, (t + 1) * B // nt):
+            counts[:] = 0
+            for i in range(n):
+                counts[idx[b, i]] += 1
+            for c in range(C):
+                out[b, c] = 0.0
+            for i in range(n):
+                w = counts[i]
+                if w != 0:
+                    fw = float(w)
+                    for c in range(C):
+                        out[b, c] += fw * x[i, c]

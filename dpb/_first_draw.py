@@ -27,6 +27,9 @@ import os
 import tempfile
 from pathlib import Path
 
+# (a private module: what the widgets and the live-book scripts use of it)
+__all__ = ["ENV", "source_digest", "folder", "figure_key", "load", "store", "first_draw"]
+
 #: The environment variable naming the folder of stored first figures (unset: no store).
 ENV = "DPB_LIVE_FIGURES"
 PACKAGE = Path(__file__).resolve().parent

@@ -63,8 +63,8 @@ from ._params import merge_params
 from ._validate import MAX_RUNS, MAX_SECONDS, as_choice, as_float_array, as_int, as_real, check_real
 from .interaction import (
     Transcript,
-    check_transcript,
-    rewards_list,
+    _check_transcript,
+    _rewards_list,
     neighbouring_list,
     check_work,
     run_on_list,
@@ -152,8 +152,8 @@ def _horizons(horizons, T: int, t_star: int) -> list[int]:
 
 def _check_pair(tr1, tr2) -> None:
     """Two samples of one policy's runs: transcripts with the same K and T."""
-    check_transcript("tr1", tr1)
-    check_transcript("tr2", tr2)
+    _check_transcript("tr1", tr1)
+    _check_transcript("tr2", tr2)
     if (tr1.K, tr1.T) != (tr2.K, tr2.T):
         raise ValueError("tr1 and tr2 must have the same K and T")
 
@@ -195,7 +195,7 @@ def event_family(tr: Transcript, t_star: int, horizons: Iterable[int] | None = N
     names : list of str
         A readable description of each event.
     """
-    check_transcript("tr", tr)
+    _check_transcript("tr", tr)
     T, K = tr.T, tr.K
     t_star = as_int("t_star", t_star, minimum=1, maximum=T)
     hs = _horizons(horizons, T, t_star)
@@ -508,8 +508,8 @@ def audit_lists(policy: _PolicySpec, rewards: ArrayLike, rewards_prime: ArrayLik
     -------
     AuditResult
     """
-    r = rewards_list("rewards", rewards)
-    rp = rewards_list("rewards_prime", rewards_prime)
+    r = _rewards_list("rewards", rewards)
+    rp = _rewards_list("rewards_prime", rewards_prime)
     if r.shape != rp.shape or r.ndim != 1:
         raise ValueError("rewards and rewards_prime must be 1-d lists of the same length")
     diff = np.flatnonzero(r != rp)

@@ -317,8 +317,17 @@ def source_hash(*roots: Any) -> str:
     outside it) and its :func:`code_digest`: a change of code anywhere in the closure changes the
     hash, an edit of comments or docstrings does not.
     """
+    files = source_files(*roots)
+    stats = tuple(os.stat(f) for f in files)
+    return _files_hash(files, tuple((st.st_mtime_ns, st.st_size) for st in stats))
+
+
+@functools.lru_cache(maxsize=256)
+def _files_hash(files: tuple, versions: tuple) -> str:
+    """:func:`source_hash` of ``files``, cached per process on their modification times and sizes
+    ``versions`` (as :func:`code_digest`): a result file's stamp is asked for once per file read."""
     h = hashlib.sha256()
-    for f in source_files(*roots):
+    for f in files:
         h.update(_label(f).encode() + b"\0" + code_digest(f))
     return h.hexdigest()
 
@@ -581,7 +590,7 @@ def cache_key(kind: str, params: dict) -> str:
     return f"{kind}-{digest}"
 
 
-def as_recorded(obj):
+def _as_recorded(obj):
     """``obj`` as a result file records it (JSON: tuples become lists, numpy scalars and arrays plain
     numbers and lists), to compare with what a file holds (:func:`file_state`)."""
     return json.loads(json.dumps(obj, default=json_default))
@@ -614,10 +623,10 @@ def file_state(path: str | os.PathLike[str], expected: Mapping) -> str:
     *Stale* otherwise.  Damaged and stale files are recomputed by the callers.
     """
     as_instance("expected", expected, Mapping, "mapping")
-    return read_checked(as_path("path", path), expected)[0]
+    return _read_checked(as_path("path", path), expected)[0]
 
 
-def read_checked(path: Path, expected: Mapping) -> tuple:
+def _read_checked(path: Path, expected: Mapping) -> tuple:
     """``(state, meta, arrays)`` of the result file at ``path``: :func:`file_state`'s answer, and
     when it is ``"done"`` the metadata and every array, read once (unvalidated arguments)."""
     if not path.is_file():

@@ -74,6 +74,8 @@ from ._validate import as_finite, as_instance, as_int, as_real, check_elements
 
 __all__ = [
     "BLOCK_EDGES",
+    "N_BOOT",
+    "BOOT_SEED",
     "PAPER_RUNS",
     "DEFAULT_CAP",
     "MeanEstimate",
@@ -153,21 +155,24 @@ def _boot_means(x: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
     shape ``(n_boot, C)``.  The resample counts of each replicate multiply all ``C`` columns at
     once, so a whole regret curve costs one pass per block of replicates.  The sums run in one fixed
     order (:mod:`dpb._estimates_kernel`, not a BLAS product, whose order depends on the processor),
-    so an interval's ends are the same bits on every machine."""
-    from ._estimates_kernel import weighted_sums
+    so an interval's ends are the same bits on every machine; the replicates of a block are shared
+    out among numba's threads, each replicate summed whole by one thread (the same bits with any
+    number of threads)."""
+    import numba
+
+    from ._estimates_kernel import resampled_sums
 
     rng = np.random.default_rng(seed)
     x = np.ascontiguousarray(x, dtype=float)
     n = x.shape[0]
     out = np.empty((n_boot, x.shape[1]))
     step = max(1, 4_000_000 // n)
+    threads = numba.get_num_threads()
     for a in range(0, n_boot, step):
         b = min(a + step, n_boot)
         idx = rng.integers(0, n, size=(b - a, n))
-        idx += np.arange(b - a)[:, None] * n
-        counts = np.bincount(idx.ravel(), minlength=(b - a) * n).reshape(b - a, n)
         sums = np.empty((b - a, x.shape[1]))
-        weighted_sums(counts, x, sums)
+        resampled_sums(idx, x, sums, threads)
         out[a:b] = sums / n
     return out
 

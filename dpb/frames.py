@@ -24,7 +24,7 @@ import numpy as np
 
 from ._io import write_atomic
 from .experiments.store import ExperimentResults
-from .result import COLUMNS, Result, concat_rows, to_frame
+from .result import COLUMNS, Result, _concat_rows, to_frame
 
 __all__ = ["COLUMNS", "FORMATS", "result_rows", "experiment_rows", "to_frame", "write_csv", "export"]
 
@@ -50,7 +50,7 @@ def experiment_rows(results: Any, grid: str = "all") -> dict:
     if bad:
         raise TypeError(f"results must be ExperimentResults (dpb.experiments.load) or a list of them, got "
                         f"{type(bad[0]).__name__}")
-    return concat_rows([res.to_rows(grid) for res in results])
+    return _concat_rows([res.to_rows(grid) for res in results])
 
 
 def _csv_value(v) -> str:

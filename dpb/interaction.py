@@ -157,13 +157,13 @@ class Adversary:
         return {"adversary": self.name}
 
 
-def check_transcript(name: str, value) -> Transcript:
+def _check_transcript(name: str, value) -> Transcript:
     if not isinstance(value, Transcript):
         raise TypeError(f"{name} must be a dpb.interaction.Transcript, got {type(value).__name__}")
     return value
 
 
-def rewards_list(name: str, value) -> np.ndarray:
+def _rewards_list(name: str, value) -> np.ndarray:
     r = as_probability(name, value)  # rewards in [0, 1]
     if r.ndim != 1 or r.size == 0:
         raise ValueError(f"{name} must be a non-empty 1-d array of rewards")
@@ -180,8 +180,8 @@ class ListAdversary(Adversary):
     name = "list"
 
     def __init__(self, rewards, rewards_right=None) -> None:
-        self.left = rewards_list("rewards", rewards)
-        right = self.left if rewards_right is None else rewards_list("rewards_right", rewards_right)
+        self.left = _rewards_list("rewards", rewards)
+        right = self.left if rewards_right is None else _rewards_list("rewards_right", rewards_right)
         if right.shape != self.left.shape:
             raise ValueError("rewards and rewards_right must have the same length")
         self.right = right
@@ -373,7 +373,7 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     -------
     Transcript
     """
-    r = rewards_list("rewards", rewards)
+    r = _rewards_list("rewards", rewards)
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * len(rewards)", runs * r.size, MAX_ELEMENTS // 2)
@@ -453,7 +453,7 @@ def neighbouring_list(rewards, t_star: int, value: float | None = None) -> np.nd
 
     ``value`` defaults to ``1 - rewards[t_star - 1]`` (the largest change for rewards in [0, 1]).
     """
-    r = rewards_list("rewards", rewards).copy()
+    r = _rewards_list("rewards", rewards).copy()
     t_star = as_int("t_star", t_star, minimum=1, maximum=r.size)
     v = 1.0 - r[t_star - 1] if value is None else as_real("value", value, low=0.0, high=1.0)
     r[t_star - 1] = v
@@ -465,7 +465,7 @@ def phase_of_step(transcript: Transcript, step: int) -> tuple[np.ndarray, np.nda
 
     Returns two int arrays of shape (R,).
     """
-    check_transcript("transcript", transcript)
+    _check_transcript("transcript", transcript)
     step = as_int("step", step, minimum=1, maximum=transcript.T)
     st = transcript.starts
     T = transcript.T

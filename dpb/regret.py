@@ -678,7 +678,7 @@ def cached_runs(
     folder = cache_dir(None if directory is None else as_directory("directory", directory))
     path = folder / f"{cache_key('runs', key_params)}.npz"
     # as the file will record it (JSON: tuples become lists, numpy scalars plain numbers)
-    expected = cache.as_recorded({"key": key_params, **_provenance(pol)})
+    expected = cache._as_recorded({"key": key_params, **_provenance(pol)})
     if not refresh and cache.file_state(path, expected) == "done":
         try:
             return DecomposedRuns.load(path)

@@ -55,7 +55,7 @@ def to_frame(rows: dict) -> pandas.DataFrame:  # type: ignore[name-defined]  # n
     return frame
 
 
-def concat_rows(parts: list) -> dict:
+def _concat_rows(parts: list) -> dict:
     """The long-format columns of ``parts`` (a list of them) one after the other."""
     if not parts:
         return {c: np.array([], dtype=object if c in ("experiment", "instance", "policy", "params")

@@ -1482,6 +1482,9 @@ NOT_FUZZED = {
     "same code (fuzzed through read_spec and read_experiment)",
     "dpb.experiments.override": "the command line's options on a checked spec; the result goes through "
     "the same check as read_spec (tests/test_cli.py covers the options)",
+    "dpb.experiments.experiments_from_options": "the command line's options as plain values; every "
+    "experiment goes through override and build, whose check is read_spec's (fuzzed through read_spec "
+    "and read_experiment); tests/test_experiments_files.py checks the options and their messages",
     "dpb.experiments.as_experiment": "the target coercion of load (fuzzed through load) and run",
     "dpb.experiments.spec_to_toml": "writes a checked spec; round trip checked in "
     "tests/test_experiments_files.py",
@@ -1502,6 +1505,8 @@ NOT_FUZZED = {
     "dpb.experiments.ChunkError": "an exception class raised by run (tests/test_cli.py makes chunks fail)",
     "dpb.experiments.SchedulerLostError": "an exception class raised by run when the Dask scheduler goes "
     "away (tests/test_experiments_dask.py kills one)",
+    "dpb.experiments.Backend": "a typing.Protocol (no instances): the methods every backend of run "
+    "has; tests/test_experiments_execution.py checks the three backends against it",
     "dpb.plans.PlanError": "the exception class of a bad plan (the user_plan specs below raise it)",
     "dpb.policies.registry.PolicyFileError": "an exception class raised by load_policy (the policy_file "
     "specs load failing files)",
@@ -1861,6 +1866,7 @@ def tail_specs() -> list[Spec]:
             ),
             aliases={"scheduler": ("Dask",)},
         ),
+        S(ex + "quiet_dask_logs", {}),
         S(
             ex + "load",
             dict(

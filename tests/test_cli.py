@@ -30,7 +30,7 @@ from dpb import __main__ as cli
 from dpb import experiments as E
 from dpb.__main__ import main
 from dpb.experiments import files as F
-from dpb.experiments.files import as_cells
+from dpb.experiments.files import _as_cells
 from dpb.simulate import Result, estimate_cost
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -167,7 +167,7 @@ def test_end_to_end_quick_run_writes_results_figures_and_tables(tmp_path, capsys
         assert (out / "tables" / f"{stem}.txt").read_text().startswith("# ")
         assert (out / "tables" / f"{stem}.toml").is_file()  # the experiment file of the outputs
     n_files = len(list((out / "cells").glob("*.npz")))
-    assert n_files == sum(len(c.chunks()) for c in as_cells(exps))
+    assert n_files == sum(len(c.chunks()) for c in _as_cells(exps))
     scale = ["--runs", "2", "--horizon", "2000", "--n-eps", "3", "--out", str(out)]
     assert cli.main(["status", "all", *scale]) == 0
     assert capsys.readouterr().out.count("0 missing, 0 stale") == 3

@@ -174,7 +174,7 @@ def test_a_scheduler_lost_while_counting_workers_is_the_same_one_line_error():
     # (Seen once under load in the test above: a traceback ending in CommClosedError.)
     from distributed.comm.core import CommClosedError
 
-    from dpb.experiments.execution import _Dask
+    from dpb.experiments.dask import _Dask
 
     class GoneClient:
         def nthreads(self, **kwargs):  # dpb bounds the call: callback_timeout=...
@@ -205,8 +205,8 @@ def test_a_policy_defined_in_this_process_runs_on_dask_by_value(tmp_path, dask_c
         report = E.run(cell, tmp_path / "dask", scheduler=client, progress=False)
     assert report.computed == 1
     E.run(cell, tmp_path / "local", jobs=1, progress=False)
-    a = E.store.load_cell(cell, tmp_path / "dask", E.DEFAULT_SEED)
-    b = E.store.load_cell(cell, tmp_path / "local", E.DEFAULT_SEED)
+    a = E.store._load_cell(cell, tmp_path / "dask", E.DEFAULT_SEED)
+    b = E.store._load_cell(cell, tmp_path / "local", E.DEFAULT_SEED)
     assert np.array_equal(a.regret, b.regret) and np.array_equal(a.pulls, b.pulls)
 
 
@@ -217,7 +217,7 @@ def test_a_result_lost_with_its_worker_while_being_read_is_waited_for_within_a_b
     # silent 90 s after every worker was killed) nor read as a lost scheduler; it stays tracked.
     import time
 
-    from dpb.experiments.execution import _Dask
+    from dpb.experiments.dask import _Dask
 
     class Running:
         status = "running"

@@ -13,7 +13,7 @@ import pytest
 from dpb import experiments as E
 from dpb.experiments import scale as S
 from dpb.estimates import BLOCK_EDGES, mean_interval
-from dpb.experiments.store import load_cell
+from dpb.experiments.store import _load_cell
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,9 @@ def test_paper_scale_files_are_unchanged():
         assert len(cell.chunks()) == n and cell.chunks()[-1][1] == 20
     big = E.Cell.make("DP-IMED", "mu1", 10**6, 160, E.paper_params("DP-IMED", 0.25))
     assert big.chunks() == [(0, 20), (20, 40), (40, 80), (80, 160)]
+    # IMED's large blocks split every 160 runs (its cost_chunk_runs), so the pool shares them out
+    imed = E.Cell.make("IMED", "mu1", 10**6, 640, E.paper_params("IMED", 0.25))
+    assert imed.chunks() == [(0, 20), (20, 40), (40, 80), (80, 160), (160, 320), (320, 480), (480, 640)]
 
 
 def _rule(x, cap, first):
@@ -67,8 +70,23 @@ def test_decision_matches_the_rule_on_the_cached_runs(small):
         assert (n, ok) == (ce.runs, ce.converged)
         assert est == ce.estimate
         # the runs are those of an ordinary cell of that size
-        plain = load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
+        plain = _load_cell(replace(cell, runs=ce.runs), out, E.DEFAULT_SEED)
         assert np.array_equal(plain.final_regret, x)
+
+
+def test_ensure_converged_hands_over_the_runs_it_decided_on(tmp_path):
+    # ensure_converged keeps the runs its decisions read instead of reading them again: the same
+    # runs (and decisions) as loading the cache afresh, IMED's many rounds included
+    exp = E.figure1(T=300, algorithms=("DP-KLUCB", "IMED"))
+    held = S.ensure_converged(exp, tmp_path, progress=False, jobs=1, cap=1280)
+    read = S.load_converged(exp, tmp_path, cap=1280)
+    for cell in exp.cells:
+        a, b = held.results[cell], read.results[cell]
+        assert held.estimates[cell] == read.estimates[cell]
+        assert a.runs == b.runs == held.estimates[cell].runs
+        for name in ("regret", "pulls", "run_ids", "final_regret"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), (cell.policy, name)
+        assert a.extra["runs"] == b.extra["runs"] == [0, a.runs]
 
 
 def test_rerun_computes_nothing_and_status(small):

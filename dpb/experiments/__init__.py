@@ -44,7 +44,9 @@ split across processes or machines, nor on which other cells are computed.
 The package
 -----------
 ``dpb.experiments.specs`` (cells, settings, the paper's experiments), ``dpb.experiments.store``
-(the files: provenance, status, loading), ``dpb.experiments.execution`` (local pool and Dask) and
+(the files: provenance, status, loading), ``dpb.experiments.execution`` (the driver and the
+:class:`Backend` protocol; its backends: this process, the local pool of
+``dpb.experiments.workers``, a Dask cluster in ``dpb.experiments.dask``) and
 ``dpb.experiments.tables`` (summaries), ``dpb.experiments.files`` (experiment files: any
 experiment as TOML, the paper's included) and ``dpb.experiments.scale`` (the converged scale: runs
 added in blocks until the expected regret is known to +- 10 %).  Every public name is importable from
@@ -53,7 +55,8 @@ added in blocks until the expected regret is known to +- 10 %).  Every public na
 
 
 from ..cache import default_results_dir
-from . import execution, files, scale, specs, store, tables
+from . import dask, execution, files, scale, specs, store, tables
+from .dask import *  # noqa: F403
 from .execution import *  # noqa: F403 - each submodule's __all__ is its public part
 from .files import *  # noqa: F403
 from .scale import *  # noqa: F403
@@ -61,5 +64,5 @@ from .specs import *  # noqa: F403
 from .store import *  # noqa: F403
 from .tables import *  # noqa: F403
 
-__all__ = ["default_results_dir", *specs.__all__, *store.__all__, *execution.__all__, *scale.__all__,
-           *tables.__all__, *files.__all__]
+__all__ = ["default_results_dir", *specs.__all__, *store.__all__, *execution.__all__, *dask.__all__,
+           *scale.__all__, *tables.__all__, *files.__all__]

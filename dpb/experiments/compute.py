@@ -20,7 +20,7 @@ from ..simulate import simulate
 __all__: list[str] = []
 
 
-def cell_seed_sequence(digest: str, seed: int) -> np.random.SeedSequence:
+def _cell_seed_sequence(digest: str, seed: int) -> np.random.SeedSequence:
     """``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first four 32-bit words of
     the hex ``digest`` of a cell's key; run ``i`` of the cell is its ``i``-th child."""
     words = tuple(int(digest[i : i + 8], 16) for i in range(0, 32, 8))
@@ -32,9 +32,9 @@ def chunk_run_ids(start: int, stop: int) -> np.ndarray:
     return np.arange(start, stop)
 
 
-def simulate_chunk(policy: Any, bandit: Any, T: int, params: dict, digest: str, seed: int, start: int,
-                   stop: int) -> Result:
+def _simulate_chunk(policy: Any, bandit: Any, T: int, params: dict, digest: str, seed: int, start: int,
+                    stop: int) -> Result:
     """The runs ``[start, stop)`` of a cell (policy class or name, bandit, horizon, parameters and
     digest of its key) under the experiment ``seed``: a :class:`~dpb.simulate.Result`."""
-    return simulate(policy, bandit, T, seed=cell_seed_sequence(digest, seed), params=params,
+    return simulate(policy, bandit, T, seed=_cell_seed_sequence(digest, seed), params=params,
                     run_ids=chunk_run_ids(start, stop), max_seconds=None)  # the runner checked the cost

@@ -1,44 +1,45 @@
-"""Execution of the experiments: a local process pool, or a Dask cluster.
+"""Execution of the experiments: in this process, a local process pool, or a Dask cluster.
 
 :func:`run` computes the chunk files of a target that are missing or stale and writes them under
-``<out>/cells``; :func:`ensure` runs then loads.  Each chunk is simulated by :func:`_compute_chunk`
+``<out>/cells``; :func:`ensure` runs then loads.  Each chunk is simulated by ``_compute_chunk``
 with the cell's own seed (:meth:`Cell.seed_sequence <dpb.experiments.Cell.seed_sequence>`), so the
 numbers do not depend on where or in which order the chunks run.
+
+Where the chunks are computed is a *backend*, one of three that share the protocol
+:class:`Backend`: ``_InProcess`` (here), ``dpb.experiments.workers.Pool`` (the local pool) and
+``dpb.experiments.dask._Dask`` (a Dask cluster).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ctypes
 import os
-import re
 import signal
 import sys
 import threading
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
-
+from typing import Any, Protocol, runtime_checkable
 
 from .. import cache
 from .._interrupts import watching
 from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
 from ..cost import MAX_SECONDS, check_cost, estimate_cost
-from .compute import simulate_chunk
+from .compute import _simulate_chunk
 from . import store
-from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, policy_file
-from .store import ExperimentResults, out_dir, chunk_status, claim, load
+from .dask import SchedulerLostError, connect  # noqa: F401 - defined here once: still importable
+from .dask import _Dask, _scheduler_address
+from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _policy_file
+from .store import ExperimentResults, _out_dir, chunk_status, claim, load
 
-__all__ = ["RunReport", "ChunkError", "SchedulerLostError", "run", "ensure", "connect", "chunk_time_limit",
-           "MAX_JOBS", "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
+__all__ = ["RunReport", "ChunkError", "Backend", "run", "ensure", "chunk_time_limit", "MAX_JOBS",
+           "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
 
 #: Seconds between two looks at the workers (and at chunks claimed by another run).
 POLL_SECONDS = 0.25
-#: Seconds to wait for a finished Dask chunk's result (its worker may have died since).
-_GATHER_SECONDS = 2.0
 #: Most worker processes of the local pool.
 MAX_JOBS = 256
 #: The default time limit of a chunk (``chunk_seconds="auto"``): this many times the chunk's
@@ -105,7 +106,7 @@ def chunk_time_limit(cell: Cell, start: int, stop: int,
     """The wall-clock seconds a chunk may take before it is stopped: ``chunk_seconds`` itself when a
     number, None (no limit) for None, and for ``"auto"`` ``CHUNK_FACTOR`` times its estimated
     cost (:func:`~dpb.simulate.estimate_cost`), at least ``CHUNK_FLOOR_SECONDS``."""
-    cell, start, stop = store.checked_chunk(cell, start, stop)
+    cell, start, stop = store._checked_chunk(cell, start, stop)
     limit = _checked_limit(chunk_seconds)
     if limit != "auto":
         return limit  # type: ignore[return-value]
@@ -159,7 +160,7 @@ def _policy_of(cell: Cell):
         cls = policy_class(cell.policy)
     except ValueError:  # not loaded in this process yet (a worker)
         return cell.source
-    return cls if policy_file(cls) == cell.source else cell.source
+    return cls if _policy_file(cls) == cell.source else cell.source
 
 
 #: the policies whose compiled kernels this process has loaded (:func:`_warm_kernels`)
@@ -195,7 +196,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     c0 = time.thread_time()
     policy = _policy_of(cell) if policy_bytes is None else __import__("pickle").loads(policy_bytes)
     with _time_limit(seconds):
-        res = simulate_chunk(policy, cell.bandit(), cell.T, cell.params, cell.digest, seed, start, stop)
+        res = _simulate_chunk(policy, cell.bandit(), cell.T, cell.params, cell.digest, seed, start, stop)
     if (res.policy, res.T, tuple(float(m) for m in res.means)) != (cell.policy, cell.T, cell.means):
         raise RuntimeError(f"internal error: cell {cell.name} computed {res.policy} on {list(res.means)}, "
                            f"T={res.T}, not what its key says")  # never stored under a wrong key
@@ -206,7 +207,7 @@ def _compute_chunk(cell: Cell, start: int, stop: int, seed: int, stamp: dict, ou
     return res
 
 
-def check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
+def _check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
     """Refuse ``chunks`` (``(cell, start, stop)`` triples) when one is estimated above
     ``max_seconds`` CPU-seconds (``ValueError`` naming the cell, T, runs, the limit and
     ``advice``: how to lift it)."""
@@ -304,6 +305,49 @@ def _notify(bar, message: str) -> None:
 # ----------------------------------------------------------------------------------------------
 # backends: where chunks are computed
 # ----------------------------------------------------------------------------------------------
+@runtime_checkable
+class Backend(Protocol):
+    """What :func:`run` asks of the place where chunks are computed: this process (``jobs=1``), the
+    local pool (``dpb.experiments.workers.Pool``) or a Dask cluster (``scheduler=``).
+
+    A *task* is the tuple of arguments of one chunk's computation, ``(cell, start, stop, seed,
+    stamp, out, seconds)``: runs ``[start, stop)`` of ``cell`` with the experiment ``seed``, the
+    provenance ``stamp`` its file records, the results directory ``out`` and the chunk's time limit
+    ``seconds`` (None: none).  A *reply* is ``("ok", policy, cpu_seconds)`` once the chunk's file is
+    written, or ``("error", "Type: message", traceback)`` when the chunk failed (the policy's code
+    raised, or it ran past its limit).  :func:`run` submits while :meth:`free` is positive, polls
+    while :meth:`busy` is, then calls :meth:`close`; on any exception (Ctrl-C included) it calls
+    :meth:`kill` instead.
+    """
+
+    def free(self) -> int:
+        """How many more tasks :meth:`submit` accepts now (0: poll first).  May raise when the
+        backend itself broke (a worker of the pool killed from outside: ``RuntimeError``; the Dask
+        scheduler gone: :class:`~dpb.experiments.SchedulerLostError`)."""
+
+    def busy(self) -> int:
+        """How many submitted tasks :meth:`poll` has not answered yet."""
+
+    def waiting(self) -> str | None:
+        """One line saying why no task can start although tasks wait (no Dask worker connected),
+        else None; :func:`run` prints it once, when it changes."""
+
+    def submit(self, tag: Any, task: tuple) -> None:
+        """Start computing ``task``; its reply comes back from :meth:`poll` with ``tag``."""
+
+    def poll(self, timeout: float) -> list:
+        """The ``(tag, reply)`` pairs of the tasks finished within about ``timeout`` seconds, each
+        once (an empty list if none finished); raises like :meth:`free` when the backend broke."""
+
+    def close(self) -> None:
+        """Release the backend once every task is answered (workers stop, a client it opened
+        closes)."""
+
+    def kill(self) -> None:
+        """Stop at once, the tasks in progress included (their files are not written: a file is
+        written whole or not at all); safe to call after a failure of the backend itself."""
+
+
 class _InProcess:
     """Computes one chunk at a time in this process (``jobs=1``).  ``watch``
     (:func:`dpb._interrupts.watching`) tells a Ctrl-C, which stops the run, from a
@@ -323,7 +367,8 @@ class _InProcess:
         self._task = (tag, task)
 
     def poll(self, timeout: float) -> list:
-        assert self._task is not None
+        if self._task is None:
+            return []
         tag, task = self._task
         self._task = None
         return [(tag, chunk_reply(task, lambda exc: self._watch is None or self._watch.real(exc)))]
@@ -335,221 +380,6 @@ class _InProcess:
         pass
 
     kill = close
-
-
-class _Dask:
-    """Chunks on a Dask cluster; this process writes the files.  Keeps about two chunks per worker
-    thread in flight, so that another run on the same directory can claim the rest."""
-
-    def __init__(self, scheduler, out) -> None:
-        from distributed import Client
-
-        self._own = not isinstance(scheduler, Client)
-        self.client = connect(scheduler) if self._own else scheduler
-        self._address = self.client.scheduler.address
-        self._out = out
-        self._futures: dict = {}
-        self._threads = 0
-        self._checked = 0.0
-
-    def _nthreads(self) -> int:
-        """Worker threads on the cluster, asked of the scheduler at most once a second and within
-        :data:`_GATHER_SECONDS` (``Client.nthreads`` alone waits without a bound); an answer that
-        does not come in time leaves the last count, asked again a second later."""
-        now = time.monotonic()
-        if now - self._checked > 1.0:
-            try:
-                self._threads = sum(self.client.nthreads(callback_timeout=_GATHER_SECONDS).values())
-            except (TimeoutError, asyncio.TimeoutError):
-                pass
-            except OSError as exc:  # distributed's CommClosedError: the scheduler went away
-                raise self._lost_error() from exc
-            self._checked = time.monotonic()
-        return self._threads
-
-    def _lost_error(self) -> SchedulerLostError:
-        return SchedulerLostError(f"lost the Dask scheduler at {self._address} in the middle of the run "
-                                  f"(the finished files are kept; rerun to compute the rest; "
-                                  f"--verbose shows the Dask log)")
-
-    def free(self) -> int:
-        return max(0, 2 * self._nthreads() - len(self._futures))
-
-    def busy(self) -> int:
-        return len(self._futures)
-
-    def waiting(self) -> str | None:
-        if self._nthreads() == 0:
-            return f"waiting for Dask workers: none is connected to {self.client.scheduler.address}"
-        return None
-
-    def submit(self, tag, task) -> None:
-        cell, a, b, seed, stamp, _, seconds = task
-        blob = _class_by_value(cell) if cell.process_local else None
-        fut = self.client.submit(_compute_chunk, cell, a, b, seed, stamp, None, seconds, blob,
-                                 key=f"dpb-{cell.digest[:16]}-{seed}-{a}-{b}", pure=False)
-        self._futures[fut] = (tag, task)
-
-    def poll(self, timeout: float) -> list:
-        if not self._futures:
-            return []
-        deadline = time.monotonic() + timeout
-        while True:  # the futures' states are kept up to date by the client's own thread
-            done = [f for f in self._futures if f.done()]
-            if done or time.monotonic() >= deadline:
-                break
-            time.sleep(0.01)
-        events: list = []
-        if self._lost(done):
-            raise self._lost_error()
-        # Every wait below is bounded: when the worker holding a result dies, the client
-        # reschedules the chunk, and a future found done above may be pending again by the time it
-        # is read (a second one while the first is gathered); result() or exception() would then
-        # block until a worker comes back, so that this loop could not say it is waiting for
-        # workers (seen in CI: silent for 90 s).  Such a future stays tracked and is collected
-        # when the next worker has computed it again.
-        for fut in done:
-            tag, (cell, a, b, *_) = self._futures[fut]
-            status = fut.status
-            if status == "finished":
-                try:
-                    res = fut.result(timeout=_GATHER_SECONDS)
-                except (TimeoutError, asyncio.TimeoutError):
-                    continue
-                del self._futures[fut]
-                res.save(cell.path(self._out, a, b))
-                events.append((tag, ("ok", res.policy, float(res.extra.get("cpu_seconds", 0.0)))))
-            elif status == "error":
-                try:
-                    exc = fut.exception(timeout=_GATHER_SECONDS)
-                    exc = exc.with_traceback(fut.traceback(timeout=_GATHER_SECONDS))
-                except (TimeoutError, asyncio.TimeoutError):
-                    continue
-                task = self._futures.pop(fut)[1]
-                tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-                events.append((tag, ("error", _failure(exc, task[0], task[-1]), tb)))
-            else:  # lost or rescheduled since it was found done
-                continue
-            fut.release()
-        return events
-
-    def _lost(self, done) -> bool:
-        """Whether the scheduler is gone: the client no longer runs, or it cancelled our futures
-        (what ``distributed`` does to every future when the connection drops).  A future whose
-        result died with its worker is ``lost`` instead, and computed again: not a lost scheduler."""
-        if self.client.status not in ("running", "connecting", "newly-created"):
-            return True
-        return any(f.status == "cancelled" for f in done)
-
-    def close(self) -> None:
-        if self._own:
-            self.client.close(timeout=_GATHER_SECONDS)
-
-    def kill(self) -> None:
-        try:
-            if self._futures and self.client.status == "running":
-                self.client.cancel(list(self._futures))
-        except Exception:  # noqa: BLE001 - the scheduler may be gone: nothing left to cancel
-            pass
-        finally:
-            self._futures.clear()
-            self.close()
-
-
-def _class_by_value(cell: Cell) -> bytes:
-    """The class of a process-local policy (defined in a notebook cell, an interactive session, a
-    script's ``__main__`` or a function) pickled *by value* with ``cloudpickle``, so that a Dask
-    worker, which cannot import it, rebuilds it (and registers it) from the bytes."""
-    import cloudpickle  # a dependency of distributed, so present wherever a Dask client is
-
-    # cloudpickle pickles the classes of __main__ and those defined in functions by value
-    return cloudpickle.dumps(policy_class(cell.policy))
-
-
-_SCHEDULER = re.compile(r"^(tcp|tls|ucx|ws|wss)://[^\s/:]+:\d{1,5}$")
-
-
-def _scheduler_address(scheduler) -> str:
-    """Check a Dask scheduler address ``protocol://host:port`` (``ValueError`` naming it otherwise)."""
-    if not isinstance(scheduler, str):
-        raise TypeError(f"scheduler must be a distributed.Client or an address such as "
-                        f"'tcp://127.0.0.1:8786', got {type(scheduler).__name__} {scheduler!r}")
-    if not _SCHEDULER.match(scheduler):
-        raise ValueError(f"scheduler must be an address such as 'tcp://127.0.0.1:8786', got {scheduler!r}")
-    return scheduler
-
-
-def connect(scheduler: Any, timeout: float = 10.0) -> Any:
-    """A :class:`distributed.Client` of the Dask scheduler at the address ``scheduler``.
-
-    Raises
-    ------
-    ConnectionError
-        When no scheduler answers within ``timeout`` seconds.
-    """
-    scheduler = _scheduler_address(scheduler)
-    timeout = as_real("timeout", timeout, low=0, low_open=True, high=3600)
-    from distributed import Client
-
-    t0 = time.monotonic()
-    _probe(scheduler, timeout)
-    left = max(timeout - (time.monotonic() - t0), 0.5)
-    try:
-        return Client(scheduler, timeout=left, set_as_default=False)
-    except (OSError, TimeoutError) as exc:
-        raise ConnectionError(f"no Dask scheduler answers at {scheduler} within {timeout:g} s "
-                              f"({type(exc).__name__})") from None
-
-
-def _probe(address: str, timeout: float) -> None:
-    """Connect to ``address`` and complete Dask's handshake within ``timeout`` seconds, or raise
-    ``ConnectionError``.
-
-    ``distributed`` bounds the TCP connection by its timeout but then waits for the other end's
-    handshake without one: a listener that accepts and never speaks kept ``Client(...)`` waiting
-    for minutes.  The probe runs in a thread of its own (with its own event loop, so that it works
-    inside a notebook's running loop too) and this thread waits for it with a deadline, so a
-    Ctrl-C stops the wait at once."""
-    from distributed.comm import connect as comm_connect
-
-    outcome: dict = {}
-
-    async def handshake():
-        comm = await comm_connect(address, timeout=timeout)
-        await comm.close()
-
-    def body():
-        try:
-            asyncio.run(asyncio.wait_for(handshake(), timeout))
-            outcome["ok"] = True
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=body, daemon=True, name="dpb-dask-probe")
-    thread.start()
-    thread.join(timeout + 1.0)
-    if outcome.get("ok"):
-        return
-    exc = outcome.get("error")
-    why = "no answer" if exc is None or isinstance(exc, (TimeoutError, asyncio.TimeoutError)) else (
-        f"{type(exc).__name__}")
-    raise ConnectionError(f"no Dask scheduler answers at {address} within {timeout:g} s ({why})")
-
-
-def quiet_dask_logs() -> None:
-    """Silence the log of ``distributed`` in this process (the command line does so unless
-    ``--verbose``: a lost scheduler is then one line, not a page of reconnection tracebacks)."""
-    import logging
-
-    import distributed  # noqa: F401 - its configuration sets the levels first
-
-    names = [n for n in list(logging.root.manager.loggerDict) if n.startswith("distributed.")]
-    for name in {"distributed", *names}:
-        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
-
-
-class SchedulerLostError(ConnectionError):
-    """The Dask scheduler went away while a run was using it (finished files are kept)."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -620,7 +450,7 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     """
     progress = as_flag("progress", progress)
     force = as_flag("force", force)
-    out = out_dir(out)
+    out = _out_dir(out)
     seed = as_int("seed", seed, minimum=0, maximum=MAX_SEED)
     jobs = _default_jobs() if jobs is None else as_int("jobs", jobs, minimum=1, maximum=MAX_JOBS)
     desc = as_text("desc", desc)
@@ -628,13 +458,13 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     if scheduler is not None and not hasattr(scheduler, "submit"):
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
-    chunks = store.chunks_of(target)
+    chunks = store._chunks_of(target)
     todo = [(c, a, b) for c, a, b in chunks if force or chunk_status(c, a, b, out, seed=seed) != "done"]
     report = RunReport(total=len(chunks), reused=len(chunks) - len(todo))
     if not todo:
         report.wall_seconds = time.perf_counter() - t0
         return report
-    check_chunk_costs(todo, max_seconds)
+    _check_chunk_costs(todo, max_seconds)
     cache.remove_orphan_temporaries(out / "cells")
     for cell, a, b in todo:  # a directory (or other non-file) where a result file belongs: set aside
         path = cell.path(out, a, b)
@@ -645,10 +475,10 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     limits = {(c, a, b): chunk_time_limit(c, a, b, chunk_seconds) for c, a, b in todo}
     label = desc or (target.name if isinstance(target, Experiment) else "cells")
     claims: dict = {}
-    backend: Any
+    backend: Backend
     with watching() as watch:
         if scheduler is not None:
-            backend = _Dask(scheduler, out)
+            backend = _Dask(scheduler, out, _compute_chunk, _failure)
         elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
             backend = _InProcess(watch)  # a class defined in this process only cannot reach a worker
         else:

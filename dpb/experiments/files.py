@@ -57,12 +57,13 @@ from .specs import (
     MAX_RUNS,
     MAX_SEED,
     MAX_T,
+    PAPER_RUNS,
     Cell,
     Experiment,
     Setting,
-    canonical_json,
-    format_T,
-    policy_name,
+    _canonical_json,
+    _format_T,
+    _policy_name,
     experiment,
     paper_params,
     sweep_eps_values,
@@ -76,6 +77,7 @@ __all__ = [
     "paper_file",
     "read_spec",
     "override",
+    "experiments_from_options",
     "build",
     "read_experiment",
     "as_experiment",
@@ -308,7 +310,7 @@ def _check_policies(policies, where: str) -> list:
         raise _err(where, f"'policies' must be a non-empty list of policy names (or 'file.py:Class'), got "
                           f"{policies!r}")
     with _named(where, "'policies': "):
-        names = [policy_name(p) for p in policies]
+        names = [_policy_name(p) for p in policies]
     twice = [n for i, n in enumerate(names) if n in names[:i]]
     if twice:
         raise _err(where, f"'policies': {twice[0]} is listed twice")
@@ -318,7 +320,7 @@ def _check_policies(policies, where: str) -> list:
 def _check_params(params, policies: list, where: str) -> dict:
     if not isinstance(params, Mapping):
         raise _err(where, f"'params' must be a table of tables ([params.DP-KLUCB] alpha = 3), got {params!r}")
-    names = {policy_name(p): p for p in policies}
+    names = {_policy_name(p): p for p in policies}
     out = {}
     for key, table in params.items():
         match = [n for n in names if n == key or names[n] == key]
@@ -379,19 +381,114 @@ def override(spec: Mapping | None, *, name: str | None = None, means: Iterable |
             raw[key] = list(value) if key == "eps" else value  # type: ignore[arg-type]
     if policies is not None:
         raw["policies"] = list(policies)
-        kept = {policy_name(p) for p in raw["policies"]}
+        kept = {_policy_name(p) for p in raw["policies"]}
         raw["params"] = {k: v for k, v in raw.get("params", {}).items() if k in kept}
-    extra = [p for p in extra_policies if policy_name(p) not in {policy_name(q) for q in raw["policies"]}]
+    extra = [p for p in extra_policies if _policy_name(p) not in {_policy_name(q) for q in raw["policies"]}]
     if extra:
         raw["policies"] = [*raw["policies"], *extra]
     if params:
         merged = {k: dict(v) for k, v in raw.get("params", {}).items()}
         for pol, table in params.items():
-            merged.setdefault(policy_name(pol), {}).update(table)
+            merged.setdefault(_policy_name(pol), {}).update(table)
         raw["params"] = merged
     raw.update({k: v for k, v in (("horizon", horizon), ("runs", runs)) if v is not None})
     raw.setdefault("name", "experiment")
     return _check(raw, "the command line's experiment" if spec is None else "experiment (with the options)")
+
+
+def experiments_from_options(target: str | None, *, name: str | None = None, means: Iterable | None = None,
+                             eps: Iterable | None = None, policies: Iterable | None = None,
+                             params: Iterable = (), horizon: int | None = None, runs: int | None = None,
+                             n_eps: int | None = None, extra_policies: Iterable = ()) -> list:
+    """The experiments the options of ``dpb run``, ``status`` and ``export`` describe, each a
+    :class:`FileExperiment`: the paper's files (``target`` one of ``fig1``, ``appendix``,
+    ``eps-sweep``, or ``all`` for the three), an experiment file (``target`` its path), or the
+    options alone (``target`` None), with the options on top (:func:`override`).
+
+    ``params`` holds ``(policy, table)`` pairs (``--params``): a table of a named policy updates its
+    parameters, a table of ``None`` goes to every policy of the experiment that takes all its keys.
+    ``n_eps`` (``--n-eps``) makes the budgets the grid 1/n, ..., 1 of the eps-sweep and of an
+    experiment of one's own (not of fig1 and appendix); ``extra_policies`` (``--policy``) are added
+    to every experiment but the eps-sweep.  Without a file, ``means``, ``eps``, ``policies`` and
+    ``horizon`` are required and ``runs`` defaults to the paper's 20.
+
+    Raises ``ValueError`` naming the option (``argument --means: ...``) for a missing or conflicting
+    option, a parameter no policy takes, or a policy file named without its class.
+    """
+    extra_policies = list(extra_policies)
+    _policy_hint([*extra_policies, *(policies or [])])
+    full = {"name": name, "means": means, "eps": eps, "policies": policies}
+    by_name: dict = {}
+    for policy, table in params:
+        by_name.setdefault(policy, {}).update(table)
+    described = any(v is not None for v in full.values()) or bool(by_name)
+    if target is None and not described:
+        raise ValueError("give an experiment file (dpb run my.toml), a paper experiment (fig1, appendix, "
+                         "eps-sweep, all) or describe one with --means, --eps, --policies and --horizon")
+    names = list(EXPERIMENT_NAMES) if target == "all" else [target]
+    if target == "all" and described:
+        raise ValueError("--name/--means/--eps/--policies/--params describe one experiment, not 'all'")
+    exps = []
+    for target_name in names:
+        spec = None if target_name is None else read_spec(target_name)
+        given = {"--means": means, "--eps": eps, "--policies": policies, "--horizon": horizon}
+        missing = [o for o, v in given.items() if v is None and spec is None]
+        if missing:
+            raise ValueError(f"argument {missing[0]}: without an experiment file, give --means, --eps, "
+                             f"--policies and --horizon (missing: {', '.join(missing)})")
+        sweep = target_name == "eps-sweep"
+        exps.append(build(override(
+            spec, name=name, means=means, eps=eps, policies=policies,
+            eps_grid=n_eps if sweep or target_name not in EXPERIMENT_NAMES else None,
+            params=_params_by_policy(by_name, spec, policies), horizon=horizon,
+            runs=runs if runs is not None else (None if spec is not None else PAPER_RUNS),
+            extra_policies=() if sweep else tuple(extra_policies))))
+    return exps
+
+
+def _params_by_policy(params: Mapping, spec: Mapping | None, policies: Iterable | None) -> dict:
+    """``--params`` by policy name: ``alpha=3`` (policy None) goes to every policy taking ``alpha``
+    (of ``policies``, else of ``spec``)."""
+    from .._params import policy_parameter_names
+
+    names = list(policies) if policies is not None else (spec["policies"] if spec else [])
+    out: dict = {}
+    for policy, table in params.items():
+        if policy is not None:
+            out.setdefault(policy, {}).update(table)
+            continue
+        takers = []
+        for name in names:
+            accepted = policy_parameter_names(name) or ()
+            if set(table) <= set(accepted):
+                out.setdefault(name, {}).update(table)
+                takers.append(name)
+        if not takers:
+            raise ValueError(f"argument --params: no policy of the experiment takes {', '.join(table)} "
+                             f"(write POLICY:{next(iter(table))}=...)")
+    for policy, table in out.items():
+        if "eps" in table:
+            raise ValueError(f"argument --params: eps of {policy} is set by --eps (the settings' budgets)")
+    return out
+
+
+def _policy_hint(policies: Iterable) -> None:
+    """``--policy my_policy.py`` without ``:Class``: say how to name the class (and which ones the
+    file defines, when it can be read)."""
+    for spec in policies:
+        if spec.endswith(".py") and ":" not in spec:
+            import ast
+
+            classes = []
+            try:
+                tree = ast.parse(Path(spec).expanduser().read_text())
+                classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
+            except (OSError, SyntaxError, ValueError):
+                pass
+            which = f" (it defines {', '.join(classes)})" if classes else ""
+            example = f"{spec}:{classes[0] if classes else 'MyPolicy'}"
+            raise ValueError(f"argument --policy: {spec!r} names a file but not the policy class in "
+                             f"it{which}: write FILE.py:CLASS, e.g. --policy {example}")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -401,8 +498,8 @@ def _describe(spec: dict) -> str:
     inst, eps, pols = spec["instances"], spec["eps"], spec["policies"]
     where = inst[0]["name"] if len(inst) == 1 else f"{len(inst)} instances"
     budgets = f"eps = {eps[0]:g}" if len(eps) == 1 else f"{len(eps)} budgets"
-    who = policy_name(pols[0]) if len(pols) == 1 else f"{len(pols)} policies"
-    what = f"{who} on {where}, {budgets}, T = {format_T(spec['horizon'])}, {spec['runs']} runs"
+    who = _policy_name(pols[0]) if len(pols) == 1 else f"{len(pols)} policies"
+    what = f"{who} on {where}, {budgets}, T = {_format_T(spec['horizon'])}, {spec['runs']} runs"
     return what if spec["title"] == spec["name"] else f"{spec['title']}: {what}"
 
 
@@ -418,11 +515,11 @@ def build(spec: Mapping) -> FileExperiment:
         for eps in spec["eps"]:
             cells = []
             for pol in spec["policies"]:
-                params = {**paper_params(pol, eps), **spec["params"].get(policy_name(pol), {})}
+                params = {**paper_params(pol, eps), **spec["params"].get(_policy_name(pol), {})}
                 cells.append(Cell.make(pol, env, T, runs, params))
             settings.append(Setting(str(label), eps, tuple(cells)))
     return FileExperiment(spec["name"], _describe(spec), tuple(settings), T, runs,
-                          spec_json=canonical_json(spec),
+                          spec_json=_canonical_json(spec),
                           figures=spec["figures"] or _shape_kind(tuple(settings)))
 
 
@@ -493,7 +590,7 @@ def spec_digest(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
     body = {"name": exp.name, "seed": seed,
             "settings": [[s.env, None if math.isnan(s.eps) else s.eps, [[c.key, c.runs] for c in s.cells]]
                          for s in exp.settings]}
-    return hashlib.sha256(canonical_json(body).encode()).hexdigest()
+    return hashlib.sha256(_canonical_json(body).encode()).hexdigest()
 
 
 def output_stem(exp: Experiment, seed: int = DEFAULT_SEED) -> str:
@@ -546,7 +643,7 @@ def spec_to_toml(spec: Mapping) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_cells(target) -> tuple:
+def _as_cells(target) -> tuple:
     """The distinct cells of anything :func:`as_experiment` accepts (or of an empty list), in order."""
     if isinstance(target, Cell):
         return (target,)

@@ -65,12 +65,12 @@ from ..estimates import (
 from ..simulate import MAX_SECONDS
 from .execution import RunReport
 from .execution import run as run_cells
-from .files import as_cells
+from .files import _as_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, experiment
-from .store import ExperimentResults, MissingResultsError, load_cell, out_dir, chunk_provenance
-from .store import checked_result as _result
+from .store import ExperimentResults, MissingResultsError, _load_cell, _out_dir, chunk_provenance
+from .store import _checked_result as _result
 from .store import final_regret_stats
-from .store import policy_names as _policy_names
+from .store import _policy_names
 
 __all__ = [
     "SCALES",
@@ -324,7 +324,7 @@ def _write_memo(ce: ConvergedEstimate, out: Path, seed: int, cap: int, rel: floa
 def _targets(target) -> tuple:
     """The distinct paper-scale cells of ``target``."""
     seen: dict[Cell, None] = {}
-    for c in as_cells(target):
+    for c in _as_cells(target):
         seen.setdefault(_base(c), None)
     return tuple(seen)
 
@@ -343,8 +343,18 @@ def run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, see
     :func:`~dpb.experiments.run`); the later rounds are the rule's own doubling blocks, which the
     caller asked for by asking for this scale.
     """
+    return _run_converged(target, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap,
+                          rel=rel, level=level, max_seconds=max_seconds, decided=None)
+
+
+def _run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,
+                   jobs: int | None = None, scheduler: Any = None, progress: bool = True,
+                   cap: int = DEFAULT_CAP, rel: float = REL_TARGET, level: float = LEVEL,
+                   max_seconds: float | None = MAX_SECONDS, decided: dict | None = None) -> RunReport:
+    """:func:`run_converged`; when ``decided`` is a dict, the Result of every cell decided here is
+    put in it (keyed by the cell at its converged run count) for :func:`_load_converged`."""
     progress = as_flag("progress", progress)
-    out = out_dir(out)
+    out = _out_dir(out)
     seed = as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     t0 = time.perf_counter()
@@ -367,13 +377,15 @@ def run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, see
             report.cpu_by_policy[k] = report.cpu_by_policy.get(k, 0.0) + v
         for c in list(pending):
             n, checks = pending[c]
-            x = load_cell(replace(c, runs=n), out, seed).final_regret
-            est = tail_interval(x, level)
+            runs = _load_cell(replace(c, runs=n), out, seed)
+            est = tail_interval(runs.final_regret, level)
             checks.append((n, est.mean, est.lo, est.hi))
             if est.rel_half_width <= rel or n >= _cell_cap(c, cap):
                 ce = ConvergedEstimate(c, n, est, est.rel_half_width <= rel, tuple(checks))
                 _write_memo(ce, out, seed, cap, rel, level)
                 del pending[c]
+                if decided is not None:
+                    decided[replace(c, runs=n)] = runs
             else:
                 pending[c] = (2 * n, checks)
     report.wall_seconds = time.perf_counter() - t0
@@ -385,7 +397,7 @@ def converged_status(target: Any, out: str | os.PathLike[str] | None = None, *, 
                      rel: float = REL_TARGET, level: float = LEVEL) -> dict:
     """Counts ``{"decided": ..., "undecided": ...}`` of the cells of ``target`` at the converged
     scale (a cell is decided when its memo matches the current code, seed and rule)."""
-    out, seed = out_dir(out), as_int("seed", seed, minimum=0)
+    out, seed = _out_dir(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     counts = {"decided": 0, "undecided": 0}
     for c in _targets(target):
@@ -405,17 +417,26 @@ def load_converged(target: Any, out: str | os.PathLike[str] | None = None, *, se
         When a cell's decision or one of its blocks is missing or stale: call
         :func:`run_converged` first.
     """
+    return _load_converged(target, out, seed, cap, rel, level, {})
+
+
+def _load_converged(target, out, seed, cap, rel, level, decided: dict) -> ConvergedResults:
+    """:func:`load_converged`, taking from ``decided`` (cell at its converged run count -> its
+    Result, as :func:`_run_converged` read it to decide) the runs it holds instead of reading their
+    files again."""
     exp = experiment(target) if isinstance(target, str) else target
     if not isinstance(exp, Experiment):
         raise TypeError(f"target must be an Experiment or an experiment name, got {target!r}")
-    out, seed = out_dir(out), as_int("seed", seed, minimum=0)
+    out, seed = _out_dir(out), as_int("seed", seed, minimum=0)
     cap, rel, level = _check(cap, rel, level)
     results, estimates = {}, {}
     for cell in exp.cells:
         ce = _read_memo(cell, out, seed, cap, rel, level)
         if ce is None:
             raise MissingResultsError(f"{cell.name} has no converged decision in {out}: run it first")
-        results[cell] = load_cell(replace(cell, runs=ce.runs), out, seed)
+        full = replace(cell, runs=ce.runs)
+        held = decided.get(full)
+        results[cell] = held if held is not None else _load_cell(full, out, seed)
         estimates[cell] = ce
     return ConvergedResults(exp, results, seed, estimates)
 
@@ -427,9 +448,10 @@ def ensure_converged(target: Any, out: str | os.PathLike[str] | None = None, *, 
     """:func:`run_converged` then :func:`load_converged`."""
     progress = as_flag("progress", progress)
     exp = experiment(target) if isinstance(target, str) else target
-    run_converged(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel,
-                  level=level)
-    return load_converged(exp, out, seed=seed, cap=cap, rel=rel, level=level)
+    decided: dict = {}  # the runs the decisions read, handed to the loading instead of read again
+    _run_converged(exp, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, cap=cap, rel=rel,
+                   level=level, decided=decided)
+    return _load_converged(exp, out, seed, cap, rel, level, decided)
 
 
 # ----------------------------------------------------------------------------------------------

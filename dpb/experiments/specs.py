@@ -89,7 +89,7 @@ MAX_T, MAX_RUNS, MAX_N_EPS, MAX_SEED = 10**9, 10**4, 1000, 2**63 - 1
 # ----------------------------------------------------------------------------------------------
 # specifications
 # ----------------------------------------------------------------------------------------------
-def canonical_json(obj) -> str:
+def _canonical_json(obj) -> str:
     """``obj`` as canonical JSON (sorted keys, no spaces, no NaN), numpy numbers as plain ones."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False, default=json_default)
 
@@ -98,14 +98,14 @@ def _no_constant(text: str):
     raise ValueError(f"{text} is not a JSON number")
 
 
-def policy_name(policy) -> str:
+def _policy_name(policy) -> str:
     """The registered name of ``policy`` (a name, a ``"file.py:Class"`` reference or a class)."""
     if isinstance(policy, str) or (isinstance(policy, type) and issubclass(policy, Policy)):
         return policy_class(policy).name
     raise TypeError(f"policy must be a policy name, got {type(policy).__name__}")
 
 
-def policy_file(policy) -> str:
+def _policy_file(policy) -> str:
     """``"path/file.py:Class"`` for a policy defined outside the package in a real file, so that a
     worker process can load it; ``""`` for the package's own policies (and for classes without a
     file, e.g. defined in a notebook: those run in this process only, ``jobs=1``)."""
@@ -139,7 +139,7 @@ def paper_params(policy: Any, eps: float | None = None) -> dict:
     """
     if eps is not None:  # checked even for the policies without a budget
         eps = float(as_positive("eps", eps, allow_inf=False))
-    return policy_class(policy_name(policy)).paper_params(eps)
+    return policy_class(_policy_name(policy)).paper_params(eps)
 
 
 @dataclass(frozen=True)
@@ -185,7 +185,7 @@ class Cell:
         if not isinstance(self.policy, str):
             raise TypeError(f"Cell.policy must be a registered policy name (str), got "
                             f"{type(self.policy).__name__} {self.policy!r}")
-        name = policy_name(self.policy)  # ValueError listing the names for an unknown one
+        name = _policy_name(self.policy)  # ValueError listing the names for an unknown one
         if name != self.policy:
             raise ValueError(f"Cell.policy must be the registered name {name!r}, got {self.policy!r} "
                              f"(Cell.make canonicalises it)")
@@ -200,7 +200,7 @@ class Cell:
         if not isinstance(params, dict):
             raise ValueError(f"Cell.params_json must be a JSON object (the policy's parameters), got "
                              f"{self.params_json!r}")
-        object.__setattr__(self, "params_json", canonical_json(params))
+        object.__setattr__(self, "params_json", _canonical_json(params))
         try:
             policy_class(self.policy)(**params)
         except TypeError as exc:
@@ -240,14 +240,14 @@ class Cell:
     def make(cls, policy: Any, env: Any, T: int, runs: int, params: Mapping | None = None) -> Cell:
         """A cell; ``policy`` is a registered name, a ``"file.py:Class"`` reference or a policy
         class, ``env`` an instance name, a vector of means or a bandit."""
-        name = policy_name(policy)
+        name = _policy_name(policy)
         bandit = as_bandit(env)
         label = bandit.name if bandit.name in INSTANCES else "custom"
         T = as_int("T", T, minimum=1, maximum=MAX_T)
         runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-        params_json = canonical_json(dict(params or {}))  # checked by the policy's constructor
+        params_json = _canonical_json(dict(params or {}))  # checked by the policy's constructor
         return cls(name, params_json, label, tuple(float(m) for m in bandit.means), T, runs,
-                   policy_file(policy))
+                   _policy_file(policy))
 
     @property
     def params(self) -> dict:
@@ -275,15 +275,15 @@ class Cell:
     @property
     def digest(self) -> str:
         """SHA-256 (hex) of the canonical JSON of :attr:`key`."""
-        return hashlib.sha256(canonical_json(self.key).encode()).hexdigest()
+        return hashlib.sha256(_canonical_json(self.key).encode()).hexdigest()
 
     def seed_sequence(self, seed: int) -> np.random.SeedSequence:
         """The cell's root seed ``SeedSequence(seed, spawn_key=words)``, where ``words`` are the first
         four 32-bit words of :attr:`digest`; run ``i`` of the cell is its ``i``-th child
-        (``dpb.experiments.compute.cell_seed_sequence``)."""
-        from .compute import cell_seed_sequence  # (hashed into the cells' provenance)
+        (``dpb.experiments.compute._cell_seed_sequence``)."""
+        from .compute import _cell_seed_sequence  # (hashed into the cells' provenance)
 
-        return cell_seed_sequence(self.digest, as_int("seed", seed, minimum=0, maximum=MAX_SEED))
+        return _cell_seed_sequence(self.digest, as_int("seed", seed, minimum=0, maximum=MAX_SEED))
 
     def chunks(self) -> list[tuple[int, int]]:
         """Run ranges ``[start, stop)`` stored as separate files (fixed boundaries per policy).
@@ -366,11 +366,11 @@ def _check_algorithms(algorithms) -> tuple:
     if not algos:
         raise ValueError("algorithms must name at least one policy")
     for a in algos:
-        policy_name(a)  # fail early on unknown names
+        _policy_name(a)  # fail early on unknown names
     return algos
 
 
-def format_T(T: int) -> str:
+def _format_T(T: int) -> str:
     """``10^6`` for powers of ten, else the integer."""
     k = round(math.log10(T)) if T > 0 else 0
     return f"10^{k}" if 10**k == T else str(T)
@@ -394,7 +394,7 @@ def figure1(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
     """Figure 1 of the paper: regret against t at eps = 0.25 on mu1 (left) and mu2 (right)."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses them
     eps = float(as_positive("eps", eps, allow_inf=False))
-    return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {format_T(T)}, {runs} runs",
+    return _grid_experiment("fig1", f"Figure 1: eps = {eps:g}, T = {_format_T(T)}, {runs} runs",
                             instances, (eps,), T, runs, algorithms)
 
 
@@ -403,7 +403,8 @@ def appendix(T: int = PAPER_T, runs: int = PAPER_RUNS, eps_values: Sequence[floa
              algorithms: Sequence[str] = ALGORITHMS) -> Experiment:
     """Figures of the appendix 'Extended Experiments': mu1..mu4 x eps in {0.01, 0.1, 0.5, 1}."""
     T = as_int("T", T, minimum=10, maximum=MAX_T)  # checked before the description uses it
-    text = f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {format_T(T)}, {runs} runs"
+    text = (f"Appendix: {len(instances)} instances x {len(eps_values)} budgets, T = {_format_T(T)}, "
+            f"{runs} runs")
     return _grid_experiment("appendix", text, instances, eps_values, T, runs, algorithms)
 
 
@@ -424,7 +425,7 @@ def eps_sweep(T: int = SWEEP_T, runs: int = PAPER_RUNS, n_eps: int = 100, alpha:
         params = {"eps": eps, "n0": 1, "alpha": float(alpha)}
         settings.append(Setting(str(instance(env).name), eps, (Cell.make(policy, env, T, runs, params),)))
     return Experiment("eps-sweep", f"Regret against eps: {policy} (alpha = {alpha:g}) on {env}, "
-                      f"T = {format_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
+                      f"T = {_format_T(T)}, {runs} runs, {n_eps} budgets", tuple(settings), T, runs)
 
 
 def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EPS,
@@ -441,7 +442,7 @@ def dpse_readings(T: int = PAPER_T, runs: int = PAPER_RUNS, eps: float = FIG1_EP
                                 else {"eps": e, "elimination": rule}) for rule in ELIMINATION_RULES)
         settings.append(Setting(str(instance(env).name), e, cells))
     return Experiment("dpse-readings", f"DP-SE, every reading of its elimination rule: eps = {eps:g}, "
-                      f"T = {format_T(T)}, {runs} runs", tuple(settings), T, runs)
+                      f"T = {_format_T(T)}, {runs} runs", tuple(settings), T, runs)
 
 
 def experiment(name: str, *, T: int | None = None, runs: int | None = None,
@@ -462,7 +463,7 @@ def experiment(name: str, *, T: int | None = None, runs: int | None = None,
     if extra and name == "eps-sweep":
         raise ValueError("extra policies apply to fig1 and appendix, not to the eps-sweep")
     if extra:
-        names = [policy_name(p) for p in extra]  # loads files, checks the names
+        names = [_policy_name(p) for p in extra]  # loads files, checks the names
         kw["algorithms"] = ALGORITHMS + tuple(p for p, n in zip(extra, names, strict=True)
                                               if n not in ALGORITHMS)
     if name == "eps-sweep" and n_eps is not None:

@@ -26,9 +26,9 @@ import numpy as np
 from .. import cache
 from .._validate import as_directory, as_float_array, as_instance, as_int, as_names
 from ..policies.registry import policy_class, registered
-from ..result import Result, concat_rows, to_frame
-from .files import as_cells
-from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, policy_name
+from ..result import Result, _concat_rows, to_frame
+from .files import _as_cells
+from .specs import DEFAULT_SEED, FORMAT, Cell, Experiment, Setting, _policy_name
 
 __all__ = [
     "MissingResultsError",
@@ -42,6 +42,7 @@ __all__ = [
     "cpu_seconds",
     "chunk_reason",
     "reasons",
+    "final_regret_stats",
 ]
 
 
@@ -49,7 +50,7 @@ class MissingResultsError(FileNotFoundError):
     """Some cells of an experiment are missing from the cache or stale (see :func:`dpb.experiments.run`)."""
 
 
-def out_dir(out) -> Path:
+def _out_dir(out) -> Path:
     return cache.default_results_dir() if out is None else as_directory("out", out)
 
 
@@ -57,7 +58,7 @@ def checked_seed(seed) -> int:
     return as_int("seed", seed, minimum=0)
 
 
-def checked_chunk(cell, start, stop) -> tuple:
+def _checked_chunk(cell, start, stop) -> tuple:
     """Check a chunk ``[start, stop)`` of ``cell``: ``0 <= start < stop <= cell.runs``."""
     as_instance("cell", cell, Cell, "dpb.experiments.Cell")
     start = as_int("start", start, minimum=0, maximum=cell.runs - 1)
@@ -66,7 +67,7 @@ def checked_chunk(cell, start, stop) -> tuple:
 
 
 def policy_file(policy: str) -> Path | None:
-    cls = policy_class(policy_name(policy))
+    cls = policy_class(_policy_name(policy))
     try:
         path = Path(inspect.getfile(cls))
     except (TypeError, OSError):
@@ -100,7 +101,7 @@ def chunk_provenance(policy: str) -> dict:
     classes it uses, recursively (:func:`dpb.cache.object_digest`), never its name alone."""
     out = {"format": FORMAT, **cache.provenance(*policy_sources(policy))}
     if policy_file(policy) is None:
-        out["policy_source"] = cache.object_digest(policy_class(policy_name(policy)))
+        out["policy_source"] = cache.object_digest(policy_class(_policy_name(policy)))
     return out
 
 
@@ -113,9 +114,9 @@ def chunk_status(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] 
     seed, these runs and the current :func:`chunk_provenance` of the policy; damaged when it cannot
     be read whole or an array differs from its checksum (see :func:`dpb.cache.file_state`).
     """
-    cell, start, stop = checked_chunk(cell, start, stop)
+    cell, start, stop = _checked_chunk(cell, start, stop)
     seed = checked_seed(seed)
-    return cache.file_state(cell.path(out_dir(out), start, stop), expected_stamp(cell, start, stop, seed))
+    return cache.file_state(cell.path(_out_dir(out), start, stop), expected_stamp(cell, start, stop, seed))
 
 
 def expected_stamp(cell: Cell, start: int, stop: int, seed: int) -> dict:
@@ -150,8 +151,8 @@ class Claim:
 def claim(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] | None = None) -> Claim | None:
     """A :class:`Claim` on the chunk ``[start, stop)`` of ``cell``, or None when another run (or
     another call in this process) holds it."""
-    cell, start, stop = checked_chunk(cell, start, stop)
-    path = cell.path(out_dir(out), start, stop)
+    cell, start, stop = _checked_chunk(cell, start, stop)
+    path = cell.path(_out_dir(out), start, stop)
     lock = path.parent / ".claims" / (path.name + ".lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
@@ -171,22 +172,25 @@ def status(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int 
     """Counts of chunk files ``{"done": ..., "missing": ..., "stale": ..., "damaged": ...}`` of an
     experiment (or a list of experiments or cells); see :func:`chunk_status`."""
     counts = {"done": 0, "missing": 0, "stale": 0, "damaged": 0}
-    out, seed = out_dir(out), checked_seed(seed)
-    for cell, a, b in chunks_of(target):
+    out, seed = _out_dir(out), checked_seed(seed)
+    for cell, a, b in _chunks_of(target):
         counts[chunk_status(cell, a, b, out, seed=seed)] += 1
     return counts
 
 
-def chunks_of(target) -> list:
-    """``(cell, start, stop)`` of every chunk file of ``target`` (see :func:`as_cells`), in order."""
-    return [(cell, a, b) for cell in as_cells(target) for a, b in cell.chunks()]
+def _chunks_of(target) -> list:
+    """``(cell, start, stop)`` of every chunk file of ``target`` (see
+    ``dpb.experiments.files._as_cells``), in order."""
+    return [(cell, a, b) for cell in _as_cells(target) for a, b in cell.chunks()]
 
 
-def load_cell(cell: Cell, out: Path, seed: int) -> Result:
+def _load_cell(cell: Cell, out: Path, seed: int) -> Result:
     parts = []
+    code = chunk_provenance(cell.policy)  # once a cell, not once a file (it hashes the code's files)
     for a, b in cell.chunks():
-        # chunk_status and Result.load in one reading of the file
-        state, meta, arrays = cache.read_checked(cell.path(out, a, b), expected_stamp(cell, a, b, seed))
+        # chunk_status and Result.load in one reading of the file; the stamp is expected_stamp's
+        expected = {"cell": cell.key, "runs": [a, b], "experiment_seed": seed, **code}
+        state, meta, arrays = cache._read_checked(cell.path(out, a, b), expected)
         if state != "done":  # never mixed: a chunk made under other code or arithmetic is refused
             why = chunk_reason(cell, a, b, out, seed=seed) if state == "stale" else state
             raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: {why}; dpb.run (or `dpb run`) "
@@ -234,7 +238,7 @@ class ExperimentResults:
     def to_rows(self, grid: str = "all") -> dict:
         """The regret curves of every setting in long format (:meth:`dpb.result.Result.to_rows`
         of every cell, labelled with the experiment's name, the setting's instance and budget)."""
-        return concat_rows([self.results[cell].to_rows(grid, experiment=self.experiment.name,
+        return _concat_rows([self.results[cell].to_rows(grid, experiment=self.experiment.name,
                                                        instance=setting.env, eps=setting.eps)
                             for setting in self.settings for cell in setting.cells])
 
@@ -270,14 +274,14 @@ def load(target: Any, out: str | os.PathLike[str] | None = None, *,
     from .files import as_experiment  # everything run() accepts: files, cells, lists
 
     exp = as_experiment(target)
-    out, seed = out_dir(out), checked_seed(seed)
+    out, seed = _out_dir(out), checked_seed(seed)
     results = {}
     for cell in exp.cells:
-        results[cell] = load_cell(cell, out, seed)
+        results[cell] = _load_cell(cell, out, seed)
     return ExperimentResults(exp, results, seed)
 
 
-def checked_result(name: str, result) -> Result:
+def _checked_result(name: str, result) -> Result:
     """``result`` if it is a :class:`~dpb.simulate.Result` or has its ``final_regret`` array (duck
     typing: the summaries read nothing else); ``TypeError`` naming ``name`` otherwise."""
     if isinstance(result, Result):
@@ -293,7 +297,7 @@ def checked_result(name: str, result) -> Result:
 
 def final_regret_stats(result: Result) -> dict:
     """Mean, standard deviation (ddof = 1), median and 10%/90% quantiles of the regret at T."""
-    reg = np.asarray(checked_result("result", result).final_regret, dtype=float)
+    reg = np.asarray(_checked_result("result", result).final_regret, dtype=float)
     return {
         "runs": int(reg.size),
         "mean": float(reg.mean()),
@@ -304,7 +308,7 @@ def final_regret_stats(result: Result) -> dict:
     }
 
 
-def policy_names(name: str, value) -> tuple:
+def _policy_names(name: str, value) -> tuple:
     """``value`` as a tuple of registered policy names (``ValueError`` naming ``name`` and listing
     the registered names for an unknown one: a typo would otherwise give NaN columns)."""
     return as_names(name, value, choices=tuple(registered()))
@@ -338,8 +342,8 @@ def chunk_reason(cell: Any, start: int, stop: int, out: str | os.PathLike[str] |
                  seed: int = DEFAULT_SEED) -> str | None:
     """Why the file of runs ``[start, stop)`` of ``cell`` is not done: None when it is done,
     ``"missing"``, ``"damaged: ..."`` or ``"stale: ..."`` naming every difference."""
-    cell, start, stop = checked_chunk(cell, start, stop)
-    path = cell.path(out_dir(out), start, stop)
+    cell, start, stop = _checked_chunk(cell, start, stop)
+    path = cell.path(_out_dir(out), start, stop)
     expected = expected_stamp(cell, start, stop, checked_seed(seed))
     state = cache.file_state(path, expected)
     if state in ("done", "missing"):
@@ -360,6 +364,6 @@ def chunk_reason(cell: Any, start: int, stop: int, out: str | os.PathLike[str] |
 def reasons(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED) -> list:
     """``(path, reason)`` for every chunk file of ``target`` that is not done (see
     :func:`chunk_reason`), in the order of the cells."""
-    out, seed = out_dir(out), checked_seed(seed)
-    whys = [(c.path(out, a, b), chunk_reason(c, a, b, out, seed=seed)) for c, a, b in chunks_of(target)]
+    out, seed = _out_dir(out), checked_seed(seed)
+    whys = [(c.path(out, a, b), chunk_reason(c, a, b, out, seed=seed)) for c, a, b in _chunks_of(target)]
     return [(path, why) for path, why in whys if why is not None]

@@ -16,11 +16,10 @@ from ..simulate import Result
 from .specs import BASELINES, OURS
 from .specs import Setting
 from .store import ExperimentResults, final_regret_stats
-from .store import checked_result as _result
-from .store import policy_names as _policy_names
+from .store import _checked_result as _result
+from .store import _policy_names
 
 __all__ = [
-    "final_regret_stats",
     "final_regret_table",
     "ratio_summary",
     "reading_results",

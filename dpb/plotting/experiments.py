@@ -22,7 +22,7 @@ from .._validate import (as_choice, as_float_array, as_instance, as_int, as_name
 from ..bounds import lower_bound_constant, upper_bound_constant
 from ..environments import BernoulliBandit, instance, instance_names
 from .._io import array_checksum, save_npz_atomic
-from ..cache import cache_key, default_results_dir, read_checked, source_hash
+from ..cache import cache_key, default_results_dir, _read_checked, source_hash
 from .. import estimates
 from ..estimates import BOOT_SEED, MeanEstimate, bca_columns
 from ..policies.registry import policy_style, registered
@@ -196,7 +196,7 @@ def _ci_band(regret) -> tuple[np.ndarray, np.ndarray]:
     expected = {"values": array_checksum(regret), "n_boot": BAND_BOOT, "seed": BOOT_SEED,
                 "code": source_hash(estimates)}
     path = default_results_dir() / "bands" / f"{cache_key('bca', expected)}.npz"
-    state, _, arrays = read_checked(path, expected)
+    state, _, arrays = _read_checked(path, expected)
     if state == "done":
         return arrays["lo"], arrays["hi"]
     _, lo, hi = bca_columns(regret, n_boot=BAND_BOOT)

@@ -25,6 +25,8 @@ import matplotlib.pyplot as plt
 
 from .._validate import as_int, as_real
 
+__all__ = ["PALETTE", "SERIES", "color", "series_color", "new_figure"]
+
 #: colour of each concept (not algorithm: see :func:`color`), the same in every chapter
 PALETTE = {
     # the divergences and their pieces (chapters 1-3)

@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 from ..environments import instance_names
 from ..experiments import ALGORITHMS
 from ..plotting import experiments as pe
+from ..plotting import new_figure
 from .core import control, eps_control, explorer, int_control
 
 __all__ = ["experiment_explorer", "live_figure"]
@@ -25,7 +26,7 @@ def live_figure(progress: Callable[[int, int], object] | None = None, **values: 
     try:
         return pe.plot_live(progress=progress, **values)
     except (ValueError, TypeError) as exc:
-        fig, ax = pe.new_figure(1, width=8.0, height=1.2)
+        fig, ax = new_figure(1, width=8.0, height=1.2)
         ax.axis("off")
         ax.text(0.0, 0.5, f"Cannot simulate: {exc}", va="center", fontsize="medium", color="#d62728",
                 wrap=True)
