@@ -110,20 +110,11 @@ class Cost(NamedTuple):
 
 
 def max_phases(pol, K: int, T: int) -> int:
-    """An upper bound of the phases of one run of ``pol`` (see the module's docstring)."""
-    from .batching import BatchSchedule, phases_to_reach
-
+    """An upper bound of the phases of one run of ``pol``: its own ``max_phases(K, T)`` (the
+    package's batched policies have one), else ``T`` (see the module's docstring)."""
     own = getattr(pol, "max_phases", None)
-    schedule = getattr(pol, "schedule", None)
-    # the package's own phase logic (a subclass may change the index, not how phases are cut)
-    builtin = all(getattr(type(pol), m).__module__.startswith("dpb.policies.") for m in ("decide", "update"))
     if callable(own):
         return min(as_int(f"{type(pol).__name__}.max_phases(K, T)", own(K, T), minimum=1), T)
-    if builtin and isinstance(schedule, BatchSchedule):
-        # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
-        # reaching n reach 2n
-        n = phases_to_reach(T, schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, schedule)
-        return min(K * int(n), T)
     return T
 
 
@@ -287,7 +278,7 @@ def transcript_cost(T: int, runs: int) -> Cost:
 
 def uses_fast_path(pol, fast: bool) -> bool:
     """Whether :func:`dpb.simulate.simulate` runs ``pol`` on its own fast path."""
-    return bool(fast) and getattr(pol, "fast_simulate", None) is not None
+    return bool(fast) and pol.fast_path() is not None
 
 
 def check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
@@ -295,6 +286,22 @@ def check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: st
     ``runs``, the estimate, the limit and how to lift it (``advice``)."""
     check_seconds(f"{what} for T={T} and runs={runs}", cost.seconds, max_seconds,
                   f"({cost.phases} decisions per run, {cost.engine} engine)", advice)
+
+
+def refuse(what: str, T: int, runs: int, max_seconds: float | None, pol: Any = None, K: int = 0,
+           engine: str = "transcript", *, compiled: bool | None = None, means: Any = None,
+           advice: str = _ADVICE) -> None:
+    """The one refusal of every simulator (``dpb.simulate``, ``dpb.trace``, ``dpb.reference``,
+    ``dpb.regret``, ``dpb.interaction``): a ``ValueError`` (:func:`check_cost`, naming ``what``)
+    when ``runs`` runs of horizon ``T`` on ``engine`` are estimated above ``max_seconds``
+    CPU-seconds; nothing is priced when ``max_seconds`` is None.  ``engine``: ``"transcript"``
+    (:func:`transcript_cost`), or ``"fast"``, ``"phases"``, ``"reference"`` for the policy object
+    ``pol`` on ``K`` arms (:func:`call_cost`, with ``compiled`` and ``means``)."""
+    if max_seconds is None:
+        return
+    cost = (transcript_cost(T, runs) if engine == "transcript"
+            else call_cost(pol, K, T, runs, engine, compiled, means=means))
+    check_cost(cost, max_seconds, what, T, runs, advice)
 
 
 def estimate_cost(policy: Any, env: Any, T: int, runs: int = 1, *, params: dict | None = None,

@@ -24,14 +24,17 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._validate import MAX_HORIZON, as_int, as_seed_sequence
-from .environments import as_bandit
 from .plans import check_plan
+
+if TYPE_CHECKING:
+    from .environments import BernoulliBandit
+    from .policies.base import FastPath, Policy
 
 #: The arithmetic the engines' numbers depend on, recorded with every cached result: a result
 #: computed under another (another tag, another numpy) is recomputed, never mixed with these.
@@ -403,31 +406,19 @@ def run_phases(policy, means, T, env_gens, pol_gens, rec: Recorder, hook=None) -
     rec.laplace[:] = policy.laplace_draws
 
 
-def takes_engine(pol) -> bool:
-    """Whether ``pol.fast_simulate`` takes an ``engine`` (the package's fast paths with a
-    compiled and a Python version do)."""
-    try:
-        return "engine" in inspect.signature(pol.fast_simulate).parameters
-    except (TypeError, ValueError):  # (a callable without a signature)
-        return False
-
-
-def run_seeds(pol, env, T: int, seeds, checkpoints, fast: bool, engine: str | None, hook=None) -> Recorder:
-    """Simulate one run of ``pol`` on ``env`` per child seed of ``seeds``, recorded at
-    ``checkpoints``: the policy's exact fast path when ``fast`` (given ``engine`` when it takes
-    one), else the generic engine (with ``hook``, as in :func:`drive`)."""
-    bandit = as_bandit(env)
+def run_seeds(pol: Policy, bandit: BernoulliBandit, T: int, seeds: Sequence[np.random.SeedSequence],
+              checkpoints: np.ndarray, path: FastPath | None, engine: str,
+              hook: object = None) -> tuple[Recorder, str]:
+    """The one runner, on checked objects: one run of the policy object ``pol`` on ``bandit`` per
+    child seed of ``seeds`` to the horizon ``T`` (already checked against the policy), recorded at
+    the rounds ``checkpoints``; on the fast path ``path`` (:meth:`~dpb.policies.base.Policy.fast_path`,
+    given ``engine``), or on the generic engine when it is None (with ``hook``, as in :func:`drive`).
+    Returns the recorder and the engine that ran (``Result.engine``: ``"phases"`` for the generic
+    one).  Nothing is validated here: :func:`dpb.simulate.simulate` and the other callers did it."""
     means = np.asarray(bandit.means, dtype=float)
     rec = Recorder(len(seeds), bandit.gaps, checkpoints)
-    if fast and uses_streams(pol) and getattr(pol, "simulate_keys", None) is not None:
-        words, ids = seed_keys(seeds)
-        if pol.simulate_keys(means, T, words, ids, rec, engine=engine):
-            return rec
+    if path is not None:
+        return rec, path(means, T, seeds, rec, engine=engine)
     env_gens, pol_gens = run_streams(pol, seeds)
-    if not fast:
-        run_phases(pol, means, T, env_gens, pol_gens, rec, hook)
-    elif takes_engine(pol):
-        pol.fast_simulate(means, T, env_gens, pol_gens, rec, engine=engine)
-    else:
-        pol.fast_simulate(means, T, env_gens, pol_gens, rec)
-    return rec
+    run_phases(pol, means, T, env_gens, pol_gens, rec, hook)
+    return rec, "phases"

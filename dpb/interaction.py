@@ -36,7 +36,7 @@ import numpy as np
 
 from ._validate import (MAX_ELEMENTS, MAX_RUNS, MAX_SECONDS, as_choice, as_int, as_probability, as_real,
                         check_elements)
-from .cost import check_cost, transcript_cost
+from .cost import refuse
 from .engine import drive, policy_generators
 from .policies import Policy
 from .policies.registry import as_policy
@@ -326,11 +326,10 @@ def _drive(policy: Policy, K: int, T: int, gens, feed) -> Transcript:
                       dict(policy.params), K, T)
 
 
-def check_work(what: str, T: int, runs: int, max_seconds) -> None:
+def check_work(what: str, T: int, runs: int, max_seconds: float | None) -> None:
     """Refuse a call estimated above ``max_seconds`` CPU-seconds (:func:`dpb.cost.transcript_cost`)."""
-    check_cost(transcript_cost(T, runs), max_seconds, what, T, runs,
-               advice="use a shorter horizon or fewer runs, or pass max_seconds=None (or a larger "
-                      "limit) to run it anyway")
+    refuse(what, T, runs, max_seconds, advice="use a shorter horizon or fewer runs, or pass max_seconds=None "
+                                              "(or a larger limit) to run it anyway")
 
 
 def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: dict | None = None,

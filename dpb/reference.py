@@ -28,7 +28,7 @@ from . import _detmath
 
 from . import divergences as dv
 from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_int, as_seed_sequence, check_elements
-from .cost import call_cost, check_cost
+from .cost import refuse
 from .engine import child_seeds, resolve_checkpoints
 from .environments import as_bandit
 from .plans import PlanError, is_integer
@@ -356,9 +356,7 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
     pol = as_policy(policy, dict(params))  # the policy's own constructor checks the parameters
     bandit = as_bandit(means)
     check_horizon(pol, bandit.K, T)
-    if max_seconds is not None:
-        check_cost(call_cost(pol, bandit.K, T, 1, "reference"), max_seconds,
-                   f"reference_run({cls.name!r})", T, 1)
+    refuse(f"reference_run({cls.name!r})", T, 1, max_seconds, pol, bandit.K, "reference")
     env = ReferenceBandit(bandit.means, T, rng, cls.name)
     ref(env, rng, dict(params))
     if not env.done():
@@ -385,8 +383,7 @@ def reference_simulate(
     pol = as_policy(policy, params)  # the policy's own constructor checks the parameters
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    check_cost(call_cost(pol, bandit.K, T, runs, "reference"), max_seconds,
-               f"reference_simulate({pol.name!r})", T, runs)
+    refuse(f"reference_simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "reference")
     root = as_seed_sequence("seed", seed)
     ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
     regret = np.empty((runs, ck.size))

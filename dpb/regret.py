@@ -62,7 +62,7 @@ from .environments import as_bandit
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
 from ._validate import MAX_SECONDS
-from .cost import call_cost, check_cost
+from .cost import refuse
 from .engine import Recorder, child_seeds, rounds_until, run_phases, run_streams
 
 __all__ = [
@@ -554,8 +554,7 @@ def decompose_runs(
     if grid is None:
         grid = horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T))
     grid = rounds_until("grid", grid, T)
-    check_cost(call_cost(pol, bandit.K, T, runs, "phases"), max_seconds, f"decompose_runs({pol.name!r})",
-               T, runs)
+    refuse(f"decompose_runs({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "phases")
 
     means = np.asarray(bandit.means, dtype=float)
     env_gens, pol_gens = run_streams(pol, child_seeds(seed, range(runs)))

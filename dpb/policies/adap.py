@@ -24,7 +24,7 @@ import numpy as np
 from .._detmath import log_array
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import InitialRoundRobin, Policy
+from .base import FastPath, InitialRoundRobin, Policy, keyed_path
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
@@ -34,6 +34,7 @@ class _AdaP(CounterStreams, InitialRoundRobin, Policy):
     index_kind = "max"
     paper_defaults = {"alpha": 3.1}
     _KIND = None  # the kind of dpb.policies._private_runs.adap_chunk
+    kernel_params = {"eps": 1.0}
 
     def __init__(self, eps: float, alpha: float = 3.1) -> None:
         self.eps = check_eps(eps)
@@ -57,6 +58,10 @@ class _AdaP(CounterStreams, InitialRoundRobin, Policy):
 
     def statistic(self) -> np.ndarray:
         return np.where(self.n_last > 0, self.mu_tilde, np.nan)
+
+    def fast_path(self) -> FastPath | None:
+        """The compiled runs on the runs' keys (:meth:`simulate_keys`); a subclass's, ``Policy.fast_path``."""
+        return keyed_path(self) if self._own_logic() else super().fast_path()
 
     @property
     def fast_simulate(self):

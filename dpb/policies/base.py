@@ -30,6 +30,7 @@ first, so ``np.argmax`` would quietly favour it.
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Protocol, runtime_checkable
@@ -38,11 +39,13 @@ import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
 from .._detmath import log_array
+from ..engine import run_streams, seed_keys
 
 __all__ = [
     "Policy",
     "PerStepPolicy",
     "Recorder",
+    "FastPath",
     "RunRandom",
     "check_horizon",
     "pick_max",
@@ -188,6 +191,32 @@ class Recorder(Protocol):
         may come in between) and its first one starts at the round after its last recorded one."""
 
 
+class FastPath(Protocol):
+    """A policy's exact fast path, as :meth:`Policy.fast_path` returns it: the one shape that
+    :func:`dpb.simulate.simulate` calls (``dpb.engine.run_seeds``).
+
+    ``path(means, T, seeds, recorder, engine=engine)`` simulates one run per child
+    ``SeedSequence`` of ``seeds`` to horizon ``T`` on arms of means ``means``, exactly (the law of
+    the phase protocol), reports every pull to ``recorder`` (a :class:`Recorder`), and returns the
+    engine that ran, recorded in ``Result.engine``: ``engine`` itself (``"numba"`` or ``"python"``)
+    for a path with a compiled and a Python version, else ``"fast"``.
+    """
+
+    def __call__(self, means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence],
+                 recorder: Recorder, *, engine: str) -> str: ...
+
+
+def keyed_path(policy: Policy) -> FastPath:
+    """The fast path of a policy whose compiled runs take the runs' keys (its
+    ``simulate_keys(means, T, words, ids, recorder, engine=)``, ``dpb.engine.seed_keys``)."""
+    def path(means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence], recorder: Recorder, *,
+             engine: str) -> str:
+        policy.simulate_keys(means, T, *seed_keys(seeds), recorder, engine=engine)  # type: ignore[attr-defined]
+        return engine
+
+    return path
+
+
 #: Called with every new :class:`Policy` subclass that declares a ``name`` (unless defined with
 #: ``register=False``): :mod:`dpb.policies.registry` subscribes its ``register`` when it is
 #: imported, which ``import dpb.policies`` does first (so this module needs no registry import).
@@ -233,8 +262,9 @@ class Policy(ABC):
         policy_generators, recorder)`` that simulates ``len(env_generators)`` runs on its own and
         reports every pull to ``recorder`` (a :class:`~dpb.policies.base.Recorder`);
         :func:`dpb.simulate.simulate` uses it instead of the generic phase engine unless
-        ``fast=False``.  Run ``i`` must draw its rewards from ``env_generators[i]`` and everything
-        else from ``policy_generators[i]``.
+        ``fast=False`` (through :meth:`fast_path`; with ``engine=`` when it takes one).  Run ``i``
+        must draw its rewards from ``env_generators[i]`` and everything else from
+        ``policy_generators[i]``.
     noise_in_stat : numpy.ndarray
         Diagnostic, shape (R, K): the number of Laplace draws contained in each arm's current
         private statistic (accumulating policies: one per phase so far; forgetting policies: 1).
@@ -250,6 +280,14 @@ class Policy(ABC):
         round of the fast path, ``(per round, per round and run)``, compiled and uncompiled (None:
         the model's defaults); per round of one run of the literal reference; and the runs per
         result file of the experiments (None: a file per block of runs).
+    kernel_params : dict or None
+        The parameters of the tiny run (50 rounds on ``mu1``) that loads, or compiles, the numba
+        kernels of the policy's fast path (``dpb compile``, a worker before its first chunk);
+        None: no kernels.
+    converged_min_runs : int or None
+        The first look of the converged scale of the experiments
+        (:func:`dpb.experiments.min_runs`), for a policy whose cost allows fewer runs than the
+        batched policies' rule; None: that rule.
     """
 
     name: ClassVar[str] = "policy"
@@ -263,6 +301,8 @@ class Policy(ABC):
     cost_fast_python: ClassVar[tuple | None] = None
     cost_reference: ClassVar[float] = 3e-5
     cost_chunk_runs: ClassVar[int | None] = None
+    kernel_params: ClassVar[dict | None] = None
+    converged_min_runs: ClassVar[int | None] = None
 
     eps: float | None = None
 
@@ -287,6 +327,26 @@ class Policy(ABC):
         if eps is None:
             raise ValueError(f"{cls.name} is private: eps must be given")
         return {"eps": check_eps(eps), **cls.paper_defaults}
+
+    def fast_path(self) -> FastPath | None:
+        """The policy's exact fast path (:class:`FastPath`), or None: the generic phase engine runs
+        it.  By default :attr:`fast_simulate`, given the runs' generators (``dpb.engine.run_streams``)
+        and ``engine=`` when it takes one; the package's compiled runs override this."""
+        own = self.fast_simulate
+        if own is None:
+            return None
+        try:
+            takes = "engine" in inspect.signature(own).parameters
+        except (TypeError, ValueError):  # (a callable without a signature)
+            takes = False
+
+        def path(means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence], recorder: Recorder, *,
+                 engine: str) -> str:
+            env, pol = run_streams(self, seeds)
+            own(means, T, env, pol, recorder, **({"engine": engine} if takes else {}))
+            return engine if takes else "fast"
+
+        return path
 
     # ------------------------------------------------------------------------------------------
     @property

@@ -34,7 +34,7 @@ from . import _lockstep
 from ._private_runs import CounterStreams
 from ._tapes import check_engine
 from .._validate import check_eps
-from .base import InitialRoundRobin, Policy
+from .base import FastPath, InitialRoundRobin, Policy, keyed_path
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
@@ -109,6 +109,19 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
     def min_horizon(self, K: int) -> int:
         return K * self.schedule.n0
 
+    def max_phases(self, K: int, T: int) -> int:
+        """An upper bound of the phases of one run (:mod:`dpb.cost`): K times the batches of the
+        schedule up to T, or T for a subclass that plans its own phases (its own ``decide`` or
+        ``update``)."""
+        from ..batching import phases_to_reach
+
+        if any(getattr(type(self), m) is not getattr(BatchedPrivatePolicy, m) for m in ("decide", "update")):
+            return T
+        # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
+        # reaching n reach 2n
+        n = phases_to_reach(T, self.schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, self.schedule)
+        return min(K * int(n), T)
+
     def _start(self) -> None:
         R, K = self.R, self.K
         self.sizes = self.schedule.sizes_until(self.T)  # B_0..B_M with n_M >= T
@@ -142,6 +155,11 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         self.n[rows, arms] += got
         self.m[rows, arms] += 1
         self.phases[rows, arms] += 1
+
+    def fast_path(self) -> FastPath | None:
+        """The compiled runs on the runs' keys (:meth:`simulate_keys`) for DP-KLUCB's and DP-IMED's
+        own index, else :attr:`fast_simulate` (``Policy.fast_path``)."""
+        return keyed_path(self) if _kernel_kind(self) is not None else super().fast_path()
 
     @property
     def fast_simulate(self):
@@ -243,6 +261,7 @@ class DPKLUCB(BatchedPrivatePolicy):
     index_kind = "max"
     style = {"color": "#1f77b4", "ls": "-"}
     reference = "dpb.reference:_dp_klucb"
+    kernel_params = {"eps": 1.0}
 
     def private_index(self, x, n, t, releases):
         # the scalar index of the compiled runs, row by row: the same numbers in every engine
@@ -266,6 +285,7 @@ class DPIMED(BatchedPrivatePolicy):
     index_kind = "min"
     style = {"color": "#d62728", "ls": "-"}
     reference = "dpb.reference:_dp_imed"
+    kernel_params = {"eps": 1.0}
 
     def private_index(self, x, n, t, releases):
         # the scalar index of the compiled runs, row by row: the same numbers in every engine

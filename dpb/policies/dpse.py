@@ -44,7 +44,7 @@ from .._detmath import log_array
 
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import Policy
+from .base import FastPath, Policy, keyed_path
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
 
@@ -71,6 +71,7 @@ class DPSE(CounterStreams, Policy):
     index_kind = "max"
     style = {"color": "#7f7f7f", "ls": "-"}
     reference = "dpb.reference:_dpse"
+    kernel_params = {"eps": 1.0}
 
     def __init__(self, eps: float, beta: float | None = None, elimination: str = "radius") -> None:
         self.eps = check_eps(eps)
@@ -104,6 +105,10 @@ class DPSE(CounterStreams, Policy):
 
     def statistic(self) -> np.ndarray:
         return self.mu_tilde.copy()
+
+    def fast_path(self) -> FastPath | None:
+        """The compiled runs on the runs' keys (:meth:`simulate_keys`); a subclass's, ``Policy.fast_path``."""
+        return keyed_path(self) if self._own_logic() else super().fast_path()
 
     @property
     def fast_simulate(self):

@@ -56,6 +56,8 @@ class LazyDPTS(InitialRoundRobin, Policy):
     # the cost model (dpb.cost): 0.11 s a run at T = 1e6 on mu1, the slowest instance, rounded up;
     # result files of 10 runs (about 1 CPU-s each) split the converged scale's blocks
     cost_fast, cost_chunk_runs = (5e-7, 3e-7), 10
+    # the converged scale starts at the paper's 20 runs: 1.1 to 1.2 CPU-s (dpb.experiments.scale)
+    converged_min_runs = 20
 
     def __init__(self, eps: float, c: float = 3.0) -> None:
         self.eps = check_eps(eps)

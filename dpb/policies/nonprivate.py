@@ -38,6 +38,9 @@ class IMED(PerStepPolicy):
     # the cost model (dpb.cost): the paper's cells at T = 1e6, 20 runs: 0.006 s a run compiled,
     # about 100 times slower uncompiled, rounded up generously
     cost_fast, cost_fast_python = (6e-8, 1.2e-8), (1e-5, 5e-6)
+    # compiled kernels; the converged scale starts at 320 runs, 1.6 to 2.0 CPU-s at T = 1e6, about
+    # a DP-IMED cell's cost at its first look (dpb.experiments.scale)
+    kernel_params, converged_min_runs = {}, 320
 
     def __init__(self) -> None:
         pass
@@ -71,6 +74,8 @@ class KLUCB(PerStepPolicy):
     # the cost model (dpb.cost): 0.010 s a run at T = 1e6 compiled, rounded up; the reference's
     # index inversion costs 2e-4 s a round
     cost_fast, cost_fast_python, cost_reference = (2.5e-7, 2.5e-8), (3e-5, 1e-5), 2e-4
+    # compiled kernels; the converged scale starts at the paper's 20 runs (dpb.experiments.scale)
+    kernel_params, converged_min_runs = {}, 20
 
     def __init__(self, c: float = 0.0) -> None:
         self.c = check_real("c", c, low=0.0, strict=False)
