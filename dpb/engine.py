@@ -24,8 +24,8 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,7 +51,7 @@ __all__ = ["ARITHMETIC", "child_seeds", "SeedChildren", "run_generators", "run_s
 # ----------------------------------------------------------------------------------------------
 # seeds and grids
 # ----------------------------------------------------------------------------------------------
-def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
+def child_seeds(seed: Any, run_ids: Any) -> list[np.random.SeedSequence]:
     """The children ``SeedSequence(seed).spawn(n)[i]`` for ``i`` in ``run_ids``, without spawning.
 
     A fresh ``SeedSequence(seed).spawn(n)`` returns children with spawn keys ``(0,), ..., (n-1,)``;
@@ -68,7 +68,7 @@ class SeedChildren(Sequence):
     an item is asked for (50 us each): a counter-stream fast path needs only the root's words and
     the ids (:meth:`keys`)."""
 
-    def __init__(self, root: np.random.SeedSequence, run_ids) -> None:
+    def __init__(self, root: np.random.SeedSequence, run_ids: Any) -> None:
         self.root = root
         self.run_ids = np.asarray(run_ids, dtype=np.int64)
 
@@ -120,17 +120,17 @@ def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
     return words, ids
 
 
-def uses_streams(pol) -> bool:
+def uses_streams(pol: Policy) -> bool:
     """Whether ``pol`` draws from counter-based streams (``dpb._streams``) instead of numpy
     Generators (its ``make_streams(words, ids)`` makes them)."""
     return getattr(pol, "streams", None) == "counter"
 
 
-def run_streams(pol, seeds) -> tuple[list, list]:
+def run_streams(pol: Policy, seeds: Sequence[np.random.SeedSequence]) -> tuple[list, list]:
     """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
     streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
     if uses_streams(pol):
-        return pol.make_streams(*seed_keys(seeds))
+        return pol.make_streams(*seed_keys(seeds))  # type: ignore[attr-defined]
     pairs = [run_generators(s) for s in seeds]
     if not pairs:
         return [], []
@@ -228,7 +228,7 @@ class Recorder:
         for name in self.STATE:
             getattr(self, name)[rows] = getattr(other, name)
 
-    def record(self, rows, t0, counts, decisions=None) -> None:
+    def record(self, rows: Any, t0: Any, counts: Any, decisions: Any = None) -> None:
         rows = np.asarray(rows, dtype=np.int64)
         counts = np.asarray(counts, dtype=np.int64)
         t0 = np.asarray(t0, dtype=np.int64)
@@ -359,7 +359,8 @@ def truncate(plan: np.ndarray, remaining: np.ndarray) -> np.ndarray:
     return counts
 
 
-def drive(policy, K: int, T: int, policy_gens, play, hook=None) -> None:
+def drive(policy: Policy, K: int, T: int, policy_gens: Sequence[Any], play: Callable[..., np.ndarray],
+          hook: Any = None) -> None:
     """Run ``policy`` for ``len(policy_gens)`` runs of horizon ``T`` on ``K`` arms, phase by phase in
     lock-step: the one driver of the policy protocol.
 
@@ -385,7 +386,8 @@ def drive(policy, K: int, T: int, policy_gens, play, hook=None) -> None:
         active = active[t[active] <= T]
 
 
-def run_phases(policy, means, T, env_gens, pol_gens, rec: Recorder, hook=None) -> None:
+def run_phases(policy: Policy, means: np.ndarray, T: int, env_gens: Sequence[Any], pol_gens: Sequence[Any],
+               rec: Recorder, hook: Any = None) -> None:
     """The generic, exact engine: :func:`drive` with one Binomial(B, mu_a) draw per arm and phase
     (the law of the sum of B Bernoulli rewards), every phase recorded in ``rec``."""
     def play(active, tt, counts):
@@ -408,7 +410,7 @@ def run_phases(policy, means, T, env_gens, pol_gens, rec: Recorder, hook=None) -
 
 def run_seeds(pol: Policy, bandit: BernoulliBandit, T: int, seeds: Sequence[np.random.SeedSequence],
               checkpoints: np.ndarray, path: FastPath | None, engine: str,
-              hook: object = None) -> tuple[Recorder, str]:
+              hook: Any = None) -> tuple[Recorder, str]:
     """The one runner, on checked objects: one run of the policy object ``pol`` on ``bandit`` per
     child seed of ``seeds`` to the horizon ``T`` (already checked against the policy), recorded at
     the rounds ``checkpoints``; on the fast path ``path`` (:meth:`~dpb.policies.base.Policy.fast_path`,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from typing import Any
 from fractions import Fraction
 from functools import partial
 
@@ -133,7 +134,7 @@ class ReferenceBandit:
         Shape (T,): the pseudo-regret after each round.
     """
 
-    def __init__(self, means, T: int, rng: np.random.Generator, policy: str = "reference") -> None:
+    def __init__(self, means: Any, T: int, rng: np.random.Generator, policy: str = "reference") -> None:
         bandit = as_bandit(means)  # arm means in [0, 1], K >= 2, finite
         T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
         check_elements("T (one regret value per round)", T)
@@ -337,8 +338,8 @@ def reference_policies() -> dict:
     return {name: reference_of(cls) for name, cls in registered(reference=True).items()}
 
 
-def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator, *,
-                  max_seconds: float | None = None):
+def reference_run(policy: Any, params: dict, means: Any, T: int, rng: np.random.Generator, *,
+                  max_seconds: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One literal run; returns (regret after each round, shape (T,); final pulls, shape (K,)).
 
     ``policy`` is a registered name (or class, or ``"file.py:Class"``) with a reference.
@@ -366,9 +367,9 @@ def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator,
 
 
 def reference_simulate(
-    policy: str, env, T: int, runs: int = 1, seed=None, *, params: dict | None = None, checkpoints=None,
-    max_seconds: float | None = MAX_SECONDS,
-):
+    policy: str, env: Any, T: int, runs: int = 1, seed: Any = None, *, params: dict | None = None,
+    checkpoints: Any = None, max_seconds: float | None = MAX_SECONDS,
+) -> Result:
     """Simulate ``runs`` literal runs and package them like :func:`dpb.simulate.simulate`.
 
     Run i uses ``np.random.default_rng(child_i)`` with child_i the i-th child of

@@ -49,7 +49,7 @@ class Trace:
             return {}
         return {k: np.array([p[k] for p in self.phases]) for k in self.phases[0]}
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         """The trace as a pandas DataFrame (requires pandas); K-vectors stay in object columns."""
         import pandas as pd  # optional dependency
 

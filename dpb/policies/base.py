@@ -117,11 +117,11 @@ class RunRandom:
         self.count[kind][rows] += 1
         return out
 
-    def laplace(self, rows) -> np.ndarray:
+    def laplace(self, rows: np.ndarray) -> np.ndarray:
         """One standard Laplace(0, 1) variate for each run in ``rows`` (distinct run indices)."""
         return self._draw("laplace", rows)
 
-    def uniform(self, rows) -> np.ndarray:
+    def uniform(self, rows: np.ndarray) -> np.ndarray:
         """One Uniform[0, 1) variate for each run in ``rows`` (distinct run indices)."""
         return self._draw("uniform", rows)
 
@@ -148,7 +148,7 @@ def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
     return pick_max(-np.asarray(values, dtype=float), rows, rand)
 
 
-def check_horizon(policy, K: int, T: int) -> int:
+def check_horizon(policy: Policy, K: int, T: int) -> int:
     """``T``, refused (``ValueError``) when shorter than the initialisation of ``policy`` on ``K``
     arms (:meth:`~dpb.policies.base.Policy.min_horizon`)."""
     if T < policy.min_horizon(K):
@@ -177,7 +177,8 @@ class Recorder(Protocol):
 
     laplace: np.ndarray
 
-    def record(self, rows: np.ndarray, t0: np.ndarray, counts: np.ndarray, decisions=None) -> None:
+    def record(self, rows: np.ndarray, t0: np.ndarray, counts: np.ndarray,
+               decisions: np.ndarray | int | None = None) -> None:
         """One phase of each run in ``rows``: it starts at round ``t0[i]`` and pulls arm ``a``
         ``counts[i, a]`` times (several arms: round-robin in increasing arm order).  ``decisions``
         (default 1) is the number of decisions it counts for."""
@@ -468,7 +469,8 @@ class PerStepPolicy(InitialRoundRobin, Policy):
     #: Whether the lock-step fast path may evaluate rows of states ahead (see the class docstring).
     lookahead: ClassVar[bool] = True
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
+                      policy_generators: Sequence[np.random.Generator], recorder: Recorder) -> None:
         """The lock-step fast path (``dpb.policies._perstep``): exact, the generic engine's
         numbers; used by :func:`dpb.simulate.simulate` unless ``fast=False``."""
         from ._perstep import simulate_per_step

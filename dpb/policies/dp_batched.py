@@ -24,6 +24,8 @@ sum_i alpha Delta_i log T / d_eps(mu_i, mu*) + o(log T).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from abc import abstractmethod
 
 import numpy as np
@@ -34,7 +36,7 @@ from . import _lockstep
 from ._private_runs import CounterStreams
 from ._tapes import check_engine
 from .._validate import check_eps
-from .base import FastPath, InitialRoundRobin, Policy, keyed_path
+from .base import FastPath, InitialRoundRobin, Policy, Recorder, keyed_path
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
@@ -98,7 +100,8 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
     private = True
     paper_defaults = {"n0": 1, "alpha": 2}
 
-    def __init__(self, eps: float, n0: int = 1, alpha=2, schedule: BatchSchedule | None = None) -> None:
+    def __init__(self, eps: float, n0: int = 1, alpha: float = 2,
+                 schedule: BatchSchedule | None = None) -> None:
         self.eps = check_eps(eps)
         self.schedule = make_schedule(schedule, n0=n0, alpha=alpha)
 
@@ -162,14 +165,15 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         return keyed_path(self) if _kernel_kind(self) is not None else super().fast_path()
 
     @property
-    def fast_simulate(self):
+    def fast_simulate(self) -> Callable | None:
         """The exact lock-step fast path :meth:`simulate_phases`, or None when a subclass changes
         the phase logic (``decide``, ``update``, ``_index``...): the generic engine then runs it."""
         cls = type(self)
         own = all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC)
         return self.simulate_phases if own else None
 
-    def simulate_phases(self, means, T: int, env_generators, policy_generators, recorder,
+    def simulate_phases(self, means: np.ndarray, T: int, env_generators: Sequence,
+                        policy_generators: Sequence, recorder: Recorder,
                         engine: str | None = None) -> None:
         """Simulate ``len(env_generators)`` runs to horizon ``T`` and report them to ``recorder``.
 
@@ -204,7 +208,8 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         lock-step of an index of one's own (the cost model prices them apart)."""
         return _kernel_kind(self) is not None
 
-    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
+    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
+                      engine: str | None = None) -> bool:
         """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon
         ``T`` into ``recorder`` in one call of ``dpb.policies._private_runs.run_chunk``,
         compiled (``engine="numba"``) or as Python: the numbers of the generic engine for the same
@@ -263,7 +268,7 @@ class DPKLUCB(BatchedPrivatePolicy):
     reference = "dpb.reference:_dp_klucb"
     kernel_params = {"eps": 1.0}
 
-    def private_index(self, x, n, t, releases):
+    def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
         # the scalar index of the compiled runs, row by row: the same numbers in every engine
         out = np.empty(np.shape(x))
         t = np.broadcast_to(np.asarray(t, dtype=np.int64).reshape(-1), (out.shape[0],))
@@ -287,7 +292,7 @@ class DPIMED(BatchedPrivatePolicy):
     reference = "dpb.reference:_dp_imed"
     kernel_params = {"eps": 1.0}
 
-    def private_index(self, x, n, t, releases):
+    def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
         # the scalar index of the compiled runs, row by row: the same numbers in every engine
         out = np.empty(np.shape(x))
         x, n = np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(n, dtype=np.int64)

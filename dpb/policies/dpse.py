@@ -38,13 +38,15 @@ keep DP-SE's epochs, noise and forgetting, so all three are eps-DP.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .._detmath import log_array
 
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import FastPath, Policy, keyed_path
+from .base import FastPath, Policy, Recorder, keyed_path
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
 
@@ -111,7 +113,7 @@ class DPSE(CounterStreams, Policy):
         return keyed_path(self) if self._own_logic() else super().fast_path()
 
     @property
-    def fast_simulate(self):
+    def fast_simulate(self) -> Callable | None:
         """The compiled runs (:meth:`simulate_keys`, ``dpb.policies._private_runs.dpse_chunk``),
         or None when a subclass changes the phase logic (the generic engine then runs it)."""
         return self._fast if self._own_logic() else None
@@ -127,7 +129,8 @@ class DPSE(CounterStreams, Policy):
 
         run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
 
-    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
+    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
+                      engine: str | None = None) -> bool:
         """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
         of ``dpb.policies._private_runs.dpse_chunk`` (compiled, or Python under
         ``engine="python"``): the numbers of the generic engine.  False for a subclass."""

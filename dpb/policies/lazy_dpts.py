@@ -20,12 +20,14 @@ is ``dpb.policies._lazy_windows``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._detmath import log_array
 
 from ._lazy_windows import simulate_lazy_dpts_fast
-from .base import InitialRoundRobin, Policy, check_eps, check_real
+from .base import InitialRoundRobin, Policy, Recorder, check_eps, check_real
 
 __all__ = ["LazyDPTS", "simulate_lazy_dpts_fast"]
 
@@ -117,6 +119,7 @@ class LazyDPTS(InitialRoundRobin, Policy):
                 self.buf_n[rf, af] = 0
                 self.buf_sum[rf, af] = 0.0
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
+                      policy_generators: Sequence[np.random.Generator], recorder: Recorder) -> None:
         """Exact fast path (see the module docstring); used by :func:`dpb.simulate.simulate`."""
         simulate_lazy_dpts_fast(means, T, env_generators, policy_generators, recorder, eps=self.eps, c=self.c)

@@ -17,13 +17,15 @@ are ``dpb.policies._tapes``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._detmath import log_array
 
 from ._numerics import budget_fast, kl_fast, kl_ucb_fast
 from ._tapes import simulate_imed_fast, simulate_klucb_fast
-from .base import PerStepPolicy, check_real
+from .base import PerStepPolicy, Recorder, check_real
 
 __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
 
@@ -52,7 +54,9 @@ class IMED(PerStepPolicy):
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
         return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + log_array(n)
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
+                      policy_generators: Sequence[np.random.Generator], recorder: Recorder,
+                      engine: str | None = None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_imed_fast(means, T, env_generators, policy_generators, recorder, engine)
 
@@ -87,6 +91,8 @@ class KLUCB(PerStepPolicy):
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
         return kl_ucb_fast(mu, budget_fast(t, self.c) / n)
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
+                      policy_generators: Sequence[np.random.Generator], recorder: Recorder,
+                      engine: str | None = None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c=self.c, engine=engine)
