@@ -25,7 +25,7 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -34,7 +34,6 @@ from .plans import check_plan
 
 if TYPE_CHECKING:
     from .environments import BernoulliBandit
-    from .policies.base import FastPath, Policy
 
 #: The arithmetic the engines' numbers depend on, recorded with every cached result: a result
 #: computed under another (another tag, another numpy) is recomputed, never mixed with these.
@@ -45,7 +44,7 @@ if TYPE_CHECKING:
 ARITHMETIC = "detmath-1"
 
 __all__ = ["ARITHMETIC", "child_seeds", "SeedChildren", "run_generators", "run_streams", "uses_streams",
-           "checkpoint_grid", "Recorder", "drive", "run_phases"]
+           "checkpoint_grid", "Recorder", "drive", "run_phases", "FastPath"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -120,17 +119,17 @@ def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
     return words, ids
 
 
-def uses_streams(pol: Policy) -> bool:
+def uses_streams(pol: Any) -> bool:
     """Whether ``pol`` draws from counter-based streams (``dpb._streams``) instead of numpy
     Generators (its ``make_streams(words, ids)`` makes them)."""
     return getattr(pol, "streams", None) == "counter"
 
 
-def run_streams(pol: Policy, seeds: Sequence[np.random.SeedSequence]) -> tuple[list, list]:
+def run_streams(pol: Any, seeds: Sequence[np.random.SeedSequence]) -> tuple[list, list]:
     """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
     streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
     if uses_streams(pol):
-        return pol.make_streams(*seed_keys(seeds))  # type: ignore[attr-defined]
+        return pol.make_streams(*seed_keys(seeds))
     pairs = [run_generators(s) for s in seeds]
     if not pairs:
         return [], []
@@ -359,7 +358,7 @@ def truncate(plan: np.ndarray, remaining: np.ndarray) -> np.ndarray:
     return counts
 
 
-def drive(policy: Policy, K: int, T: int, policy_gens: Sequence[Any], play: Callable[..., np.ndarray],
+def drive(policy: Any, K: int, T: int, policy_gens: Sequence[Any], play: Callable[..., np.ndarray],
           hook: Any = None) -> None:
     """Run ``policy`` for ``len(policy_gens)`` runs of horizon ``T`` on ``K`` arms, phase by phase in
     lock-step: the one driver of the policy protocol.
@@ -386,7 +385,7 @@ def drive(policy: Policy, K: int, T: int, policy_gens: Sequence[Any], play: Call
         active = active[t[active] <= T]
 
 
-def run_phases(policy: Policy, means: np.ndarray, T: int, env_gens: Sequence[Any], pol_gens: Sequence[Any],
+def run_phases(policy: Any, means: np.ndarray, T: int, env_gens: Sequence[Any], pol_gens: Sequence[Any],
                rec: Recorder, hook: Any = None) -> None:
     """The generic, exact engine: :func:`drive` with one Binomial(B, mu_a) draw per arm and phase
     (the law of the sum of B Bernoulli rewards), every phase recorded in ``rec``."""
@@ -408,13 +407,28 @@ def run_phases(policy: Policy, means: np.ndarray, T: int, env_gens: Sequence[Any
     rec.laplace[:] = policy.laplace_draws
 
 
-def run_seeds(pol: Policy, bandit: BernoulliBandit, T: int, seeds: Sequence[np.random.SeedSequence],
+class FastPath(Protocol):
+    """A policy's exact fast path, as ``Policy.fast_path`` returns it: the one shape that
+    :func:`dpb.simulate.simulate` calls (``run_seeds``).
+
+    ``path(means, T, seeds, recorder, engine=engine)`` simulates one run per child
+    ``SeedSequence`` of ``seeds`` to horizon ``T`` on arms of means ``means``, exactly (the law of
+    the phase protocol), reports every pull to ``recorder`` (a :class:`Recorder`), and returns the
+    engine that ran, recorded in ``Result.engine``: ``engine`` itself (``"numba"`` or ``"python"``)
+    for a path with a compiled and a Python version, else ``"fast"``.
+    """
+
+    def __call__(self, means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence],
+                 recorder: Recorder, *, engine: str) -> str: ...
+
+
+def run_seeds(pol: Any, bandit: BernoulliBandit, T: int, seeds: Sequence[np.random.SeedSequence],
               checkpoints: np.ndarray, path: FastPath | None, engine: str,
               hook: Any = None) -> tuple[Recorder, str]:
     """The one runner, on checked objects: one run of the policy object ``pol`` on ``bandit`` per
     child seed of ``seeds`` to the horizon ``T`` (already checked against the policy), recorded at
-    the rounds ``checkpoints``; on the fast path ``path`` (:meth:`~dpb.policies.base.Policy.fast_path`,
-    given ``engine``), or on the generic engine when it is None (with ``hook``, as in :func:`drive`).
+    the rounds ``checkpoints``; on the fast path ``path`` (``Policy.fast_path``, given
+    ``engine``), or on the generic engine when it is None (with ``hook``, as in :func:`drive`).
     Returns the recorder and the engine that ran (``Result.engine``: ``"phases"`` for the generic
     one).  Nothing is validated here: :func:`dpb.simulate.simulate` and the other callers did it."""
     means = np.asarray(bandit.means, dtype=float)

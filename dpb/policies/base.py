@@ -39,13 +39,12 @@ import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
 from .._detmath import log_array
-from ..engine import run_streams, seed_keys
+from ..engine import FastPath, run_streams, seed_keys
 
 __all__ = [
     "Policy",
     "PerStepPolicy",
     "Recorder",
-    "FastPath",
     "RunRandom",
     "check_horizon",
     "pick_max",
@@ -192,21 +191,6 @@ class Recorder(Protocol):
         may come in between) and its first one starts at the round after its last recorded one."""
 
 
-class FastPath(Protocol):
-    """A policy's exact fast path, as :meth:`Policy.fast_path` returns it: the one shape that
-    :func:`dpb.simulate.simulate` calls (``dpb.engine.run_seeds``).
-
-    ``path(means, T, seeds, recorder, engine=engine)`` simulates one run per child
-    ``SeedSequence`` of ``seeds`` to horizon ``T`` on arms of means ``means``, exactly (the law of
-    the phase protocol), reports every pull to ``recorder`` (a :class:`Recorder`), and returns the
-    engine that ran, recorded in ``Result.engine``: ``engine`` itself (``"numba"`` or ``"python"``)
-    for a path with a compiled and a Python version, else ``"fast"``.
-    """
-
-    def __call__(self, means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence],
-                 recorder: Recorder, *, engine: str) -> str: ...
-
-
 def keyed_path(policy: Policy) -> FastPath:
     """The fast path of a policy whose compiled runs take the runs' keys (its
     ``simulate_keys(means, T, words, ids, recorder, engine=)``, ``dpb.engine.seed_keys``)."""
@@ -330,9 +314,10 @@ class Policy(ABC):
         return {"eps": check_eps(eps), **cls.paper_defaults}
 
     def fast_path(self) -> FastPath | None:
-        """The policy's exact fast path (:class:`FastPath`), or None: the generic phase engine runs
-        it.  By default :attr:`fast_simulate`, given the runs' generators (``dpb.engine.run_streams``)
-        and ``engine=`` when it takes one; the package's compiled runs override this."""
+        """The policy's exact fast path (:class:`~dpb.engine.FastPath`), or None: the generic phase
+        engine runs it.  By default ``fast_simulate``, given the runs' generators
+        (:func:`dpb.engine.run_streams`) and ``engine=`` when it takes one; the package's compiled
+        runs override this."""
         own = self.fast_simulate
         if own is None:
             return None
