@@ -109,15 +109,6 @@ class Cost(NamedTuple):
     """``"fast"``, ``"phases"``, ``"reference"`` or ``"transcript"``."""
 
 
-def max_phases(pol, K: int, T: int) -> int:
-    """An upper bound of the phases of one run of ``pol``: its own ``max_phases(K, T)`` (the
-    package's batched policies have one), else ``T`` (see the module's docstring)."""
-    own = getattr(pol, "max_phases", None)
-    if callable(own):
-        return min(as_int(f"{type(pol).__name__}.max_phases(K, T)", own(K, T), minimum=1), T)
-    return T
-
-
 def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None = None,
               means=None) -> Cost:
     """The :class:`Cost` of ``runs`` runs of the policy ``pol`` on ``engine`` ("fast", "phases" or
@@ -125,7 +116,8 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
     means if known (a per-step policy of one's own may then be priced by a pilot)."""
     if engine == "reference":
         return Cost(float(T) * runs * pol.cost_reference, T, engine)
-    phases = max_phases(pol, K, T)
+    own, name = getattr(pol, "max_phases", None), f"{type(pol).__name__}.max_phases(K, T)"
+    phases = min(as_int(name, own(K, T), minimum=1), T) if callable(own) else T  # a bound of a run's phases
     if engine == "fast" and pol.cost_fast is None and _lockstep_per_step(pol):
         return Cost(per_step_seconds(pol, K, T, runs, means), T, engine)
     if engine == "fast" and (pol.cost_fast is not None or phases == T):

@@ -422,9 +422,8 @@ class FastPath(Protocol):
                  recorder: Recorder, *, engine: str) -> str: ...
 
 
-def run_seeds(pol: Any, bandit: BernoulliBandit, T: int, seeds: Sequence[np.random.SeedSequence],
-              checkpoints: np.ndarray, path: FastPath | None, engine: str,
-              hook: Any = None) -> tuple[Recorder, str]:
+def run_seeds(pol: Any, bandit: BernoulliBandit, T: int, seeds: Sequence, checkpoints: np.ndarray,
+              path: FastPath | None, engine: str, hook: Any = None) -> tuple[Recorder, str]:
     """The one runner, on checked objects: one run of the policy object ``pol`` on ``bandit`` per
     child seed of ``seeds`` to the horizon ``T`` (already checked against the policy), recorded at
     the rounds ``checkpoints``; on the fast path ``path`` (``Policy.fast_path``, given

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from fractions import Fraction
 from functools import partial
@@ -346,11 +346,7 @@ def reference_run(policy: Any, params: dict, means: Any, T: int, rng: np.random.
     ``max_seconds`` (default None here, no limit) refuses a run estimated above that many
     CPU-seconds, as :func:`dpb.simulate.simulate` does; :func:`reference_simulate` sets it.
     """
-    cls = policy_class(policy)
-    ref = reference_of(cls)
-    if ref is None:
-        raise ValueError(f"policy {cls.name!r} has no per-step reference; policies with one are "
-                         f"{', '.join(reference_policies())}")
+    cls, ref = _with_reference(policy)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     if not isinstance(params, Mapping):
         raise TypeError(f"params must be a dict of the policy's parameters, got {type(params).__name__}")
@@ -358,10 +354,26 @@ def reference_run(policy: Any, params: dict, means: Any, T: int, rng: np.random.
     bandit = as_bandit(means)
     check_horizon(pol, bandit.K, T)
     refuse(f"reference_run({cls.name!r})", T, 1, max_seconds, pol, bandit.K, "reference")
-    env = ReferenceBandit(bandit.means, T, rng, cls.name)
+    return _literal_run(cls.name, ref, bandit.means, T, rng, params)
+
+
+def _with_reference(policy: Any) -> tuple[type, Callable]:
+    """The class of ``policy`` and its reference (``ValueError`` for a policy without one)."""
+    cls = policy_class(policy)
+    ref = reference_of(cls)
+    if ref is None:
+        raise ValueError(f"policy {cls.name!r} has no per-step reference; policies with one are "
+                         f"{', '.join(reference_policies())}")
+    return cls, ref
+
+
+def _literal_run(name: str, ref: Callable, means: np.ndarray, T: int, rng: np.random.Generator,
+                 params: Mapping) -> tuple[np.ndarray, np.ndarray]:
+    """One run of the reference ``ref`` of the policy ``name``, on checked arguments."""
+    env = ReferenceBandit(means, T, rng, name)
     ref(env, rng, dict(params))
     if not env.done():
-        raise PlanError(f"policy {cls.name!r}: its reference returned after {env.t - 1} of T={T} rounds "
+        raise PlanError(f"policy {name!r}: its reference returned after {env.t - 1} of T={T} rounds "
                         f"(a reference pulls until done() is true)")
     return env.curve, np.array(env.pulls, dtype=np.int64)
 
@@ -387,10 +399,12 @@ def reference_simulate(
     refuse(f"reference_simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "reference")
     root = as_seed_sequence("seed", seed)
     ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
+    cls, ref = _with_reference(policy)
+    check_horizon(pol, bandit.K, T)
     regret = np.empty((runs, ck.size))
     pulls = np.empty((runs, bandit.K), dtype=np.int64)
     for i, child in enumerate(child_seeds(root, range(runs))):
-        curve, n = reference_run(policy, params, bandit.means, T, np.random.default_rng(child))
+        curve, n = _literal_run(cls.name, ref, bandit.means, T, np.random.default_rng(child), params)
         regret[i] = curve[ck - 1]
         pulls[i] = n
     return Result(

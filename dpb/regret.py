@@ -64,7 +64,7 @@ from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
 from ._validate import MAX_SECONDS
 from .cost import refuse
-from .engine import Recorder, child_seeds, rounds_until, run_phases, run_streams
+from .engine import SeedChildren, rounds_until, run_seeds
 
 __all__ = [
     "TERMS",
@@ -558,10 +558,9 @@ def decompose_runs(
     refuse(f"decompose_runs({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "phases")
 
     means = np.asarray(bandit.means, dtype=float)
-    env_gens, pol_gens = run_streams(pol, child_seeds(seed, range(runs)))
-    rec = Recorder(runs, bandit.gaps, np.array([T]))
     hook = _PhaseLog(pol, means, delta)
-    run_phases(pol, means, T, env_gens, pol_gens, rec, hook=hook)
+    rec, _ = run_seeds(pol, bandit, T, SeedChildren(np.random.SeedSequence(seed), range(runs)), np.array([T]),
+                       None, "python", hook)  # the generic engine (no fast path: no engine)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
         raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")

@@ -63,12 +63,6 @@ class _AdaP(CounterStreams, InitialRoundRobin, Policy):
         """The compiled runs on the runs' keys (:meth:`simulate_keys`); a subclass's, ``Policy.fast_path``."""
         return keyed_path(self) if self._own_logic() else super().fast_path()
 
-    @property
-    def fast_simulate(self):
-        """The compiled runs (:meth:`simulate_keys`, :func:`dpb.policies._private_runs.adap_chunk`),
-        or None when a subclass changes the phase logic or the index (the generic engine runs it)."""
-        return self._fast if self._own_logic() else None
-
     def _own_logic(self) -> bool:
         cls = type(self)
         base = AdaPKLUCB if self._KIND == 0 else AdaPUCB
@@ -76,12 +70,6 @@ class _AdaP(CounterStreams, InitialRoundRobin, Policy):
                    "_choose_arms")
         return self._KIND is not None and isinstance(self, base) and all(
             getattr(cls, m) is getattr(base, m) for m in methods)
-
-    def _fast(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
-        """Given the runs' streams rather than their keys: the generic engine (the same numbers)."""
-        from ..engine import run_phases
-
-        run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
 
     def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
         """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call

@@ -194,8 +194,7 @@ class Recorder(Protocol):
 def keyed_path(policy: Policy) -> FastPath:
     """The fast path of a policy whose compiled runs take the runs' keys (its
     ``simulate_keys(means, T, words, ids, recorder, engine=)``, ``dpb.engine.seed_keys``)."""
-    def path(means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence], recorder: Recorder, *,
-             engine: str) -> str:
+    def path(means: np.ndarray, T: int, seeds: Sequence, recorder: Recorder, *, engine: str) -> str:
         policy.simulate_keys(means, T, *seed_keys(seeds), recorder, engine=engine)  # type: ignore[attr-defined]
         return engine
 
@@ -326,10 +325,8 @@ class Policy(ABC):
         except (TypeError, ValueError):  # (a callable without a signature)
             takes = False
 
-        def path(means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence], recorder: Recorder, *,
-                 engine: str) -> str:
-            env, pol = run_streams(self, seeds)
-            own(means, T, env, pol, recorder, **({"engine": engine} if takes else {}))
+        def path(means: np.ndarray, T: int, seeds: Sequence, recorder: Recorder, *, engine: str) -> str:
+            own(means, T, *run_streams(self, seeds), recorder, **({"engine": engine} if takes else {}))
             return engine if takes else "fast"
 
         return path

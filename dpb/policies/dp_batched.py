@@ -45,6 +45,11 @@ _PHASE_LOGIC = ("_start", "decide", "update", "_index", "_clipped_means", "_choo
                 "min_horizon")
 
 
+def _keeps(policy: Policy, methods: tuple = _PHASE_LOGIC) -> bool:
+    """Whether ``policy`` keeps :class:`BatchedPrivatePolicy`'s own ``methods`` (its phase logic)."""
+    return all(getattr(type(policy), m) is getattr(BatchedPrivatePolicy, m) for m in methods)
+
+
 def _kernel_kind(policy) -> int | None:
     """The kind of ``dpb.policies._private_runs.run_chunk`` that simulates ``policy`` (its own
     phase logic and DP-KLUCB's or DP-IMED's own index), or None (a subclass's own index: the numpy
@@ -52,7 +57,7 @@ def _kernel_kind(policy) -> int | None:
     from ._private_runs import IMED, KLUCB
 
     cls = type(policy)
-    if not all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC):
+    if not _keeps(policy):
         return None
     if cls.private_index is DPKLUCB.private_index:
         return KLUCB
@@ -118,7 +123,7 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         ``update``)."""
         from ..batching import phases_to_reach
 
-        if any(getattr(type(self), m) is not getattr(BatchedPrivatePolicy, m) for m in ("decide", "update")):
+        if not _keeps(self, ("decide", "update")):
             return T
         # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
         # reaching n reach 2n
@@ -168,9 +173,7 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
     def fast_simulate(self) -> Callable | None:
         """The exact lock-step fast path :meth:`simulate_phases`, or None when a subclass changes
         the phase logic (``decide``, ``update``, ``_index``...): the generic engine then runs it."""
-        cls = type(self)
-        own = all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC)
-        return self.simulate_phases if own else None
+        return self.simulate_phases if _keeps(self) else None
 
     def simulate_phases(self, means: np.ndarray, T: int, env_generators: Sequence,
                         policy_generators: Sequence, recorder: Recorder,

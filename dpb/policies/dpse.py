@@ -38,8 +38,6 @@ keep DP-SE's epochs, noise and forgetting, so all three are eps-DP.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from .._detmath import log_array
@@ -112,22 +110,10 @@ class DPSE(CounterStreams, Policy):
         """The compiled runs on the runs' keys (:meth:`simulate_keys`); a subclass's, ``Policy.fast_path``."""
         return keyed_path(self) if self._own_logic() else super().fast_path()
 
-    @property
-    def fast_simulate(self) -> Callable | None:
-        """The compiled runs (:meth:`simulate_keys`, ``dpb.policies._private_runs.dpse_chunk``),
-        or None when a subclass changes the phase logic (the generic engine then runs it)."""
-        return self._fast if self._own_logic() else None
-
     def _own_logic(self) -> bool:
         cls = type(self)
         return all(getattr(cls, m) is getattr(DPSE, m)
                    for m in ("start", "_start", "decide", "update", "_epoch_terms", "_noise"))
-
-    def _fast(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
-        """Given the runs' streams rather than their keys: the generic engine (the same numbers)."""
-        from ..engine import run_phases
-
-        run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
 
     def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
                       engine: str | None = None) -> bool:
