@@ -263,11 +263,6 @@ def per_step_seconds(pol, K: int, T: int, runs: int, means=None) -> float:
     return seconds if measured is None else _seconds(prices, T, K, runs, *measured)
 
 
-def transcript_cost(T: int, runs: int) -> Cost:
-    """The :class:`Cost` of ``runs`` transcripts of ``T`` steps (:mod:`dpb.interaction`)."""
-    return Cost(float(T) * (TRANSCRIPT_COST[0] + runs * TRANSCRIPT_COST[1]), T, "transcript")
-
-
 def uses_fast_path(pol, fast: bool) -> bool:
     """Whether :func:`dpb.simulate.simulate` runs ``pol`` on its own fast path."""
     return bool(fast) and pol.fast_path() is not None
@@ -286,12 +281,14 @@ def refuse(what: str, T: int, runs: int, max_seconds: float | None, pol: Any = N
     """The one refusal of every simulator (``dpb.simulate``, ``dpb.trace``, ``dpb.reference``,
     ``dpb.regret``, ``dpb.interaction``): a ``ValueError`` (:func:`check_cost`, naming ``what``)
     when ``runs`` runs of horizon ``T`` on ``engine`` are estimated above ``max_seconds``
-    CPU-seconds; nothing is priced when ``max_seconds`` is None.  ``engine``: ``"transcript"``
-    (:func:`transcript_cost`), or ``"fast"``, ``"phases"``, ``"reference"`` for the policy object
-    ``pol`` on ``K`` arms (:func:`call_cost`, with ``compiled`` and ``means``)."""
+    CPU-seconds; nothing is priced when ``max_seconds`` is None.  ``engine``: ``"transcript"`` (the
+    transcripts of :mod:`dpb.interaction`, :data:`TRANSCRIPT_COST` a step), or ``"fast"``,
+    ``"phases"``, ``"reference"`` for the policy object ``pol`` on ``K`` arms (:func:`call_cost`,
+    with ``compiled`` and ``means``)."""
     if max_seconds is None:
         return
-    cost = (transcript_cost(T, runs) if engine == "transcript"
+    step, run = TRANSCRIPT_COST
+    cost = (Cost(float(T) * (step + runs * run), T, engine) if engine == "transcript"
             else call_cost(pol, K, T, runs, engine, compiled, means=means))
     check_cost(cost, max_seconds, what, T, runs, advice)
 

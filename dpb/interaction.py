@@ -328,7 +328,7 @@ def _drive(policy: Policy, K: int, T: int, gens, feed) -> Transcript:
 
 
 def check_work(what: str, T: int, runs: int, max_seconds: float | None) -> None:
-    """Refuse a call estimated above ``max_seconds`` CPU-seconds (:func:`dpb.cost.transcript_cost`)."""
+    """Refuse a call estimated above ``max_seconds`` CPU-seconds (:data:`dpb.cost.TRANSCRIPT_COST`)."""
     refuse(what, T, runs, max_seconds, advice="use a shorter horizon or fewer runs, or pass max_seconds=None "
                                               "(or a larger limit) to run it anyway")
 

@@ -119,7 +119,7 @@ class LazyDPTS(InitialRoundRobin, Policy):
                 self.buf_n[rf, af] = 0
                 self.buf_sum[rf, af] = 0.0
 
-    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
-                      policy_generators: Sequence[np.random.Generator], recorder: Recorder) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence, policy_generators: Sequence,
+                      recorder: Recorder) -> None:
         """Exact fast path (see the module docstring); used by :func:`dpb.simulate.simulate`."""
         simulate_lazy_dpts_fast(means, T, env_generators, policy_generators, recorder, eps=self.eps, c=self.c)

@@ -54,9 +54,8 @@ class IMED(PerStepPolicy):
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
         return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + log_array(n)
 
-    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
-                      policy_generators: Sequence[np.random.Generator], recorder: Recorder,
-                      engine: str | None = None) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence, policy_generators: Sequence,
+                      recorder: Recorder, engine: str | None = None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_imed_fast(means, T, env_generators, policy_generators, recorder, engine)
 
@@ -91,8 +90,7 @@ class KLUCB(PerStepPolicy):
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
         return kl_ucb_fast(mu, budget_fast(t, self.c) / n)
 
-    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
-                      policy_generators: Sequence[np.random.Generator], recorder: Recorder,
-                      engine: str | None = None) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence, policy_generators: Sequence,
+                      recorder: Recorder, engine: str | None = None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c=self.c, engine=engine)
