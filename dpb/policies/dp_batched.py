@@ -34,9 +34,8 @@ from ..batching import BatchSchedule, make_schedule
 from ..plans import check_index
 from . import _lockstep
 from ._private_runs import CounterStreams
-from ._tapes import check_engine
 from .._validate import check_eps
-from .base import FastPath, InitialRoundRobin, Policy, Recorder, keyed_path
+from .base import InitialRoundRobin, KeyedRuns, Policy, Recorder
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
@@ -75,7 +74,7 @@ def _rows_function(name: str):
     return compiled(name, engine_name())
 
 
-class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
+class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, KeyedRuns):
     """The paper's private batched policy without forgetting, with the index left open.
 
     Everything of :prf:ref:`alg-dp-klucb-imed` except the index: arm-dependent geometric phases
@@ -164,11 +163,6 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         self.m[rows, arms] += 1
         self.phases[rows, arms] += 1
 
-    def fast_path(self) -> FastPath | None:
-        """The compiled runs on the runs' keys (:meth:`simulate_keys`) for DP-KLUCB's and DP-IMED's
-        own index, else :attr:`fast_simulate` (``Policy.fast_path``)."""
-        return keyed_path(self) if _kernel_kind(self) is not None else super().fast_path()
-
     @property
     def fast_simulate(self) -> Callable | None:
         """The exact lock-step fast path :meth:`simulate_phases`, or None when a subclass changes
@@ -211,23 +205,12 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         lock-step of an index of one's own (the cost model prices them apart)."""
         return _kernel_kind(self) is not None
 
-    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
-                      engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon
-        ``T`` into ``recorder`` in one call of ``dpb.policies._private_runs.run_chunk``,
-        compiled (``engine="numba"``) or as Python: the numbers of the generic engine for the same
-        keys.  Returns False, doing nothing, for a subclass with its own index or phase logic."""
-        kind = _kernel_kind(self)
-        if kind is None:
-            return False
-        from ._private_runs import simulate_chunk
+    def _keyed_kind(self) -> int | None:
+        return _kernel_kind(self)
 
-        T = int(T)
-        self.start(np.asarray(means).size, T, [])  # validates K and T
+    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
         sizes = np.ascontiguousarray(self.schedule.sizes_until(T), dtype=np.int64)
-        simulate_chunk(self, "run_chunk", kind, words, ids, means, (sizes, T, float(self.eps)), recorder,
-                       check_engine(engine))
-        return True
+        return "run_chunk", (sizes, T, float(self.eps)), True
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         index = self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])

@@ -44,7 +44,7 @@ from .._detmath import log_array
 
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import FastPath, Policy, Recorder, keyed_path
+from .base import KeyedRuns
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
 
@@ -52,7 +52,7 @@ __all__ = ["DPSE", "ELIMINATION_RULES"]
 ELIMINATION_RULES = ("radius", "half-gap", "gap")
 
 
-class DPSE(CounterStreams, Policy):
+class DPSE(CounterStreams, KeyedRuns):
     """DP-SE: successive elimination with per-epoch Laplace noise (forgetting).
 
     Parameters
@@ -106,31 +106,16 @@ class DPSE(CounterStreams, Policy):
     def statistic(self) -> np.ndarray:
         return self.mu_tilde.copy()
 
-    def fast_path(self) -> FastPath | None:
-        """The compiled runs on the runs' keys (:meth:`simulate_keys`); a subclass's, ``Policy.fast_path``."""
-        return keyed_path(self) if self._own_logic() else super().fast_path()
-
     def _own_logic(self) -> bool:
         cls = type(self)
         return all(getattr(cls, m) is getattr(DPSE, m)
                    for m in ("start", "_start", "decide", "update", "_epoch_terms", "_noise"))
 
-    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
-                      engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
-        of ``dpb.policies._private_runs.dpse_chunk`` (compiled, or Python under
-        ``engine="python"``): the numbers of the generic engine.  False for a subclass."""
-        if not self._own_logic():
-            return False
-        from ._private_runs import simulate_chunk
-        from ._tapes import check_engine
+    def _keyed_kind(self) -> int | None:
+        return ELIMINATION_RULES.index(self.elimination) if self._own_logic() else None
 
-        T = int(T)
-        self.start(np.asarray(means).size, T, [])  # validates K and T, sets beta
-        simulate_chunk(self, "dpse_chunk", ELIMINATION_RULES.index(self.elimination), words, ids, means,
-                       (T, float(self.eps), float(self._beta)), recorder, check_engine(engine),
-                       laplace_per_phase=False)
-        return True
+    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
+        return "dpse_chunk", (T, float(self.eps), float(self._beta)), False  # (beta: set by start)
 
     def _epoch_terms(self, n_active: np.ndarray, e: np.ndarray):
         """R_e, h_e and c_e for active-set sizes ``n_active`` and epochs ``e`` (arrays)."""
