@@ -50,6 +50,7 @@ from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, check_seconds
 from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
 from .policies._tapes import ENGINES, check_engine
+from .policies.base import PerStepPolicy
 from .policies.registry import as_policy
 
 __all__ = ["MAX_SECONDS", "Cost", "estimate_cost", "FAST_COST_OTHER", "FAST_PHASE_COST",
@@ -118,7 +119,8 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
         return Cost(float(T) * runs * pol.cost_reference, T, engine)
     own, name = getattr(pol, "max_phases", None), f"{type(pol).__name__}.max_phases(K, T)"
     phases = min(as_int(name, own(K, T), minimum=1), T) if callable(own) else T  # a bound of a run's phases
-    if engine == "fast" and pol.cost_fast is None and _lockstep_per_step(pol):
+    lockstep = isinstance(pol, PerStepPolicy) and type(pol).fast_simulate is PerStepPolicy.fast_simulate
+    if engine == "fast" and pol.cost_fast is None and lockstep:  # the lock-step path of a per-step rule
         return Cost(per_step_seconds(pol, K, T, runs, means), T, engine)
     if engine == "fast" and (pol.cost_fast is not None or phases == T):
         compiled = check_engine(None) == "numba" if compiled is None else compiled
@@ -134,13 +136,6 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
     else:
         step, run = STEP_COST if phases == T else PHASE_COST
     return Cost(float(phases) * (step + runs * run), phases, engine)
-
-
-def _lockstep_per_step(pol) -> bool:
-    from .policies.base import PerStepPolicy
-
-    own = getattr(type(pol), "fast_simulate", None)
-    return isinstance(pol, PerStepPolicy) and own is PerStepPolicy.fast_simulate
 
 
 def _cache_of(pol) -> dict:

@@ -146,15 +146,17 @@ def _door(policy: PolicySpec, params: dict | None, env: Any, T: int, fast: bool,
 
 
 def _simulate(pol: Policy, bandit: BernoulliBandit, T: int, seeds: Sequence[SeedSequence],
-              checkpoints: tuple[np.ndarray, np.ndarray, np.ndarray], path: FastPath | None, engine: str, *,
+              checkpoints: tuple | None, path: FastPath | None, engine: str | None = None, *,
               root: SeedSequence | None = None, run_ids: Any = None, progress: bool = False) -> Result:
     """The runs of ``seeds`` as a :class:`Result`, from checked objects (validates nothing): the
     policy object, the bandit, ``T`` checked against the policy, the child seeds, the checkpoints
-    of ``dpb.engine.resolve_checkpoints``, the fast path (None: the generic engine) and the engine.
+    of ``dpb.engine.resolve_checkpoints`` (None: the default grids), the fast path (None: the
+    generic engine) and the engine (None: the default).
     The runner of :func:`simulate`, :func:`simulate_seeds` and the experiments' chunks
     (``dpb.experiments.compute``), on ``dpb.engine.run_seeds``."""
     t_start = time.perf_counter()
-    ck, log_mask, lin_mask = checkpoints
+    ck, log_mask, lin_mask = checkpoints or resolve_checkpoints(T, None)
+    engine = engine or check_engine(None)
     if progress:
         rec, ran = _simulate_with_progress(pol, bandit, T, seeds, ck, path, engine)
     else:

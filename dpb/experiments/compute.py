@@ -13,8 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import SeedChildren, resolve_checkpoints
-from ..policies._tapes import check_engine
+from ..engine import SeedChildren
 from ..policies.base import check_horizon
 from ..policies.registry import as_policy
 from ..result import Result
@@ -45,5 +44,5 @@ def simulate_chunk(policy: Any, bandit: Any, T: int, params: dict, digest: str, 
     pol = as_policy(policy, params)
     T = check_horizon(pol, bandit.K, T)
     root, run_ids = cell_seed_sequence(digest, seed), chunk_run_ids(start, stop)
-    return _simulate(pol, bandit, T, SeedChildren(root, run_ids), resolve_checkpoints(T, None),
-                     pol.fast_path(), check_engine(None), root=root, run_ids=run_ids)
+    return _simulate(pol, bandit, T, SeedChildren(root, run_ids), None, pol.fast_path(), root=root,
+                     run_ids=run_ids)
