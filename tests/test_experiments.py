@@ -547,7 +547,7 @@ def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
     warmups = []
 
     def simulate_with_slow_warmup(policy, env, T, **kw):
-        if T == 50 and kw.get("runs") == 1:  # the warm-up's tiny run (dpb._jit.KERNEL_RUNS)
+        if T == 50 and kw.get("runs") == 1:  # the warm-up's tiny run (the class's kernel_params)
             warmups.append(policy)
             t0 = time.thread_time()
             while time.thread_time() - t0 < 0.4:
