@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["weighted_sums"]  # for dpb.estimates only (a private module)
+__all__ = ["weighted_sums", "resampled_sums"]  # for dpb.estimates only (a private module)
 
 
 @numba.njit(cache=True)

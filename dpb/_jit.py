@@ -5,9 +5,10 @@ The exact fast paths of IMED, KL-UCB (:mod:`dpb.policies.nonprivate`) and of the
 policies (DP-KLUCB, DP-IMED, DP-SE, AdaP-*: :mod:`dpb.policies._private_runs`) run compiled
 kernels by default; the environment variable
 ``DPB_JIT=0`` runs their numpy/Python versions instead (slower; for debugging and for the
-benchmarks, which time both side by side).  ``dpb compile`` compiles the kernels ahead of time
-(:data:`KERNEL_RUNS`); otherwise the first compiled call of a process on a cold on-disk cache says
-so once on stderr (:func:`announce_compile`).  The switch is read at every call, never cached.
+benchmarks, which time both side by side).  ``dpb compile`` compiles the kernels ahead of time (a
+tiny run of every policy with ``kernel_params``, :class:`~dpb.policies.base.Policy`); otherwise the
+first compiled call of a process on a cold on-disk cache says so once on stderr
+(:func:`announce_compile`).  The switch is read at every call, never cached.
 
 ``DPB_JIT`` only sets the default of ``simulate(..., engine=...)``.  The kernels of IMED and KL-UCB
 run uncompiled under ``engine="python"`` with the same draws (the same runs, bitwise); the results
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["jit_enabled", "engine_name", "announce_compile", "KERNEL_RUNS"]
+__all__ = ["jit_enabled", "engine_name", "announce_compile"]
 
 
 def jit_enabled() -> bool:
@@ -38,9 +39,6 @@ def engine_name() -> str:
     return "numba" if jit_enabled() else "python"
 
 
-#: The tiny runs that compile every kernel (``dpb compile`` makes them): policy and parameters.
-KERNEL_RUNS = (("IMED", {}), ("KL-UCB", {}), ("DP-IMED", {"eps": 1.0}), ("DP-KLUCB", {"eps": 1.0}),
-               ("DP-SE", {"eps": 1.0}), ("AdaP-KLUCB", {"eps": 1.0}), ("AdaP-UCB", {"eps": 1.0}))
 #: How long compiling the kernels takes on a cold on-disk cache (measured: 13-38 CPU-s).
 COMPILE_SECONDS = "15-40 CPU-s"
 

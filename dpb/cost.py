@@ -50,6 +50,7 @@ from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, check_seconds
 from ._validate import MAX_SECONDS as _MAX_SECONDS
 from .environments import as_bandit
 from .policies._tapes import ENGINES, check_engine
+from .policies.base import PerStepPolicy
 from .policies.registry import as_policy
 
 __all__ = ["MAX_SECONDS", "Cost", "estimate_cost", "FAST_COST_OTHER", "FAST_PHASE_COST",
@@ -109,24 +110,6 @@ class Cost(NamedTuple):
     """``"fast"``, ``"phases"``, ``"reference"`` or ``"transcript"``."""
 
 
-def max_phases(pol, K: int, T: int) -> int:
-    """An upper bound of the phases of one run of ``pol`` (see the module's docstring)."""
-    from .batching import BatchSchedule, phases_to_reach
-
-    own = getattr(pol, "max_phases", None)
-    schedule = getattr(pol, "schedule", None)
-    # the package's own phase logic (a subclass may change the index, not how phases are cut)
-    builtin = all(getattr(type(pol), m).__module__.startswith("dpb.policies.") for m in ("decide", "update"))
-    if callable(own):
-        return min(as_int(f"{type(pol).__name__}.max_phases(K, T)", own(K, T), minimum=1), T)
-    if builtin and isinstance(schedule, BatchSchedule):
-        # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
-        # reaching n reach 2n
-        n = phases_to_reach(T, schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, schedule)
-        return min(K * int(n), T)
-    return T
-
-
 def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None = None,
               means=None) -> Cost:
     """The :class:`Cost` of ``runs`` runs of the policy ``pol`` on ``engine`` ("fast", "phases" or
@@ -134,8 +117,10 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
     means if known (a per-step policy of one's own may then be priced by a pilot)."""
     if engine == "reference":
         return Cost(float(T) * runs * pol.cost_reference, T, engine)
-    phases = max_phases(pol, K, T)
-    if engine == "fast" and pol.cost_fast is None and _lockstep_per_step(pol):
+    own, name = getattr(pol, "max_phases", None), f"{type(pol).__name__}.max_phases(K, T)"
+    phases = min(as_int(name, own(K, T), minimum=1), T) if callable(own) else T  # a bound of a run's phases
+    lockstep = isinstance(pol, PerStepPolicy) and type(pol).fast_simulate is PerStepPolicy.fast_simulate
+    if engine == "fast" and pol.cost_fast is None and lockstep:  # the lock-step path of a per-step rule
         return Cost(per_step_seconds(pol, K, T, runs, means), T, engine)
     if engine == "fast" and (pol.cost_fast is not None or phases == T):
         compiled = check_engine(None) == "numba" if compiled is None else compiled
@@ -151,13 +136,6 @@ def call_cost(pol, K: int, T: int, runs: int, engine: str, compiled: bool | None
     else:
         step, run = STEP_COST if phases == T else PHASE_COST
     return Cost(float(phases) * (step + runs * run), phases, engine)
-
-
-def _lockstep_per_step(pol) -> bool:
-    from .policies.base import PerStepPolicy
-
-    own = getattr(type(pol), "fast_simulate", None)
-    return isinstance(pol, PerStepPolicy) and own is PerStepPolicy.fast_simulate
 
 
 def _cache_of(pol) -> dict:
@@ -280,14 +258,9 @@ def per_step_seconds(pol, K: int, T: int, runs: int, means=None) -> float:
     return seconds if measured is None else _seconds(prices, T, K, runs, *measured)
 
 
-def transcript_cost(T: int, runs: int) -> Cost:
-    """The :class:`Cost` of ``runs`` transcripts of ``T`` steps (:mod:`dpb.interaction`)."""
-    return Cost(float(T) * (TRANSCRIPT_COST[0] + runs * TRANSCRIPT_COST[1]), T, "transcript")
-
-
 def uses_fast_path(pol, fast: bool) -> bool:
     """Whether :func:`dpb.simulate.simulate` runs ``pol`` on its own fast path."""
-    return bool(fast) and getattr(pol, "fast_simulate", None) is not None
+    return bool(fast) and pol.fast_path() is not None
 
 
 def check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
@@ -295,6 +268,24 @@ def check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: st
     ``runs``, the estimate, the limit and how to lift it (``advice``)."""
     check_seconds(f"{what} for T={T} and runs={runs}", cost.seconds, max_seconds,
                   f"({cost.phases} decisions per run, {cost.engine} engine)", advice)
+
+
+def refuse(what: str, T: int, runs: int, max_seconds: float | None, pol: Any = None, K: int = 0,
+           engine: str = "transcript", *, compiled: bool | None = None, means: Any = None,
+           advice: str = _ADVICE) -> None:
+    """The one refusal of every simulator (``dpb.simulate``, ``dpb.trace``, ``dpb.reference``,
+    ``dpb.regret``, ``dpb.interaction``): a ``ValueError`` (:func:`check_cost`, naming ``what``)
+    when ``runs`` runs of horizon ``T`` on ``engine`` are estimated above ``max_seconds``
+    CPU-seconds; nothing is priced when ``max_seconds`` is None.  ``engine``: ``"transcript"`` (the
+    transcripts of :mod:`dpb.interaction`, :data:`TRANSCRIPT_COST` a step), or ``"fast"``,
+    ``"phases"``, ``"reference"`` for the policy object ``pol`` on ``K`` arms (:func:`call_cost`,
+    with ``compiled`` and ``means``)."""
+    if max_seconds is None:
+        return
+    step, run = TRANSCRIPT_COST
+    cost = (Cost(float(T) * (step + runs * run), T, engine) if engine == "transcript"
+            else call_cost(pol, K, T, runs, engine, compiled, means=means))
+    check_cost(cost, max_seconds, what, T, runs, advice)
 
 
 def estimate_cost(policy: Any, env: Any, T: int, runs: int = 1, *, params: dict | None = None,

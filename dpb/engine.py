@@ -24,14 +24,16 @@ model, the progress bar, :class:`~dpb.result.Result` and its files), which chang
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ._validate import MAX_HORIZON, as_int, as_seed_sequence
-from .environments import as_bandit
 from .plans import check_plan
+
+if TYPE_CHECKING:
+    from .environments import BernoulliBandit
 
 #: The arithmetic the engines' numbers depend on, recorded with every cached result: a result
 #: computed under another (another tag, another numpy) is recomputed, never mixed with these.
@@ -42,13 +44,13 @@ from .plans import check_plan
 ARITHMETIC = "detmath-1"
 
 __all__ = ["ARITHMETIC", "child_seeds", "SeedChildren", "run_generators", "run_streams", "uses_streams",
-           "checkpoint_grid", "Recorder", "drive", "run_phases"]
+           "checkpoint_grid", "Recorder", "drive", "run_phases", "FastPath"]
 
 
 # ----------------------------------------------------------------------------------------------
 # seeds and grids
 # ----------------------------------------------------------------------------------------------
-def child_seeds(seed, run_ids) -> list[np.random.SeedSequence]:
+def child_seeds(seed: Any, run_ids: Any) -> list[np.random.SeedSequence]:
     """The children ``SeedSequence(seed).spawn(n)[i]`` for ``i`` in ``run_ids``, without spawning.
 
     A fresh ``SeedSequence(seed).spawn(n)`` returns children with spawn keys ``(0,), ..., (n-1,)``;
@@ -65,7 +67,7 @@ class SeedChildren(Sequence):
     an item is asked for (50 us each): a counter-stream fast path needs only the root's words and
     the ids (:meth:`keys`)."""
 
-    def __init__(self, root: np.random.SeedSequence, run_ids) -> None:
+    def __init__(self, root: np.random.SeedSequence, run_ids: Any) -> None:
         self.root = root
         self.run_ids = np.asarray(run_ids, dtype=np.int64)
 
@@ -117,13 +119,13 @@ def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
     return words, ids
 
 
-def uses_streams(pol) -> bool:
+def uses_streams(pol: Any) -> bool:
     """Whether ``pol`` draws from counter-based streams (``dpb._streams``) instead of numpy
     Generators (its ``make_streams(words, ids)`` makes them)."""
     return getattr(pol, "streams", None) == "counter"
 
 
-def run_streams(pol, seeds) -> tuple[list, list]:
+def run_streams(pol: Any, seeds: Sequence[np.random.SeedSequence]) -> tuple[list, list]:
     """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
     streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
     if uses_streams(pol):
@@ -225,7 +227,7 @@ class Recorder:
         for name in self.STATE:
             getattr(self, name)[rows] = getattr(other, name)
 
-    def record(self, rows, t0, counts, decisions=None) -> None:
+    def record(self, rows: Any, t0: Any, counts: Any, decisions: Any = None) -> None:
         rows = np.asarray(rows, dtype=np.int64)
         counts = np.asarray(counts, dtype=np.int64)
         t0 = np.asarray(t0, dtype=np.int64)
@@ -356,7 +358,8 @@ def truncate(plan: np.ndarray, remaining: np.ndarray) -> np.ndarray:
     return counts
 
 
-def drive(policy, K: int, T: int, policy_gens, play, hook=None) -> None:
+def drive(policy: Any, K: int, T: int, policy_gens: Sequence[Any], play: Callable[..., np.ndarray],
+          hook: Any = None) -> None:
     """Run ``policy`` for ``len(policy_gens)`` runs of horizon ``T`` on ``K`` arms, phase by phase in
     lock-step: the one driver of the policy protocol.
 
@@ -382,7 +385,8 @@ def drive(policy, K: int, T: int, policy_gens, play, hook=None) -> None:
         active = active[t[active] <= T]
 
 
-def run_phases(policy, means, T, env_gens, pol_gens, rec: Recorder, hook=None) -> None:
+def run_phases(policy: Any, means: np.ndarray, T: int, env_gens: Sequence[Any], pol_gens: Sequence[Any],
+               rec: Recorder, hook: Any = None) -> None:
     """The generic, exact engine: :func:`drive` with one Binomial(B, mu_a) draw per arm and phase
     (the law of the sum of B Bernoulli rewards), every phase recorded in ``rec``."""
     def play(active, tt, counts):
@@ -403,31 +407,33 @@ def run_phases(policy, means, T, env_gens, pol_gens, rec: Recorder, hook=None) -
     rec.laplace[:] = policy.laplace_draws
 
 
-def takes_engine(pol) -> bool:
-    """Whether ``pol.fast_simulate`` takes an ``engine`` (the package's fast paths with a
-    compiled and a Python version do)."""
-    try:
-        return "engine" in inspect.signature(pol.fast_simulate).parameters
-    except (TypeError, ValueError):  # (a callable without a signature)
-        return False
+class FastPath(Protocol):
+    """A policy's exact fast path, as ``Policy.fast_path`` returns it: the one shape that
+    :func:`dpb.simulate.simulate` calls (``run_seeds``).
+
+    ``path(means, T, seeds, recorder, engine=engine)`` simulates one run per child
+    ``SeedSequence`` of ``seeds`` to horizon ``T`` on arms of means ``means``, exactly (the law of
+    the phase protocol), reports every pull to ``recorder`` (a :class:`Recorder`), and returns the
+    engine that ran, recorded in ``Result.engine``: ``engine`` itself (``"numba"`` or ``"python"``)
+    for a path with a compiled and a Python version, else ``"fast"``.
+    """
+
+    def __call__(self, means: np.ndarray, T: int, seeds: Sequence[np.random.SeedSequence],
+                 recorder: Recorder, *, engine: str) -> str: ...
 
 
-def run_seeds(pol, env, T: int, seeds, checkpoints, fast: bool, engine: str | None, hook=None) -> Recorder:
-    """Simulate one run of ``pol`` on ``env`` per child seed of ``seeds``, recorded at
-    ``checkpoints``: the policy's exact fast path when ``fast`` (given ``engine`` when it takes
-    one), else the generic engine (with ``hook``, as in :func:`drive`)."""
-    bandit = as_bandit(env)
+def run_seeds(pol: Any, bandit: BernoulliBandit, T: int, seeds: Sequence, checkpoints: np.ndarray,
+              path: FastPath | None, engine: str, hook: Any = None) -> tuple[Recorder, str]:
+    """The one runner, on checked objects: one run of the policy object ``pol`` on ``bandit`` per
+    child seed of ``seeds`` to the horizon ``T`` (already checked against the policy), recorded at
+    the rounds ``checkpoints``; on the fast path ``path`` (``Policy.fast_path``, given
+    ``engine``), or on the generic engine when it is None (with ``hook``, as in :func:`drive`).
+    Returns the recorder and the engine that ran (``Result.engine``: ``"phases"`` for the generic
+    one).  Nothing is validated here: :func:`dpb.simulate.simulate` and the other callers did it."""
     means = np.asarray(bandit.means, dtype=float)
     rec = Recorder(len(seeds), bandit.gaps, checkpoints)
-    if fast and uses_streams(pol) and getattr(pol, "simulate_keys", None) is not None:
-        words, ids = seed_keys(seeds)
-        if pol.simulate_keys(means, T, words, ids, rec, engine=engine):
-            return rec
+    if path is not None:
+        return rec, path(means, T, seeds, rec, engine=engine)
     env_gens, pol_gens = run_streams(pol, seeds)
-    if not fast:
-        run_phases(pol, means, T, env_gens, pol_gens, rec, hook)
-    elif takes_engine(pol):
-        pol.fast_simulate(means, T, env_gens, pol_gens, rec, engine=engine)
-    else:
-        pol.fast_simulate(means, T, env_gens, pol_gens, rec)
-    return rec
+    run_phases(pol, means, T, env_gens, pol_gens, rec, hook)
+    return rec, "phases"

@@ -30,13 +30,14 @@ are events on the published output.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ._validate import (MAX_ELEMENTS, MAX_RUNS, MAX_SECONDS, as_choice, as_int, as_probability, as_real,
                         check_elements)
-from .cost import check_cost, transcript_cost
+from .cost import refuse
 from .engine import drive, policy_generators
 from .policies import Policy
 from .policies.registry import as_policy
@@ -128,7 +129,7 @@ class Transcript:
         stacked = {k: np.concatenate([getattr(self, k), getattr(other, k)]) for k in self._RUNS}
         return replace(self, info=dict(self.info), **stacked)
 
-    def take(self, rows) -> Transcript:
+    def take(self, rows: Any) -> Transcript:
         """The sub-transcript of the runs ``rows`` (an index array or a slice)."""
         return replace(self, info=dict(self.info), **{k: getattr(self, k)[rows] for k in self._RUNS})
 
@@ -179,14 +180,14 @@ class ListAdversary(Adversary):
 
     name = "list"
 
-    def __init__(self, rewards, rewards_right=None) -> None:
+    def __init__(self, rewards: Any, rewards_right: Any = None) -> None:
         self.left = _rewards_list("rewards", rewards)
         right = self.left if rewards_right is None else _rewards_list("rewards_right", rewards_right)
         if right.shape != self.left.shape:
             raise ValueError("rewards and rewards_right must have the same length")
         self.right = right
 
-    def rewards(self, actions, t):
+    def rewards(self, actions: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.left[t - 1], self.right[t - 1]
 
     def describe(self) -> dict:
@@ -209,7 +210,7 @@ class TableAdversary(Adversary):
 
     name = "table"
 
-    def __init__(self, table, table_right=None) -> None:
+    def __init__(self, table: Any, table_right: Any = None) -> None:
         x = as_probability("table", table)  # rewards in [0, 1]
         if x.ndim != 2 or x.size == 0:
             raise ValueError("table must be a non-empty (T, K) array of rewards in [0, 1]")
@@ -218,7 +219,7 @@ class TableAdversary(Adversary):
             raise ValueError("table_right must have the shape of table")
         self.x, self.y = x, y
 
-    def rewards(self, actions, t):
+    def rewards(self, actions: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         a = actions[np.arange(t.size), t - 1]
         return self.x[t - 1, a], self.y[t - 1, a]
 
@@ -234,7 +235,7 @@ class FunctionAdversary(Adversary):
             raise TypeError("fn must be callable as fn(actions, t) -> (left, right)")
         self.fn, self.name = fn, name
 
-    def rewards(self, actions, t):
+    def rewards(self, actions: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         left, right = self.fn(actions, t)
         return np.asarray(left, dtype=float), np.asarray(right, dtype=float)
 
@@ -251,7 +252,7 @@ class LeaderAdversary(Adversary):
 
     name = "leader"
 
-    def rewards(self, actions, t):
+    def rewards(self, actions: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n, T = actions.shape
         K = int(actions.max()) + 1
         a = actions[np.arange(n), t - 1]
@@ -264,7 +265,7 @@ class LeaderAdversary(Adversary):
 # ----------------------------------------------------------------------------------------------
 # the driver
 # ----------------------------------------------------------------------------------------------
-def run_generators_fast(seed, runs: int, offset: int = 0) -> list[np.random.Generator]:
+def run_generators_fast(seed: Any, runs: int, offset: int = 0) -> list[np.random.Generator]:
     """One policy generator per run: run ``i`` uses child ``offset + i`` of ``SeedSequence(seed)``
     (``dpb.engine.policy_generators``).
 
@@ -326,14 +327,13 @@ def _drive(policy: Policy, K: int, T: int, gens, feed) -> Transcript:
                       dict(policy.params), K, T)
 
 
-def check_work(what: str, T: int, runs: int, max_seconds) -> None:
-    """Refuse a call estimated above ``max_seconds`` CPU-seconds (:func:`dpb.cost.transcript_cost`)."""
-    check_cost(transcript_cost(T, runs), max_seconds, what, T, runs,
-               advice="use a shorter horizon or fewer runs, or pass max_seconds=None (or a larger "
-                      "limit) to run it anyway")
+def check_work(what: str, T: int, runs: int, max_seconds: float | None) -> None:
+    """Refuse a call estimated above ``max_seconds`` CPU-seconds (:data:`dpb.cost.TRANSCRIPT_COST`)."""
+    refuse(what, T, runs, max_seconds, advice="use a shorter horizon or fewer runs, or pass max_seconds=None "
+                                              "(or a larger limit) to run it anyway")
 
 
-def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: dict | None = None,
+def run_on_list(policy: Any, rewards: Any, runs: int, seed: int = 0, K: int = 2, params: dict | None = None,
                 offset: int = 0, *, max_seconds: float | None = MAX_SECONDS) -> Transcript:
     r"""Sample the View-DP mechanism of a policy on a fixed list of rewards.
 
@@ -389,7 +389,7 @@ def run_on_list(policy, rewards, runs: int, seed: int = 0, K: int = 2, params: d
     return out
 
 
-def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: int, seed: int = 0,
+def run_game(policy: Any, adversary: Adversary, t_star: int, b: str, runs: int, T: int, seed: int = 0,
              K: int = 2, params: dict | None = None, offset: int = 0, *,
              max_seconds: float | None = MAX_SECONDS) -> Transcript:
     r"""Sample the adversary's view in the adaptive continual release game.
@@ -448,7 +448,7 @@ def run_game(policy, adversary: Adversary, t_star: int, b: str, runs: int, T: in
 # ----------------------------------------------------------------------------------------------
 # small helpers
 # ----------------------------------------------------------------------------------------------
-def neighbouring_list(rewards, t_star: int, value: float | None = None) -> np.ndarray:
+def neighbouring_list(rewards: Any, t_star: int, value: float | None = None) -> np.ndarray:
     """The list ``rewards`` with its ``t_star``-th entry (1-based) replaced: a neighbour of it.
 
     ``value`` defaults to ``1 - rewards[t_star - 1]`` (the largest change for rewards in [0, 1]).

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 from fractions import Fraction
 from functools import partial
 
@@ -28,7 +29,7 @@ from . import _detmath
 
 from . import divergences as dv
 from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_int, as_seed_sequence, check_elements
-from .cost import call_cost, check_cost
+from .cost import refuse
 from .engine import child_seeds, resolve_checkpoints
 from .environments import as_bandit
 from .plans import PlanError, is_integer
@@ -133,7 +134,7 @@ class ReferenceBandit:
         Shape (T,): the pseudo-regret after each round.
     """
 
-    def __init__(self, means, T: int, rng: np.random.Generator, policy: str = "reference") -> None:
+    def __init__(self, means: Any, T: int, rng: np.random.Generator, policy: str = "reference") -> None:
         bandit = as_bandit(means)  # arm means in [0, 1], K >= 2, finite
         T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
         check_elements("T (one regret value per round)", T)
@@ -337,40 +338,50 @@ def reference_policies() -> dict:
     return {name: reference_of(cls) for name, cls in registered(reference=True).items()}
 
 
-def reference_run(policy, params: dict, means, T: int, rng: np.random.Generator, *,
-                  max_seconds: float | None = None):
+def reference_run(policy: Any, params: dict, means: Any, T: int, rng: np.random.Generator, *,
+                  max_seconds: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """One literal run; returns (regret after each round, shape (T,); final pulls, shape (K,)).
 
     ``policy`` is a registered name (or class, or ``"file.py:Class"``) with a reference.
     ``max_seconds`` (default None here, no limit) refuses a run estimated above that many
     CPU-seconds, as :func:`dpb.simulate.simulate` does; :func:`reference_simulate` sets it.
     """
-    cls = policy_class(policy)
-    ref = reference_of(cls)
-    if ref is None:
-        raise ValueError(f"policy {cls.name!r} has no per-step reference; policies with one are "
-                         f"{', '.join(reference_policies())}")
+    cls, ref = _with_reference(policy)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     if not isinstance(params, Mapping):
         raise TypeError(f"params must be a dict of the policy's parameters, got {type(params).__name__}")
     pol = as_policy(policy, dict(params))  # the policy's own constructor checks the parameters
     bandit = as_bandit(means)
     check_horizon(pol, bandit.K, T)
-    if max_seconds is not None:
-        check_cost(call_cost(pol, bandit.K, T, 1, "reference"), max_seconds,
-                   f"reference_run({cls.name!r})", T, 1)
-    env = ReferenceBandit(bandit.means, T, rng, cls.name)
+    refuse(f"reference_run({cls.name!r})", T, 1, max_seconds, pol, bandit.K, "reference")
+    return _literal_run(cls.name, ref, bandit.means, T, rng, params)
+
+
+def _with_reference(policy: Any) -> tuple[type, Callable]:
+    """The class of ``policy`` and its reference (``ValueError`` for a policy without one)."""
+    cls = policy_class(policy)
+    ref = reference_of(cls)
+    if ref is None:
+        raise ValueError(f"policy {cls.name!r} has no per-step reference; policies with one are "
+                         f"{', '.join(reference_policies())}")
+    return cls, ref
+
+
+def _literal_run(name: str, ref: Callable, means: np.ndarray, T: int, rng: np.random.Generator,
+                 params: Mapping) -> tuple[np.ndarray, np.ndarray]:
+    """One run of the reference ``ref`` of the policy ``name``, on checked arguments."""
+    env = ReferenceBandit(means, T, rng, name)
     ref(env, rng, dict(params))
     if not env.done():
-        raise PlanError(f"policy {cls.name!r}: its reference returned after {env.t - 1} of T={T} rounds "
+        raise PlanError(f"policy {name!r}: its reference returned after {env.t - 1} of T={T} rounds "
                         f"(a reference pulls until done() is true)")
     return env.curve, np.array(env.pulls, dtype=np.int64)
 
 
 def reference_simulate(
-    policy: str, env, T: int, runs: int = 1, seed=None, *, params: dict | None = None, checkpoints=None,
-    max_seconds: float | None = MAX_SECONDS,
-):
+    policy: str, env: Any, T: int, runs: int = 1, seed: Any = None, *, params: dict | None = None,
+    checkpoints: Any = None, max_seconds: float | None = MAX_SECONDS,
+) -> Result:
     """Simulate ``runs`` literal runs and package them like :func:`dpb.simulate.simulate`.
 
     Run i uses ``np.random.default_rng(child_i)`` with child_i the i-th child of
@@ -385,14 +396,15 @@ def reference_simulate(
     pol = as_policy(policy, params)  # the policy's own constructor checks the parameters
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    check_cost(call_cost(pol, bandit.K, T, runs, "reference"), max_seconds,
-               f"reference_simulate({pol.name!r})", T, runs)
+    refuse(f"reference_simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "reference")
     root = as_seed_sequence("seed", seed)
     ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
+    cls, ref = _with_reference(policy)
+    check_horizon(pol, bandit.K, T)
     regret = np.empty((runs, ck.size))
     pulls = np.empty((runs, bandit.K), dtype=np.int64)
     for i, child in enumerate(child_seeds(root, range(runs))):
-        curve, n = reference_run(policy, params, bandit.means, T, np.random.default_rng(child))
+        curve, n = _literal_run(cls.name, ref, bandit.means, T, np.random.default_rng(child), params)
         regret[i] = curve[ck - 1]
         pulls[i] = n
     return Result(

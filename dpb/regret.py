@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,8 +63,8 @@ from .environments import as_bandit
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
 from ._validate import MAX_SECONDS
-from .cost import call_cost, check_cost
-from .engine import Recorder, child_seeds, rounds_until, run_phases, run_streams
+from .cost import refuse
+from .engine import SeedChildren, rounds_until, run_seeds
 
 __all__ = [
     "TERMS",
@@ -92,7 +93,7 @@ DEFAULTS = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, 
 # ----------------------------------------------------------------------------------------------
 # constants
 # ----------------------------------------------------------------------------------------------
-def asymptotic_constants(mu, eps, alpha) -> dict:
+def asymptotic_constants(mu: Any, eps: Any, alpha: Any) -> dict:
     r"""Pull and regret constants of the lower bound and of :prf:ref:`thm-upper-bound`, per arm and in total.
 
     For a sub-optimal arm ``i`` (``Delta_i > 0``):
@@ -165,7 +166,7 @@ def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
     return np.union1d(grid.clip(t_min, T), [T]).astype(np.int64)
 
 
-def mean_overshoot(alpha) -> np.ndarray:
+def mean_overshoot(alpha: Any) -> np.ndarray:
     """Mean factor ``(alpha - 1) / ln(alpha)`` by which a geometric grid overshoots a log-uniform threshold.
 
     An arm stops being explored once its pull count passes a threshold ``L ~ log T / d_eps``, but
@@ -193,7 +194,7 @@ def mean_overshoot(alpha) -> np.ndarray:
     return float(out) if out.ndim == 0 else out
 
 
-def schedule_profile(schedule, n) -> dict:
+def schedule_profile(schedule: Any, n: Any) -> dict:
     """How many noises a schedule puts in a running sum of ``n`` pulls, and its local growth ratio.
 
     For each ``n``, with ``m`` the first batch index such that ``n_m >= n`` (cumulative counts
@@ -232,7 +233,7 @@ def schedule_profile(schedule, n) -> dict:
     return {"n_m": cum[m], "noises": m + 1, "ratio": cum[m + 1] / cum[m]}
 
 
-def imed_optimal_index(res) -> np.ndarray:
+def imed_optimal_index(res: Any) -> np.ndarray:
     """DP-IMED index of the optimal arm at the end of each run, ``n_j d_eps([x_j], [x*]) + log n_j``.
 
     :prf:ref:`alg-dp-klucb-imed` with the final state: ``x_i`` the clipped private means, ``x*`` their
@@ -389,7 +390,7 @@ class DecomposedRuns:
         return pos
 
     # -- persistence ---------------------------------------------------------------------------
-    def save(self, path) -> Path:
+    def save(self, path: Any) -> Path:
         """Write to ``path`` (``.npz``) atomically (temporary file, then rename); returns the path."""
         path = Path(path)
         if path.suffix != ".npz":
@@ -399,7 +400,7 @@ class DecomposedRuns:
         return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 
     @classmethod
-    def load(cls, path) -> DecomposedRuns:
+    def load(cls, path: Any) -> DecomposedRuns:
         """Read a result written by :meth:`save`."""
         with np.load(Path(path), allow_pickle=False) as data:
             meta = json.loads(str(data["meta"]))
@@ -490,15 +491,15 @@ def _as_dp_policy(policy, params) -> Policy:
 
 
 def decompose_runs(
-    policy,
-    env,
+    policy: Any,
+    env: Any,
     T: int,
     runs: int,
     seed: int,
     *,
     params: dict | None = None,
     delta: float | None = None,
-    grid=None,
+    grid: Any = None,
     max_seconds: float | None = MAX_SECONDS,
 ) -> DecomposedRuns:
     """Simulate ``runs`` runs of DP-IMED or DP-KLUCB and split every run's pulls by proof term.
@@ -554,14 +555,12 @@ def decompose_runs(
     if grid is None:
         grid = horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T))
     grid = rounds_until("grid", grid, T)
-    check_cost(call_cost(pol, bandit.K, T, runs, "phases"), max_seconds, f"decompose_runs({pol.name!r})",
-               T, runs)
+    refuse(f"decompose_runs({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "phases")
 
     means = np.asarray(bandit.means, dtype=float)
-    env_gens, pol_gens = run_streams(pol, child_seeds(seed, range(runs)))
-    rec = Recorder(runs, bandit.gaps, np.array([T]))
     hook = _PhaseLog(pol, means, delta)
-    run_phases(pol, means, T, env_gens, pol_gens, rec, hook=hook)
+    rec, _ = run_seeds(pol, bandit, T, SeedChildren(np.random.SeedSequence(seed), range(runs)), np.array([T]),
+                       None, "python", hook)  # the generic engine (no fast path: no engine)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
         raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")
@@ -584,7 +583,7 @@ def decompose_runs(
 # ----------------------------------------------------------------------------------------------
 # caching
 # ----------------------------------------------------------------------------------------------
-def cache_dir(path=None) -> Path:
+def cache_dir(path: Any = None) -> Path:
     """Directory of the on-disk cache of this module: ``path`` if given, else ``regret/`` under
     :func:`dpb.cache.default_results_dir` (``$DPB_RESULTS``, a checkout's ``results/`` or
     ``~/.cache/dpb``)."""
@@ -604,18 +603,18 @@ cache_key = cache.cache_key
 
 def cached_runs(
     policy: str,
-    env,
+    env: Any,
     *,
     eps: float,
-    alpha=None,
-    schedule=None,
+    alpha: Any = None,
+    schedule: Any = None,
     n0: int = 1,
     T: int | None = None,
     runs: int | None = None,
     seed: int | None = None,
     delta: float | None = None,
-    grid=None,
-    directory=None,
+    grid: Any = None,
+    directory: Any = None,
     refresh: bool = False,
 ) -> DecomposedRuns:
     """:func:`decompose_runs` with an on-disk cache.
@@ -739,7 +738,8 @@ def pull_summary(res: DecomposedRuns, *, level: float = 0.95, band: float = 0.8)
     }
 
 
-def regret_quantiles(res: DecomposedRuns, qs=(0.1, 0.5, 0.9), *, term: str | None = None) -> np.ndarray:
+def regret_quantiles(res: DecomposedRuns, qs: Any = (0.1, 0.5, 0.9), *,
+                     term: str | None = None) -> np.ndarray:
     """Quantiles over runs of the regret (or of one term of it) at every grid horizon.
 
     Parameters

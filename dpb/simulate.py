@@ -51,19 +51,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
+from numpy.random import SeedSequence
 
 from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, as_seed_sequence
-from .cost import MAX_SECONDS, Cost, call_cost, check_cost, estimate_cost, uses_fast_path
-from .engine import (Recorder, SeedChildren, checkpoint_grid, child_seeds, resolve_checkpoints,
-                     run_generators, run_seeds, takes_engine)
-from .environments import as_bandit
+from .cost import MAX_SECONDS, Cost, estimate_cost, refuse
+from .engine import (FastPath, Recorder, SeedChildren, checkpoint_grid, child_seeds,
+                     resolve_checkpoints, run_generators, run_seeds)
+from .environments import BernoulliBandit, as_bandit
 from .policies import Policy
 from .policies.base import check_horizon
 from .policies._tapes import check_engine
-from .policies.registry import as_policy
+from .policies.registry import as_policy, registered
 from .result import Result
 from .trace import Trace, simulate_trace
 
@@ -101,7 +103,8 @@ class _ProgressHook:
         self.bar.update(int(counts.sum()))
 
 
-def _simulate_with_progress(pol: Policy, bandit, T: int, seeds, ck, use_fast: bool, engine: str) -> Recorder:
+def _simulate_with_progress(pol: Policy, bandit: BernoulliBandit, T: int, seeds: Sequence[SeedSequence],
+                            ck: np.ndarray, path: FastPath | None, engine: str) -> tuple[Recorder, str]:
     """Simulate ``seeds`` as :func:`simulate_seeds` does, with a progress bar.
 
     A fast path runs the seeds in about ten groups (each run owns its generators, so grouping
@@ -111,57 +114,86 @@ def _simulate_with_progress(pol: Policy, bandit, T: int, seeds, ck, use_fast: bo
 
     R = len(seeds)
     desc = f"{pol.name}, T={T}"
-    if not use_fast:
+    if path is None:
         with tqdm(total=R * T, desc=desc, unit="round", unit_scale=True) as bar:
-            return run_seeds(pol, bandit, T, seeds, ck, False, engine, _ProgressHook(bar))
-    rec = Recorder(R, bandit.gaps, ck)
+            return run_seeds(pol, bandit, T, seeds, ck, None, engine, _ProgressHook(bar))
+    rec, ran = Recorder(R, bandit.gaps, ck), "phases"
     size = -(-R // 10)
     with tqdm(total=R, desc=desc, unit="run") as bar:
         for lo in range(0, R, size):
             part = seeds[lo : lo + size]
-            rec.take(slice(lo, lo + len(part)), run_seeds(pol, bandit, T, part, ck, True, engine))
+            done, ran = run_seeds(pol, bandit, T, part, ck, path, engine)
+            rec.take(slice(lo, lo + len(part)), done)
             bar.update(len(part))
-    return rec
+    return rec, ran
 
 
 # ----------------------------------------------------------------------------------------------
 # public entry points
 # ----------------------------------------------------------------------------------------------
-def _priced(policy, params, env, T, fast, engine, runs: int, max_seconds) -> tuple:
-    """``(policy, bandit, T, fast path?, engine)`` checked, and the call refused when its estimated
-    cost is above ``max_seconds``."""
+def _door(policy: PolicySpec, params: dict | None, env: Any, T: int, fast: bool, engine: str | None,
+          runs: int, max_seconds: float | None) -> tuple[Policy, BernoulliBandit, int, FastPath | None, str]:
+    """``(policy object, bandit, T, fast path or None, engine)`` checked, and the call refused when
+    its estimated cost is above ``max_seconds`` (:func:`dpb.cost.refuse`)."""
     fast = as_flag("fast", fast)
     pol, bandit = as_policy(policy, params), as_bandit(env)
     T = check_horizon(pol, bandit.K, as_int("T", T, minimum=1, maximum=MAX_HORIZON))
-    engine, use_fast = check_engine(engine), uses_fast_path(pol, fast)
-    cost = call_cost(pol, bandit.K, T, runs, "fast" if use_fast else "phases", engine == "numba",
-                     means=bandit.means)
-    check_cost(cost, max_seconds, f"simulate({pol.name!r})", T, runs)
-    return pol, bandit, T, use_fast, engine
+    engine = check_engine(engine)
+    path = pol.fast_path() if fast else None
+    refuse(f"simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "fast" if path else "phases",
+           compiled=engine == "numba", means=bandit.means)
+    return pol, bandit, T, path, engine
+
+
+def _simulate(pol: Policy, bandit: BernoulliBandit, T: int, seeds: Sequence[SeedSequence],
+              checkpoints: tuple | None, path: FastPath | None, engine: str | None = None, *,
+              root: SeedSequence | None = None, run_ids: Any = None, progress: bool = False) -> Result:
+    """The runs of ``seeds`` as a :class:`Result`, from checked objects (validates nothing): the
+    policy object, the bandit, ``T`` checked against the policy, the child seeds, the checkpoints
+    of ``dpb.engine.resolve_checkpoints`` (None: the default grids), the fast path (None: the
+    generic engine) and the engine (None: the default).
+    The runner of :func:`simulate`, :func:`simulate_seeds` and the experiments' chunks
+    (``dpb.experiments.compute``), on ``dpb.engine.run_seeds``."""
+    t_start = time.perf_counter()
+    ck, log_mask, lin_mask = checkpoints or resolve_checkpoints(T, None)
+    engine = engine or check_engine(None)
+    if progress:
+        rec, ran = _simulate_with_progress(pol, bandit, T, seeds, ck, path, engine)
+    else:
+        rec, ran = run_seeds(pol, bandit, T, seeds, ck, path, engine)
+    if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
+        raise RuntimeError("internal error: the simulation did not cover the horizon exactly")
+    root = root or SeedSequence(seeds[0].entropy, spawn_key=seeds[0].spawn_key[:-1])
+    ids = np.array([s.spawn_key[-1] if s.spawn_key else 0 for s in seeds] if run_ids is None else run_ids)
+    means = np.asarray(bandit.means, dtype=float).copy()
+    return Result(policy=pol.name, params=dict(pol.params), means=means, env_name=bandit.name, T=T,
+                  seed=int(root.entropy), spawn_key=tuple(int(k) for k in root.spawn_key),  # type: ignore[arg-type]
+                  run_ids=ids.astype(np.int64), checkpoints=ck, log_grid=log_mask, linear_grid=lin_mask,
+                  regret=rec.regret, pulls=rec.pulls, n_phases=rec.phases, laplace_draws=rec.laplace,
+                  engine=ran, elapsed=time.perf_counter() - t_start)
 
 
 def simulate_seeds(
     policy: PolicySpec,
-    env,
+    env: Any,
     T: int,
-    seeds: Sequence[np.random.SeedSequence],
+    seeds: Sequence[SeedSequence],
     *,
     params: dict | None = None,
-    checkpoints=None,
+    checkpoints: Any = None,
     fast: bool = True,
-    root=None,
-    run_ids=None,
+    root: SeedSequence | None = None,
+    run_ids: Any = None,
     max_seconds: float | None = MAX_SECONDS,
     progress: bool = False,
     engine: str | None = None,
 ) -> Result:
-    """Simulate one run per child ``SeedSequence`` in ``seeds`` (the core of :func:`simulate`;
-    ``max_seconds``, ``progress`` and ``engine`` as there)."""
+    """Simulate one run per child ``SeedSequence`` in ``seeds`` (:func:`simulate` for given
+    children; ``max_seconds``, ``progress`` and ``engine`` as there)."""
     progress = as_flag("progress", progress)
-    t_start = time.perf_counter()
     if isinstance(seeds, (str, bytes)) or not hasattr(seeds, "__iter__"):
         raise TypeError(f"seeds must be a sequence of SeedSequence, got {type(seeds).__name__}")
-    if not isinstance(seeds, SeedChildren):  # (children built lazily by simulate)
+    if not isinstance(seeds, SeedChildren):  # (children built lazily)
         seeds = list(seeds)
         if not all(isinstance(s, np.random.SeedSequence) for s in seeds):
             raise TypeError("seeds must be numpy SeedSequence objects (see child_seeds)")
@@ -169,40 +201,26 @@ def simulate_seeds(
         raise ValueError("at least one seed (run) is required")
     if len(seeds) > MAX_RUNS:
         raise ValueError(f"runs: at most {MAX_RUNS} runs per call, got {len(seeds)}")
-    pol, bandit, T, use_fast, engine = _priced(policy, params, env, T, fast, engine, len(seeds), max_seconds)
-    ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
-    if progress:
-        rec = _simulate_with_progress(pol, bandit, T, seeds, ck, use_fast, engine)
-    else:
-        rec = run_seeds(pol, bandit, T, seeds, ck, use_fast, engine)
-    if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
-        raise RuntimeError("internal error: the simulation did not cover the horizon exactly")
-    root = root or np.random.SeedSequence(seeds[0].entropy, spawn_key=seeds[0].spawn_key[:-1])
-    ids = np.array([s.spawn_key[-1] if s.spawn_key else 0 for s in seeds] if run_ids is None else run_ids)
-    means = np.asarray(bandit.means, dtype=float).copy()
-    return Result(policy=pol.name, params=dict(pol.params), means=means, env_name=bandit.name, T=T,
-                  seed=int(root.entropy), spawn_key=tuple(int(k) for k in root.spawn_key),
-                  run_ids=ids.astype(np.int64), checkpoints=ck, log_grid=log_mask, linear_grid=lin_mask,
-                  regret=rec.regret, pulls=rec.pulls, n_phases=rec.phases, laplace_draws=rec.laplace,
-                  engine=("phases" if not use_fast else engine if takes_engine(pol) else "fast"),
-                  elapsed=time.perf_counter() - t_start)
+    pol, bandit, T, path, engine = _door(policy, params, env, T, fast, engine, len(seeds), max_seconds)
+    return _simulate(pol, bandit, T, seeds, resolve_checkpoints(T, checkpoints), path, engine, root=root,
+                     run_ids=run_ids, progress=progress)
 
 
 def simulate(
     policy: PolicySpec,
-    env,
+    env: Any,
     T: int,
     runs: int | None = None,
-    seed=None,
+    seed: Any = None,
     *,
     params: dict | None = None,
-    run_ids=None,
-    checkpoints=None,
+    run_ids: Any = None,
+    checkpoints: Any = None,
     fast: bool = True,
     engine: str | None = None,
     max_seconds: float | None = MAX_SECONDS,
     progress: bool = False,
-    **policy_params,
+    **policy_params: Any,
 ) -> Result:
     """Simulate ``runs`` independent runs of ``policy`` on ``env`` for ``T`` rounds.
 
@@ -285,20 +303,17 @@ def simulate(
         if runs is not None and as_int("runs", runs, minimum=1) != run_ids.size:
             raise ValueError(f"runs={runs} does not match len(run_ids)={run_ids.size}")
     # the estimate before the seeds of a million runs (seconds) are built
-    pol, bandit, T, _, engine = _priced(policy, params, env, T, fast, engine, run_ids.size, max_seconds)
+    pol, bandit, T, path, engine = _door(policy, params, env, T, fast, engine, run_ids.size, max_seconds)
     seeds = SeedChildren(root, run_ids)  # the children, built only if the engine needs them
-    return simulate_seeds(
-        pol, bandit, T, seeds, checkpoints=checkpoints, fast=fast, root=root, run_ids=run_ids,
-        max_seconds=None, progress=progress, engine=engine,
-    )
+    return _simulate(pol, bandit, T, seeds, resolve_checkpoints(T, checkpoints), path, engine, root=root,
+                     run_ids=run_ids, progress=progress)
 
 
 def warm_kernels(policy: str | None = None) -> None:
-    """Load (or, on a cold cache, compile) the numba kernels: one tiny run of each compiled fast
-    path in :data:`dpb._jit.KERNEL_RUNS`, or only of ``policy``'s (none for a policy without
+    """Load (or, on a cold cache, compile) the numba kernels: one tiny run of every registered
+    policy whose class names the parameters of one (``kernel_params``,
+    :class:`~dpb.policies.base.Policy`), or only of ``policy``'s (none for a policy without
     kernels).  ``dpb compile`` warms them all; a worker warms a cell's before timing its chunk."""
-    from ._jit import KERNEL_RUNS
-
-    for name, params in KERNEL_RUNS:
-        if policy is None or name == policy:
-            simulate(name, "mu1", 50, runs=1, seed=0, params=params)
+    for name, cls in registered().items():
+        if cls.kernel_params is not None and (policy is None or name == policy):
+            simulate(name, "mu1", 50, runs=1, seed=0, params=cls.kernel_params)

@@ -8,13 +8,14 @@ with a hook that records every phase; the run is the same trajectory as the same
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ._params import merge_params
-from ._validate import MAX_HORIZON, MAX_SECONDS, as_int
-from .cost import call_cost, check_cost
-from .engine import child_seeds, run_seeds
+from ._validate import MAX_HORIZON, MAX_SECONDS, as_int, as_seed_sequence
+from .cost import refuse
+from .engine import SeedChildren, run_seeds
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
@@ -48,7 +49,7 @@ class Trace:
             return {}
         return {k: np.array([p[k] for p in self.phases]) for k in self.phases[0]}
 
-    def to_frame(self):
+    def to_frame(self) -> Any:
         """The trace as a pandas DataFrame (requires pandas); K-vectors stay in object columns."""
         import pandas as pd  # optional dependency
 
@@ -84,8 +85,8 @@ class _TraceHook:
 
 
 def simulate_trace(
-    policy, env, T: int, seed=None, *, params: dict | None = None, run_id: int = 0,
-    max_seconds: float | None = MAX_SECONDS, **policy_params,
+    policy: Any, env: Any, T: int, seed: Any = None, *, params: dict | None = None, run_id: int = 0,
+    max_seconds: float | None = MAX_SECONDS, **policy_params: Any,
 ) -> Trace:
     """Run one run of ``policy`` through the generic phase engine and record every phase.
 
@@ -98,8 +99,8 @@ def simulate_trace(
     pol = as_policy(policy, merge_params("simulate_trace", policy, params, policy_params))
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
-    check_cost(call_cost(pol, bandit.K, T, 1, "phases"), max_seconds, f"simulate_trace({pol.name!r})", T, 1)
-    (child,) = child_seeds(seed, [as_int("run_id", run_id, minimum=0)])
+    refuse(f"simulate_trace({pol.name!r})", T, 1, max_seconds, pol, bandit.K, "phases")
+    seeds = SeedChildren(as_seed_sequence("seed", seed), [as_int("run_id", run_id, minimum=0)])
     hook = _TraceHook(pol, bandit.gaps)
-    run_seeds(pol, bandit, T, [child], np.array([T]), False, None, hook)
+    run_seeds(pol, bandit, T, seeds, np.array([T]), None, "python", hook)  # (no fast path: no engine)
     return Trace(policy=pol.name, params=dict(pol.params), means=bandit.means.copy(), T=T, phases=hook.rows)

@@ -1440,6 +1440,8 @@ NOT_FUZZED = {
                               "from simulate (fuzzed through simulate); tested in tests/test_streams.py",
     "dpb.engine.uses_streams": "a predicate on a policy object already built by simulate (no input to "
                                "check); tested in tests/test_fast_batched.py",
+    "dpb.engine.FastPath": "the protocol of a policy's fast path (a typing.Protocol: nothing to call); "
+                           "the paths are fuzzed through simulate",
     "dpb.cache.object_digest": "takes any object by design (the digest of what the interpreter holds); "
                                "tested in tests/test_provenance_numbers.py",
     "dpb.policies.Policy": "abstract base class (its subclasses are fuzzed)",

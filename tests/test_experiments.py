@@ -495,10 +495,11 @@ def test_a_chunk_does_not_count_loading_the_kernels(monkeypatch):
     showed IMED's cost inflated by the compilation when ``dpb compile`` had not run).
 
     The stand-in replaces ``dpb.simulate.warm_kernels``, the warm-up a worker calls, whatever runs it
-    makes (this test used to recognise the warm-up's runs by their size, T = 50 and one run, a copy of
-    ``dpb._jit.KERNEL_RUNS``); the worker's record of warmed policies is emptied for the test and
-    must exist (it was reset with ``raising=False``: renamed, the reset did nothing, and whether IMED
-    was warmed depended on the tests run before in the same process)."""
+    makes (this test used to recognise the warm-up's runs by their size, T = 50 and one run, a copy
+    of the warm-up's sizes, now each policy class's ``kernel_params``); the worker's record of warmed
+    policies is emptied for the test and must exist (it was reset with ``raising=False``: renamed,
+    the reset did nothing, and whether IMED was warmed depended on the tests run before in the same
+    process)."""
     simulating = importlib.import_module("dpb.simulate")  # the module: ``dpb.simulate`` is its function
     from dpb.experiments import execution
 

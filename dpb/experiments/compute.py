@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from ..engine import SeedChildren
+from ..policies.base import check_horizon
+from ..policies.registry import as_policy
 from ..result import Result
-from ..simulate import simulate
+from ..simulate import _simulate
 
 #: Internal: the experiments call these; their public faces are ``Cell.seed_sequence`` and ``run``.
 __all__: list[str] = []
@@ -35,6 +38,11 @@ def chunk_run_ids(start: int, stop: int) -> np.ndarray:
 def _simulate_chunk(policy: Any, bandit: Any, T: int, params: dict, digest: str, seed: int, start: int,
                     stop: int) -> Result:
     """The runs ``[start, stop)`` of a cell (policy class or name, bandit, horizon, parameters and
-    digest of its key) under the experiment ``seed``: a :class:`~dpb.simulate.Result`."""
-    return simulate(policy, bandit, T, seed=_cell_seed_sequence(digest, seed), params=params,
-                    run_ids=chunk_run_ids(start, stop), max_seconds=None)  # the runner checked the cost
+    digest of its key) under the experiment ``seed``: a :class:`~dpb.simulate.Result`.  The cell and
+    the seed were checked where they were made, and the runner checked the cost: the policy object
+    and the seeds go straight to the simulator's runner (``dpb.simulate._simulate``)."""
+    pol = as_policy(policy, params)
+    T = check_horizon(pol, bandit.K, T)
+    root, run_ids = _cell_seed_sequence(digest, seed), chunk_run_ids(start, stop)
+    return _simulate(pol, bandit, T, SeedChildren(root, run_ids), None, pol.fast_path(), root=root,
+                     run_ids=run_ids)

@@ -172,7 +172,7 @@ def _warm_kernels(policy: str) -> None:
     clock starts: a chunk's ``cpu_seconds`` is what its runs cost -- the cost tables and the chunk
     budgets read it --, not the one-off compilation (15-40 CPU-s on a cold cache) or the loading of
     the machine code from numba's disk cache that the first chunk of every worker would pay.  The
-    tiny runs are those of ``dpb compile`` (:data:`dpb._jit.KERNEL_RUNS`); other policies have no
+    tiny runs are those of ``dpb compile`` (the classes' ``kernel_params``); other policies have no
     kernels."""
     from .._jit import jit_enabled
     from ..simulate import warm_kernels

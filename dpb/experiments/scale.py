@@ -53,7 +53,7 @@ import numpy as np
 
 from .._validate import as_instance, as_int, as_names, as_real, as_flag
 from ..bounds import lower_bound_constant
-from ..policies.registry import policy_class
+from ..policies.registry import policy_class, registered
 from ..estimates import (
     BLOCK_EDGES,
     DEFAULT_CAP,
@@ -143,18 +143,20 @@ MIN_RUNS = 320
 #: first chunk of a compiled policy also pays the numba compilation, 15-40 CPU-s, unless ``dpb
 #: compile`` ran first.)  A one-in-a-thousand tail of these baselines can go unseen; the chapter
 #: says so.
-PER_STEP_MIN_RUNS = {"IMED": 320, "KL-UCB": PAPER_RUNS, "Lazy-DP-TS": PAPER_RUNS}
+#: The counts are the classes' ``converged_min_runs`` (:class:`~dpb.policies.base.Policy`).
+PER_STEP_MIN_RUNS = {name: cls.converged_min_runs for name, cls in registered(builtin=True).items()
+                     if cls.converged_min_runs is not None}
 PER_STEP = tuple(PER_STEP_MIN_RUNS)
 
 
 def min_runs(policy: str, T: int = TAIL_HORIZON) -> int:
     """The minimum run count of the converged scale for ``policy`` at horizon ``T``:
-    ``PER_STEP_MIN_RUNS`` for the per-step policies, else ``TAIL_RUNS`` when
+    the class's ``converged_min_runs`` (``PER_STEP_MIN_RUNS``), else ``TAIL_RUNS`` when
     ``T <= TAIL_HORIZON`` and ``LONG_RUNS`` beyond (constants of ``dpb.experiments.scale``)."""
-    policy_class(policy)  # a registered policy (ValueError naming it otherwise)
+    own = policy_class(policy).converged_min_runs  # a registered policy (ValueError naming it otherwise)
     T = as_int("T", T, minimum=1)
-    if policy in PER_STEP_MIN_RUNS:
-        return PER_STEP_MIN_RUNS[policy]
+    if own is not None:
+        return own
     return TAIL_RUNS if T <= TAIL_HORIZON else LONG_RUNS
 
 

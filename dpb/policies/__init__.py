@@ -15,6 +15,8 @@ one method of :class:`~dpb.policies.PerStepPolicy`.
 
 from __future__ import annotations
 
+from typing import Any
+
 import importlib
 import pkgutil
 
@@ -74,7 +76,7 @@ def policy_names() -> list[str]:
     return list(POLICIES)
 
 
-def make_policy(name, **params) -> Policy:
+def make_policy(name: Any, **params: Any) -> Policy:
     """Build the policy called ``name`` (the paper's name or the class name, any case/dashes, or
     ``"file.py:Class"``) with ``params``; a policy object is returned as is.
 

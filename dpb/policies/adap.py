@@ -24,16 +24,17 @@ import numpy as np
 from .._detmath import log_array
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import InitialRoundRobin, Policy
+from .base import InitialRoundRobin, KeyedRuns
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
-class _AdaP(CounterStreams, InitialRoundRobin, Policy):
+class _AdaP(CounterStreams, InitialRoundRobin, KeyedRuns):
     private = True
     index_kind = "max"
     paper_defaults = {"alpha": 3.1}
     _KIND = None  # the kind of dpb.policies._private_runs.adap_chunk
+    kernel_params = {"eps": 1.0}
 
     def __init__(self, eps: float, alpha: float = 3.1) -> None:
         self.eps = check_eps(eps)
@@ -58,12 +59,6 @@ class _AdaP(CounterStreams, InitialRoundRobin, Policy):
     def statistic(self) -> np.ndarray:
         return np.where(self.n_last > 0, self.mu_tilde, np.nan)
 
-    @property
-    def fast_simulate(self):
-        """The compiled runs (:meth:`simulate_keys`, :func:`dpb.policies._private_runs.adap_chunk`),
-        or None when a subclass changes the phase logic or the index (the generic engine runs it)."""
-        return self._fast if self._own_logic() else None
-
     def _own_logic(self) -> bool:
         cls = type(self)
         base = AdaPKLUCB if self._KIND == 0 else AdaPUCB
@@ -72,26 +67,11 @@ class _AdaP(CounterStreams, InitialRoundRobin, Policy):
         return self._KIND is not None and isinstance(self, base) and all(
             getattr(cls, m) is getattr(base, m) for m in methods)
 
-    def _fast(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
-        """Given the runs' streams rather than their keys: the generic engine (the same numbers)."""
-        from ..engine import run_phases
+    def _keyed_kind(self) -> int | None:
+        return self._KIND if self._own_logic() else None
 
-        run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
-
-    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
-        of :func:`dpb.policies._private_runs.adap_chunk` (compiled, or Python under
-        ``engine="python"``): the numbers of the generic engine.  False for a subclass."""
-        if not self._own_logic():
-            return False
-        from ._private_runs import simulate_chunk
-        from ._tapes import check_engine
-
-        T = int(T)
-        self.start(np.asarray(means).size, T, [])  # validates K and T
-        simulate_chunk(self, "adap_chunk", self._KIND, words, ids, means,
-                       (T, float(self.eps), float(self.alpha)), recorder, check_engine(engine))
-        return True
+    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
+        return "adap_chunk", (T, float(self.eps), float(self.alpha)), True
 
     def decide(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)

@@ -30,6 +30,7 @@ first, so ``np.argmax`` would quietly favour it.
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import ClassVar, Protocol, runtime_checkable
@@ -38,6 +39,7 @@ import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
 from .._detmath import log_array
+from ..engine import FastPath, run_streams, seed_keys
 
 __all__ = [
     "Policy",
@@ -114,11 +116,11 @@ class RunRandom:
         self.count[kind][rows] += 1
         return out
 
-    def laplace(self, rows) -> np.ndarray:
+    def laplace(self, rows: np.ndarray) -> np.ndarray:
         """One standard Laplace(0, 1) variate for each run in ``rows`` (distinct run indices)."""
         return self._draw("laplace", rows)
 
-    def uniform(self, rows) -> np.ndarray:
+    def uniform(self, rows: np.ndarray) -> np.ndarray:
         """One Uniform[0, 1) variate for each run in ``rows`` (distinct run indices)."""
         return self._draw("uniform", rows)
 
@@ -145,7 +147,7 @@ def pick_min(values: np.ndarray, rows: np.ndarray, rand: RunRandom) -> np.ndarra
     return pick_max(-np.asarray(values, dtype=float), rows, rand)
 
 
-def check_horizon(policy, K: int, T: int) -> int:
+def check_horizon(policy: Policy, K: int, T: int) -> int:
     """``T``, refused (``ValueError``) when shorter than the initialisation of ``policy`` on ``K``
     arms (:meth:`~dpb.policies.base.Policy.min_horizon`)."""
     if T < policy.min_horizon(K):
@@ -174,7 +176,8 @@ class Recorder(Protocol):
 
     laplace: np.ndarray
 
-    def record(self, rows: np.ndarray, t0: np.ndarray, counts: np.ndarray, decisions=None) -> None:
+    def record(self, rows: np.ndarray, t0: np.ndarray, counts: np.ndarray,
+               decisions: np.ndarray | int | None = None) -> None:
         """One phase of each run in ``rows``: it starts at round ``t0[i]`` and pulls arm ``a``
         ``counts[i, a]`` times (several arms: round-robin in increasing arm order).  ``decisions``
         (default 1) is the number of decisions it counts for."""
@@ -233,8 +236,9 @@ class Policy(ABC):
         policy_generators, recorder)`` that simulates ``len(env_generators)`` runs on its own and
         reports every pull to ``recorder`` (a :class:`~dpb.policies.base.Recorder`);
         :func:`dpb.simulate.simulate` uses it instead of the generic phase engine unless
-        ``fast=False``.  Run ``i`` must draw its rewards from ``env_generators[i]`` and everything
-        else from ``policy_generators[i]``.
+        ``fast=False`` (through :meth:`fast_path`; with ``engine=`` when it takes one).  Run ``i``
+        must draw its rewards from ``env_generators[i]`` and everything else from
+        ``policy_generators[i]``.
     noise_in_stat : numpy.ndarray
         Diagnostic, shape (R, K): the number of Laplace draws contained in each arm's current
         private statistic (accumulating policies: one per phase so far; forgetting policies: 1).
@@ -250,6 +254,14 @@ class Policy(ABC):
         round of the fast path, ``(per round, per round and run)``, compiled and uncompiled (None:
         the model's defaults); per round of one run of the literal reference; and the runs per
         result file of the experiments (None: a file per block of runs).
+    kernel_params : dict or None
+        The parameters of the tiny run (50 rounds on ``mu1``) that loads, or compiles, the numba
+        kernels of the policy's fast path (``dpb compile``, a worker before its first chunk);
+        None: no kernels.
+    converged_min_runs : int or None
+        The first look of the converged scale of the experiments
+        (:func:`dpb.experiments.min_runs`), for a policy whose cost allows fewer runs than the
+        batched policies' rule; None: that rule.
     """
 
     name: ClassVar[str] = "policy"
@@ -263,6 +275,8 @@ class Policy(ABC):
     cost_fast_python: ClassVar[tuple | None] = None
     cost_reference: ClassVar[float] = 3e-5
     cost_chunk_runs: ClassVar[int | None] = None
+    kernel_params: ClassVar[dict | None] = None
+    converged_min_runs: ClassVar[int | None] = None
 
     eps: float | None = None
 
@@ -287,6 +301,25 @@ class Policy(ABC):
         if eps is None:
             raise ValueError(f"{cls.name} is private: eps must be given")
         return {"eps": check_eps(eps), **cls.paper_defaults}
+
+    def fast_path(self) -> FastPath | None:
+        """The policy's exact fast path (:class:`~dpb.engine.FastPath`), or None: the generic phase
+        engine runs it.  By default ``fast_simulate``, given the runs' generators
+        (:func:`dpb.engine.run_streams`) and ``engine=`` when it takes one; the package's compiled
+        runs override this."""
+        own = self.fast_simulate
+        if own is None:
+            return None
+        try:
+            takes = "engine" in inspect.signature(own).parameters
+        except (TypeError, ValueError):  # (a callable without a signature)
+            takes = False
+
+        def path(means: np.ndarray, T: int, seeds: Sequence, recorder: Recorder, *, engine: str) -> str:
+            own(means, T, *run_streams(self, seeds), recorder, **({"engine": engine} if takes else {}))
+            return engine if takes else "fast"
+
+        return path
 
     # ------------------------------------------------------------------------------------------
     @property
@@ -349,6 +382,50 @@ class Policy(ABC):
         return f"{type(self).__name__}({args})"
 
 
+class KeyedRuns(Policy):
+    """Base of the package's policies whose compiled runs take the runs' keys rather than their
+    generators (``dpb.engine.seed_keys``; DP-KLUCB, DP-IMED, DP-SE, AdaP-*): each names its kernel of
+    ``dpb.policies._private_runs`` (``_keyed_kind``, None for a subclass with logic of its own, and
+    ``_keyed_args``), and :meth:`fast_path` runs it."""
+
+    def _keyed_kind(self) -> int | None:
+        return None
+
+    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
+        """(kernel, its arguments between the gaps and the checkpoints, one Laplace draw a phase?)"""
+        raise NotImplementedError
+
+    def fast_path(self) -> FastPath | None:
+        """The compiled runs on the runs' keys (:meth:`simulate_keys`), else ``Policy.fast_path``."""
+        if self._keyed_kind() is None:
+            return super().fast_path()
+
+        def path(means: np.ndarray, T: int, seeds: Sequence, recorder: Recorder, *, engine: str) -> str:
+            self.simulate_keys(means, T, *seed_keys(seeds), recorder, engine=engine)
+            return engine
+
+        return path
+
+    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
+                      engine: str | None = None) -> bool:
+        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon ``T`` into
+        ``recorder`` in one call of the policy's kernel (``dpb.policies._private_runs``), compiled
+        (``engine="numba"``) or as Python: the numbers of the generic engine for the same keys.
+        Returns False, doing nothing, for a subclass with its own index or phase logic."""
+        kind = self._keyed_kind()
+        if kind is None:
+            return False
+        from ._private_runs import simulate_chunk
+        from ._tapes import check_engine
+
+        T = int(T)
+        self.start(np.asarray(means).size, T, [])  # validates K and T
+        name, args, per_phase = self._keyed_args(T)
+        simulate_chunk(self, name, kind, words, ids, means, args, recorder, check_engine(engine),
+                       laplace_per_phase=per_phase)
+        return True
+
+
 class InitialRoundRobin:
     """Mixin: the first K phases pull arms 0, 1, ..., K-1, one each (the policy's ``decide`` says
     how many pulls).
@@ -408,7 +485,8 @@ class PerStepPolicy(InitialRoundRobin, Policy):
     #: Whether the lock-step fast path may evaluate rows of states ahead (see the class docstring).
     lookahead: ClassVar[bool] = True
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence[np.random.Generator],
+                      policy_generators: Sequence[np.random.Generator], recorder: Recorder) -> None:
         """The lock-step fast path (``dpb.policies._perstep``): exact, the generic engine's
         numbers; used by :func:`dpb.simulate.simulate` unless ``fast=False``."""
         from ._perstep import simulate_per_step

@@ -24,6 +24,8 @@ sum_i alpha Delta_i log T / d_eps(mu_i, mu*) + o(log T).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from abc import abstractmethod
 
 import numpy as np
@@ -32,15 +34,19 @@ from ..batching import BatchSchedule, make_schedule
 from ..plans import check_index
 from . import _lockstep
 from ._private_runs import CounterStreams
-from ._tapes import check_engine
 from .._validate import check_eps
-from .base import InitialRoundRobin, Policy
+from .base import InitialRoundRobin, KeyedRuns, Policy, Recorder
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
 #: The methods of the phase logic: a subclass redefining one of them runs on the generic engine.
 _PHASE_LOGIC = ("_start", "decide", "update", "_index", "_clipped_means", "_choose_arms", "start", "_noise",
                 "min_horizon")
+
+
+def _keeps(policy: Policy, methods: tuple = _PHASE_LOGIC) -> bool:
+    """Whether ``policy`` keeps :class:`BatchedPrivatePolicy`'s own ``methods`` (its phase logic)."""
+    return all(getattr(type(policy), m) is getattr(BatchedPrivatePolicy, m) for m in methods)
 
 
 def _kernel_kind(policy) -> int | None:
@@ -50,7 +56,7 @@ def _kernel_kind(policy) -> int | None:
     from ._private_runs import IMED, KLUCB
 
     cls = type(policy)
-    if not all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC):
+    if not _keeps(policy):
         return None
     if cls.private_index is DPKLUCB.private_index:
         return KLUCB
@@ -68,7 +74,7 @@ def _rows_function(name: str):
     return compiled(name, engine_name())
 
 
-class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
+class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, KeyedRuns):
     """The paper's private batched policy without forgetting, with the index left open.
 
     Everything of :prf:ref:`alg-dp-klucb-imed` except the index: arm-dependent geometric phases
@@ -98,7 +104,8 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
     private = True
     paper_defaults = {"n0": 1, "alpha": 2}
 
-    def __init__(self, eps: float, n0: int = 1, alpha=2, schedule: BatchSchedule | None = None) -> None:
+    def __init__(self, eps: float, n0: int = 1, alpha: float = 2,
+                 schedule: BatchSchedule | None = None) -> None:
         self.eps = check_eps(eps)
         self.schedule = make_schedule(schedule, n0=n0, alpha=alpha)
 
@@ -108,6 +115,19 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
 
     def min_horizon(self, K: int) -> int:
         return K * self.schedule.n0
+
+    def max_phases(self, K: int, T: int) -> int:
+        """An upper bound of the phases of one run (:mod:`dpb.cost`): K times the batches of the
+        schedule up to T, or T for a subclass that plans its own phases (its own ``decide`` or
+        ``update``)."""
+        from ..batching import phases_to_reach
+
+        if not _keeps(self, ("decide", "update")):
+            return T
+        # the schedules' tables stop below 2**62; with nondecreasing batches, twice the batches
+        # reaching n reach 2n
+        n = phases_to_reach(T, self.schedule) if T <= 2**61 else 2 * phases_to_reach(2**61, self.schedule)
+        return min(K * int(n), T)
 
     def _start(self) -> None:
         R, K = self.R, self.K
@@ -144,14 +164,13 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         self.phases[rows, arms] += 1
 
     @property
-    def fast_simulate(self):
+    def fast_simulate(self) -> Callable | None:
         """The exact lock-step fast path :meth:`simulate_phases`, or None when a subclass changes
         the phase logic (``decide``, ``update``, ``_index``...): the generic engine then runs it."""
-        cls = type(self)
-        own = all(getattr(cls, m) is getattr(BatchedPrivatePolicy, m) for m in _PHASE_LOGIC)
-        return self.simulate_phases if own else None
+        return self.simulate_phases if _keeps(self) else None
 
-    def simulate_phases(self, means, T: int, env_generators, policy_generators, recorder,
+    def simulate_phases(self, means: np.ndarray, T: int, env_generators: Sequence,
+                        policy_generators: Sequence, recorder: Recorder,
                         engine: str | None = None) -> None:
         """Simulate ``len(env_generators)`` runs to horizon ``T`` and report them to ``recorder``.
 
@@ -186,22 +205,12 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, Policy):
         lock-step of an index of one's own (the cost model prices them apart)."""
         return _kernel_kind(self) is not None
 
-    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon
-        ``T`` into ``recorder`` in one call of ``dpb.policies._private_runs.run_chunk``,
-        compiled (``engine="numba"``) or as Python: the numbers of the generic engine for the same
-        keys.  Returns False, doing nothing, for a subclass with its own index or phase logic."""
-        kind = _kernel_kind(self)
-        if kind is None:
-            return False
-        from ._private_runs import simulate_chunk
+    def _keyed_kind(self) -> int | None:
+        return _kernel_kind(self)
 
-        T = int(T)
-        self.start(np.asarray(means).size, T, [])  # validates K and T
+    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
         sizes = np.ascontiguousarray(self.schedule.sizes_until(T), dtype=np.int64)
-        simulate_chunk(self, "run_chunk", kind, words, ids, means, (sizes, T, float(self.eps)), recorder,
-                       check_engine(engine))
-        return True
+        return "run_chunk", (sizes, T, float(self.eps)), True
 
     def _index(self, rows: np.ndarray, t: np.ndarray) -> np.ndarray:
         index = self.private_index(self._clipped_means(rows), self.n[rows], t[:, None], self.phases[rows])
@@ -243,8 +252,9 @@ class DPKLUCB(BatchedPrivatePolicy):
     index_kind = "max"
     style = {"color": "#1f77b4", "ls": "-"}
     reference = "dpb.reference:_dp_klucb"
+    kernel_params = {"eps": 1.0}
 
-    def private_index(self, x, n, t, releases):
+    def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
         # the scalar index of the compiled runs, row by row: the same numbers in every engine
         out = np.empty(np.shape(x))
         t = np.broadcast_to(np.asarray(t, dtype=np.int64).reshape(-1), (out.shape[0],))
@@ -266,8 +276,9 @@ class DPIMED(BatchedPrivatePolicy):
     index_kind = "min"
     style = {"color": "#d62728", "ls": "-"}
     reference = "dpb.reference:_dp_imed"
+    kernel_params = {"eps": 1.0}
 
-    def private_index(self, x, n, t, releases):
+    def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
         # the scalar index of the compiled runs, row by row: the same numbers in every engine
         out = np.empty(np.shape(x))
         x, n = np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(n, dtype=np.int64)

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -56,7 +57,7 @@ def _dp_ucb_index(x, n, t, releases, eps: float):
     return x + np.sqrt(log_t / (2.0 * n)) + noise / (eps * n)
 
 
-def _reference(env, rng, params: dict) -> None:
+def _reference(env: Any, rng: np.random.Generator, params: dict) -> None:
     """One literal run of DP-UCB, one reward per round (the test oracle, see :mod:`dpb.reference`).
 
     Geometric batches from ``n0`` and ``alpha`` in exact rational arithmetic, the index from plain
@@ -118,5 +119,5 @@ class DPUCB(BatchedPrivatePolicy):
     style = {"color": "#2ca02c", "ls": "-."}
     reference = _reference
 
-    def private_index(self, x, n, t, releases):
+    def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
         return _dp_ucb_index(x, n, t, releases, self.eps)

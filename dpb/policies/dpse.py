@@ -44,7 +44,7 @@ from .._detmath import log_array
 
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import Policy
+from .base import KeyedRuns
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
 
@@ -52,7 +52,7 @@ __all__ = ["DPSE", "ELIMINATION_RULES"]
 ELIMINATION_RULES = ("radius", "half-gap", "gap")
 
 
-class DPSE(CounterStreams, Policy):
+class DPSE(CounterStreams, KeyedRuns):
     """DP-SE: successive elimination with per-epoch Laplace noise (forgetting).
 
     Parameters
@@ -71,6 +71,7 @@ class DPSE(CounterStreams, Policy):
     index_kind = "max"
     style = {"color": "#7f7f7f", "ls": "-"}
     reference = "dpb.reference:_dpse"
+    kernel_params = {"eps": 1.0}
 
     def __init__(self, eps: float, beta: float | None = None, elimination: str = "radius") -> None:
         self.eps = check_eps(eps)
@@ -105,38 +106,16 @@ class DPSE(CounterStreams, Policy):
     def statistic(self) -> np.ndarray:
         return self.mu_tilde.copy()
 
-    @property
-    def fast_simulate(self):
-        """The compiled runs (:meth:`simulate_keys`, ``dpb.policies._private_runs.dpse_chunk``),
-        or None when a subclass changes the phase logic (the generic engine then runs it)."""
-        return self._fast if self._own_logic() else None
-
     def _own_logic(self) -> bool:
         cls = type(self)
         return all(getattr(cls, m) is getattr(DPSE, m)
                    for m in ("start", "_start", "decide", "update", "_epoch_terms", "_noise"))
 
-    def _fast(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
-        """Given the runs' streams rather than their keys: the generic engine (the same numbers)."""
-        from ..engine import run_phases
+    def _keyed_kind(self) -> int | None:
+        return ELIMINATION_RULES.index(self.elimination) if self._own_logic() else None
 
-        run_phases(self, np.asarray(means, dtype=float), T, env_generators, policy_generators, recorder)
-
-    def simulate_keys(self, means, T: int, words, ids, recorder, engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` to horizon ``T`` into ``recorder`` in one call
-        of ``dpb.policies._private_runs.dpse_chunk`` (compiled, or Python under
-        ``engine="python"``): the numbers of the generic engine.  False for a subclass."""
-        if not self._own_logic():
-            return False
-        from ._private_runs import simulate_chunk
-        from ._tapes import check_engine
-
-        T = int(T)
-        self.start(np.asarray(means).size, T, [])  # validates K and T, sets beta
-        simulate_chunk(self, "dpse_chunk", ELIMINATION_RULES.index(self.elimination), words, ids, means,
-                       (T, float(self.eps), float(self._beta)), recorder, check_engine(engine),
-                       laplace_per_phase=False)
-        return True
+    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
+        return "dpse_chunk", (T, float(self.eps), float(self._beta)), False  # (beta: set by start)
 
     def _epoch_terms(self, n_active: np.ndarray, e: np.ndarray):
         """R_e, h_e and c_e for active-set sizes ``n_active`` and epochs ``e`` (arrays)."""

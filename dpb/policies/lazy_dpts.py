@@ -20,12 +20,14 @@ is ``dpb.policies._lazy_windows``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._detmath import log_array
 
 from ._lazy_windows import simulate_lazy_dpts_fast
-from .base import InitialRoundRobin, Policy, check_eps, check_real
+from .base import InitialRoundRobin, Policy, Recorder, check_eps, check_real
 
 __all__ = ["LazyDPTS", "simulate_lazy_dpts_fast"]
 
@@ -56,6 +58,8 @@ class LazyDPTS(InitialRoundRobin, Policy):
     # the cost model (dpb.cost): 0.11 s a run at T = 1e6 on mu1, the slowest instance, rounded up;
     # result files of 10 runs (about 1 CPU-s each) split the converged scale's blocks
     cost_fast, cost_chunk_runs = (5e-7, 3e-7), 10
+    # the converged scale starts at the paper's 20 runs: 1.1 to 1.2 CPU-s (dpb.experiments.scale)
+    converged_min_runs = 20
 
     def __init__(self, eps: float, c: float = 3.0) -> None:
         self.eps = check_eps(eps)
@@ -115,6 +119,7 @@ class LazyDPTS(InitialRoundRobin, Policy):
                 self.buf_n[rf, af] = 0
                 self.buf_sum[rf, af] = 0.0
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence, policy_generators: Sequence,
+                      recorder: Recorder) -> None:
         """Exact fast path (see the module docstring); used by :func:`dpb.simulate.simulate`."""
         simulate_lazy_dpts_fast(means, T, env_generators, policy_generators, recorder, eps=self.eps, c=self.c)

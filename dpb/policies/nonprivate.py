@@ -17,13 +17,15 @@ are ``dpb.policies._tapes``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .._detmath import log_array
 
 from ._numerics import budget_fast, kl_fast, kl_ucb_fast
 from ._tapes import simulate_imed_fast, simulate_klucb_fast
-from .base import PerStepPolicy, check_real
+from .base import PerStepPolicy, Recorder, check_real
 
 __all__ = ["IMED", "KLUCB", "simulate_imed_fast", "simulate_klucb_fast"]
 
@@ -41,6 +43,9 @@ class IMED(PerStepPolicy):
     # CPU-minute) into parallel tasks, so that every core of the pool works on them
     cost_fast, cost_fast_python = (6e-8, 1.2e-8), (1e-5, 5e-6)
     cost_chunk_runs = 160
+    # compiled kernels; the converged scale starts at 320 runs, 1.6 to 2.0 CPU-s at T = 1e6, about
+    # a DP-IMED cell's cost at its first look (dpb.experiments.scale)
+    kernel_params, converged_min_runs = {}, 320
 
     def __init__(self) -> None:
         pass
@@ -52,7 +57,8 @@ class IMED(PerStepPolicy):
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
         return n * kl_fast(mu, mu.max(axis=1, keepdims=True)) + log_array(n)
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence, policy_generators: Sequence,
+                      recorder: Recorder, engine: str | None = None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_imed_fast(means, T, env_generators, policy_generators, recorder, engine)
 
@@ -74,6 +80,8 @@ class KLUCB(PerStepPolicy):
     # the cost model (dpb.cost): 0.010 s a run at T = 1e6 compiled, rounded up; the reference's
     # index inversion costs 2e-4 s a round
     cost_fast, cost_fast_python, cost_reference = (2.5e-7, 2.5e-8), (3e-5, 1e-5), 2e-4
+    # compiled kernels; the converged scale starts at the paper's 20 runs (dpb.experiments.scale)
+    kernel_params, converged_min_runs = {}, 20
 
     def __init__(self, c: float = 0.0) -> None:
         self.c = check_real("c", c, low=0.0, strict=False)
@@ -85,6 +93,7 @@ class KLUCB(PerStepPolicy):
     def empirical_index(self, mu: np.ndarray, n: np.ndarray, t: np.ndarray) -> np.ndarray:
         return kl_ucb_fast(mu, budget_fast(t, self.c) / n)
 
-    def fast_simulate(self, means, T, env_generators, policy_generators, recorder, engine=None) -> None:
+    def fast_simulate(self, means: np.ndarray, T: int, env_generators: Sequence, policy_generators: Sequence,
+                      recorder: Recorder, engine: str | None = None) -> None:
         """Exact fast path (``dpb.policies._tapes``); used by :func:`dpb.simulate.simulate`."""
         simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c=self.c, engine=engine)

@@ -18,7 +18,8 @@ import hashlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 from pathlib import Path
 
 from .base import SUBCLASS_HOOKS, Policy
@@ -141,7 +142,7 @@ def registered(*, private: bool | None = None, builtin: bool | None = None,
     return out
 
 
-def policy_class(policy) -> type[Policy]:
+def policy_class(policy: Any) -> type[Policy]:
     """The registered class of ``policy``: a name (the paper's name or the class name, any case,
     dashes or underscores), a ``"path/to/file.py:Class"`` reference (see :func:`load_policy`), a
     policy class or a policy instance.
@@ -169,7 +170,7 @@ def policy_class(policy) -> type[Policy]:
     return cls
 
 
-def as_policy(policy, params: Mapping | None = None) -> Policy:
+def as_policy(policy: Any, params: Mapping | None = None) -> Policy:
     """Turn ``policy`` into a :class:`~dpb.policies.base.Policy` object: the one coercer of ``dpb``.
 
     Parameters
@@ -230,7 +231,7 @@ def _split_params(policy, params):
     return policy, dict(params or {})
 
 
-def policy_style(policy) -> dict:
+def policy_style(policy: Any) -> dict:
     """Colour and line style of ``policy`` (name, class or object) in every figure.
 
     The class's ``style`` when it declares one; otherwise a colour of a fixed palette that no
@@ -247,7 +248,7 @@ def policy_style(policy) -> dict:
     return {"color": free[rank % len(free)], "ls": "-" if cls.private else "--"}
 
 
-def reference_of(policy):
+def reference_of(policy: Any) -> Callable | None:
     """The per-step reference implementation of ``policy`` (name, class or object), or None.
 
     Resolves a ``"module:function"`` string declared by the class (the package's own policies
@@ -329,7 +330,7 @@ class PolicyFileError(ValueError):
         One line: what was raised, and where (:func:`describe_failure`).
     """
 
-    def __init__(self, path, cause: str) -> None:
+    def __init__(self, path: Any, cause: str) -> None:
         self.path, self.cause = str(path), str(cause)
         super().__init__(f"policy file {self.path!r} failed at import: {self.cause}")
 
@@ -337,7 +338,7 @@ class PolicyFileError(ValueError):
         return (type(self), (self.path, self.cause))
 
 
-def describe_failure(exc: BaseException, path=None) -> str:
+def describe_failure(exc: BaseException, path: Any = None) -> str:
     """One line for an exception raised by a user's code: ``"sys.exit(3) called"``, ``"KeyboardInterrupt
     raised"`` or ``"Type: message"``, with ``(file.py, line N)`` of the deepest frame of its traceback
     in the file ``path`` (or, without ``path``, outside ``dpb``, numpy and the standard library)."""
@@ -372,7 +373,7 @@ def _user_frame(filename: str) -> bool:
     return not any(filename.startswith(d) for d in skip)
 
 
-def policy_source(policy) -> str:
+def policy_source(policy: Any) -> str:
     """The source code that defines ``policy`` (name, class or object): its whole module file.
 
     For a class defined interactively (a notebook cell) whose file is not available, the source of
@@ -389,7 +390,7 @@ def policy_source(policy) -> str:
         return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def policy_source_hash(policy) -> str:
+def policy_source_hash(policy: Any) -> str:
     """SHA-256 (hex) of :func:`policy_source`: what keys cached results of a user's policy; for a
     class whose module has no file (a notebook cell, ``python -i``), the digest of what the
     interpreter holds of it (:func:`dpb.cache.object_digest`), never its name."""
