@@ -2272,126 +2272,40 @@ def tail_specs() -> list[Spec]:
             **W,
         ),
     ]
+    # chapter 5's numbers (dpb.chapters.privacy) and the figures drawn from them
+    # (dpb.plotting.privacy) take the same arguments: one spec of each, for both
+    schedule_kind = Kind(st.sampled_from(["doubling", "constant", "steps"]), bad=("nope", None, 3),
+                         optional=True)
+    release_args = dict(T=size(2, 40, optional=True), t_star=size(1, 2, optional=True),
+                        eps=PLOT_EPS.but(**opt), schedule=schedule_kind, seed=SEED)
+    game_args = dict(policy=pol2, eps=PLOT_EPS.but(**opt), T=size(3, 12, optional=True),
+                     t_star=size(1, 3, optional=True), runs=size(10, 200, optional=True), seed=SEED)
+    audit_args = dict(
+        policy=Kind(st.sampled_from(["DP-IMED", "DP-KLUCB [no-noise]"]), bad=("DP-NOPE", None, 3),
+                    optional=True),
+        eps=PLOT_EPS.but(**opt), runs=size(20, 200, optional=True), T=size(4, 12, optional=True),
+        t_star=size(1, 4, optional=True),
+        pattern=Kind(st.sampled_from(["ones", "zeros", "alternate"]), bad=("nope", None, 3), optional=True),
+        seed=SEED)
+    noise_args = dict(eps=PLOT_EPS.but(**opt), mu=UNIT.but(**opt), alpha=schedule_alpha(1.5, 2.0),
+                      n_max=size(10, 10**5, optional=True))
     cp = "dpb.chapters.privacy:"
     specs += [
         S(
             cp + "release_starts",
-            dict(
-                T=size(1, 100, edge_extra=(2**62 + 1,)),
-                schedule=Kind(
-                    st.sampled_from(["doubling", "constant", "steps"]), bad=("nope", None, 3), optional=True
-                ),
-            ),
+            dict(T=size(1, 100, edge_extra=(2**62 + 1,)), schedule=schedule_kind),
         ),
-        S(
-            cp + "continual_release_example",
-            dict(
-                T=size(2, 40, optional=True),
-                t_star=size(1, 2, optional=True),
-                eps=PLOT_EPS.but(**opt),
-                schedule=Kind(
-                    st.sampled_from(["doubling", "constant", "steps"]), bad=("nope", None, 3), optional=True
-                ),
-                seed=SEED,
-            ),
-        ),
-        S(
-            cp + "game_curves",
-            dict(
-                policy=pol2,
-                eps=PLOT_EPS.but(**opt),
-                T=size(3, 12, optional=True),
-                t_star=size(1, 3, optional=True),
-                runs=size(10, 200, optional=True),
-                seed=SEED,
-            ),
-            **W,
-        ),
-        S(
-            cp + "audit_curves",
-            dict(
-                policy=Kind(
-                    st.sampled_from(["DP-IMED", "DP-KLUCB [no-noise]"]),
-                    bad=("DP-NOPE", None, 3),
-                    optional=True,
-                ),
-                eps=PLOT_EPS.but(**opt),
-                runs=size(20, 200, optional=True),
-                T=size(4, 12, optional=True),
-                t_star=size(1, 4, optional=True),
-                pattern=Kind(
-                    st.sampled_from(["ones", "zeros", "alternate"]), bad=("nope", None, 3), optional=True
-                ),
-                seed=SEED,
-            ),
-            **W,
-        ),
-        S(
-            cp + "noise_cost",
-            dict(
-                eps=PLOT_EPS.but(**opt),
-                mu=UNIT.but(**opt),
-                alpha=schedule_alpha(1.5, 2.0),
-                n_max=size(10, 10**5, optional=True),
-            ),
-        ),
+        S(cp + "continual_release_example", release_args),
+        S(cp + "game_curves", game_args, **W),
+        S(cp + "audit_curves", audit_args, **W),
+        S(cp + "noise_cost", noise_args),
     ]
     pp = "dpb.plotting.privacy:"
     specs += [
-        S(
-            pp + "plot_continual_release",
-            dict(
-                T=size(2, 40, optional=True),
-                t_star=size(1, 2, optional=True),
-                eps=PLOT_EPS.but(**opt),
-                schedule=Kind(
-                    st.sampled_from(["doubling", "constant", "steps"]), bad=("nope", None, 3), optional=True
-                ),
-                seed=SEED,
-            ),
-            **W,
-        ),
-        S(
-            pp + "plot_game",
-            dict(
-                policy=pol2,
-                eps=PLOT_EPS.but(**opt),
-                T=size(3, 12, optional=True),
-                t_star=size(1, 3, optional=True),
-                runs=size(10, 200, optional=True),
-                seed=SEED,
-            ),
-            **W,
-        ),
-        S(
-            pp + "plot_audit",
-            dict(
-                policy=Kind(
-                    st.sampled_from(["DP-IMED", "DP-KLUCB [no-noise]"]),
-                    bad=("DP-NOPE", None, 3),
-                    optional=True,
-                ),
-                eps=PLOT_EPS.but(**opt),
-                runs=size(20, 200, optional=True),
-                T=size(4, 12, optional=True),
-                t_star=size(1, 4, optional=True),
-                pattern=Kind(
-                    st.sampled_from(["ones", "zeros", "alternate"]), bad=("nope", None, 3), optional=True
-                ),
-                seed=SEED,
-            ),
-            **W,
-        ),
-        S(
-            pp + "plot_noise_cost",
-            dict(
-                eps=PLOT_EPS.but(**opt),
-                mu=UNIT.but(**opt),
-                alpha=schedule_alpha(1.5, 2.0),
-                n_max=size(10, 10**5, optional=True),
-            ),
-            **W,
-        ),
+        S(pp + "plot_continual_release", release_args, **W),
+        S(pp + "plot_game", game_args, **W),
+        S(pp + "plot_audit", audit_args, **W),
+        S(pp + "plot_noise_cost", noise_args, **W),
     ]
     pr = "dpb.plotting.regret:"
     r_alpha = Kind(
