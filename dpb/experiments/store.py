@@ -121,7 +121,13 @@ def chunk_status(cell: Cell, start: int, stop: int, out: str | os.PathLike[str] 
 
 def expected_stamp(cell: Cell, start: int, stop: int, seed: int) -> dict:
     """What a current chunk file records (see :func:`chunk_status`)."""
-    return {"cell": cell.key, "runs": [start, stop], "experiment_seed": seed, **chunk_provenance(cell.policy)}
+    return _stamp(cell, start, stop, seed, chunk_provenance(cell.policy))
+
+
+def _stamp(cell: Cell, start: int, stop: int, seed: int, code: dict) -> dict:
+    """:func:`expected_stamp` with the policy's ``code`` (its :func:`chunk_provenance`) given, so
+    that reading a cell's files hashes the code once, not once a file."""
+    return {"cell": cell.key, "runs": [start, stop], "experiment_seed": seed, **code}
 
 
 class Claim:
@@ -188,9 +194,8 @@ def _load_cell(cell: Cell, out: Path, seed: int) -> Result:
     parts = []
     code = chunk_provenance(cell.policy)  # once a cell, not once a file (it hashes the code's files)
     for a, b in cell.chunks():
-        # chunk_status and Result.load in one reading of the file; the stamp is expected_stamp's
-        expected = {"cell": cell.key, "runs": [a, b], "experiment_seed": seed, **code}
-        state, meta, arrays = cache._read_checked(cell.path(out, a, b), expected)
+        # chunk_status and Result.load in one reading of the file
+        state, meta, arrays = cache._read_checked(cell.path(out, a, b), _stamp(cell, a, b, seed, code))
         if state != "done":  # never mixed: a chunk made under other code or arithmetic is refused
             why = chunk_reason(cell, a, b, out, seed=seed) if state == "stale" else state
             raise MissingResultsError(f"{cell.name} runs {a}-{b} in {out}: {why}; dpb.run (or `dpb run`) "
