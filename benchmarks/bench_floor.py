@@ -31,6 +31,11 @@ from dpb.batching import make_schedule
 from dpb.environments import as_bandit
 from dpb.policies import _scalar
 
+try:  # dpb's deterministic log/exp, which the scalar maths calls, compiled (versions after issue 32)
+    from dpb import _detmath_kernels  # noqa: F401
+except ImportError:
+    pass
+
 _kl = register_jitable(_scalar.kl)
 _kl_ucb = register_jitable(_scalar.kl_ucb)
 _terms = register_jitable(_scalar.d_eps_terms)

@@ -27,7 +27,8 @@ def _u64(x):
 for _f in (_streams.fmix, _streams.word, _streams.run_key, _streams.stream_key, _streams.uniform,
            _streams.laplace, _streams._fc, _streams._binomial_inversion, _streams._binomial_btrs,
            _streams.binomial, _scalar.kl, _scalar.kl_ucb, _scalar.d_eps_terms, _scalar.d_eps_below,
-           _scalar.count_tied, _scalar.nth_tied, _private_runs.d_eps_ucb, _private_runs.klucb_indexes,
+           _scalar.count_tied, _scalar.nth_tied, _private_runs.d_eps_ucb, _private_runs.d_eps_ucb_edge,
+           _private_runs.d_eps_ucb_given, _private_runs.klucb_indexes,
            _private_runs.imed_indexes, _private_runs.record_phase, _private_runs.se_epoch_terms,
            _private_runs.adap_index):
     register_jitable(_f)

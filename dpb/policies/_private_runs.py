@@ -30,7 +30,8 @@ from . import _scalar
 from .._detmath import exp, expm1, log
 
 __all__ = ["KLUCB", "IMED", "run_chunk", "dpse_chunk", "adap_chunk", "klucb_indexes", "imed_indexes",
-           "EnvStream", "PolicyStream", "CounterStreams", "simulate_chunk"]
+           "d_eps_ucb_edge", "d_eps_ucb_given", "EnvStream", "PolicyStream", "CounterStreams",
+           "simulate_chunk"]
 
 KLUCB, IMED = 0, 1  # the index of run_chunk's ``kind``
 _kl, _kl_ucb = _scalar.kl, _scalar.kl_ucb
@@ -38,11 +39,11 @@ _d_eps_terms, _d_eps_below = _scalar.d_eps_terms, _scalar.d_eps_below
 _count_tied, _nth_tied = _scalar.count_tied, _scalar.nth_tied
 
 
-def d_eps_ucb(x, c, eps):
-    """The DP-KLUCB index max{mu in [x, 1] : d_eps(x, mu) <= c} of one arm (the scalar twin of
-    :func:`dpb.policies._numerics.d_eps_ucb_fast`, the same case split)."""
-    if c >= eps * (1.0 - x):
-        return 1.0
+def d_eps_ucb_edge(x, eps):
+    """kl(x, e) at the edge e = max(expit(logit(x) + eps), x) of the two regimes of d_eps(x, .) above
+    x (e = x at x = 0 or 1): below it the DP-KLUCB index is the KL-UCB index, above it the explicit
+    inverse of :func:`d_eps_ucb_given`.  A function of the arm's private mean alone, so the fast
+    path computes it once per phase of the arm."""
     if x <= 0.0:
         edge = 0.0
     elif x >= 1.0:
@@ -51,22 +52,40 @@ def d_eps_ucb(x, c, eps):
         edge = 1.0 / (1.0 + exp(-(log(x / (1.0 - x)) + eps)))
         if edge < x:
             edge = x
-    if c > _kl(x, edge):
-        v = expm1(-(c + eps * x)) / expm1(-eps)
+    return _kl(x, edge)
+
+
+def d_eps_ucb_given(x, c, eps, kl_edge, em):
+    """The DP-KLUCB index max{mu in [x, 1] : d_eps(x, mu) <= c} of one arm, given
+    ``kl_edge`` = :func:`d_eps_ucb_edge` (x, eps) and ``em`` = expm1(-eps): 1 if c >= eps (1 - x);
+    (1 - e^{-(c + eps x)}) / (1 - e^{-eps}) clipped to [x, 1] if c > kl_edge; else the KL-UCB index
+    (the case split of :func:`dpb.policies._numerics.d_eps_ucb_fast`)."""
+    if c >= eps * (1.0 - x):
+        return 1.0
+    if c > kl_edge:
+        v = expm1(-(c + eps * x)) / em
         if v < x:
             v = x
         return v if v < 1.0 else 1.0
     return _kl_ucb(x, c)
 
 
-def klucb_indexes(S, n, t, eps, idx):
-    """Fill ``idx`` with the DP-KLUCB index of every arm (private sums ``S``, pulls ``n``, round
-    ``t``) and return the largest (NaN if an index is NaN)."""
+def d_eps_ucb(x, c, eps):
+    """The DP-KLUCB index of one arm (the scalar twin of
+    :func:`dpb.policies._numerics.d_eps_ucb_fast`): :func:`d_eps_ucb_given` with its two terms."""
+    if c >= eps * (1.0 - x):
+        return 1.0
+    return d_eps_ucb_given(x, c, eps, d_eps_ucb_edge(x, eps), expm1(-eps))
+
+
+def klucb_indexes(x, kl_edge, n, t, eps, em, idx):
+    """Fill ``idx`` with the DP-KLUCB index of every arm (clipped private means ``x``, their
+    :func:`d_eps_ucb_edge` terms ``kl_edge``, pulls ``n``, round ``t``, ``em`` = expm1(-eps)) and
+    return the largest (NaN if an index is NaN)."""
     lt = log(float(t))
     best = -math.inf
     for k in range(n.shape[0]):
-        x = min(max(S[k] / n[k], 0.0), 1.0)
-        v = d_eps_ucb(x, lt / n[k], eps)
+        v = d_eps_ucb_given(x[k], lt / n[k], eps, kl_edge[k], em)
         if v != v:
             return math.nan
         idx[k] = v
@@ -75,20 +94,28 @@ def klucb_indexes(S, n, t, eps, idx):
     return best
 
 
-def imed_indexes(S, n, eps, idx):
-    """Fill ``idx`` with the DP-IMED index n_k d_eps(x_k, x*) + log n_k of every arm and return the
-    smallest (NaN if an index is NaN)."""
+def imed_indexes(x, log_n, n, eps, below, terms, changed, idx):
+    """Fill ``idx`` with the DP-IMED index n_k d_eps(x_k, x*) + log n_k of every arm (clipped
+    private means ``x``, ``log_n`` = log n_k) and return the smallest (NaN if an index is NaN).
+
+    ``below[k]`` holds d_eps(x_k, x*) and ``terms`` (x*, z, log_term) of :func:`dpb.policies._scalar.
+    d_eps_terms` from the previous call: all are computed again when x* changed, else only arm
+    ``changed``'s (the one arm pulled since; -1: none)."""
     K = n.shape[0]
-    x_star = 0.0
-    for k in range(K):
-        x = min(max(S[k] / n[k], 0.0), 1.0)
-        idx[k] = x
-        if k == 0 or x > x_star:
-            x_star = x
-    z, log_term = _d_eps_terms(x_star, eps)
+    x_star = x[0]
+    for k in range(1, K):
+        if x[k] > x_star:
+            x_star = x[k]
+    if x_star != terms[0]:
+        terms[0] = x_star
+        terms[1], terms[2] = _d_eps_terms(x_star, eps)
+        for k in range(K):
+            below[k] = _d_eps_below(x[k], x_star, terms[1], terms[2], eps)
+    elif changed >= 0:
+        below[changed] = _d_eps_below(x[changed], x_star, terms[1], terms[2], eps)
     best = math.inf
     for k in range(K):
-        v = n[k] * _d_eps_below(idx[k], x_star, z, log_term, eps) + log(float(n[k]))
+        v = n[k] * below[k] + log_n[k]
         if v != v:
             return math.nan
         idx[k] = v
@@ -131,6 +158,13 @@ def run_chunk(kind, words, ids, means, gaps, sizes, T, eps, ck, regret, pulls, p
     n = np.zeros(K, dtype=np.int64)
     ph = np.zeros(K, dtype=np.int64)
     idx = np.zeros(K)
+    # what an arm's index needs of its own state, updated when it is pulled: the clipped private
+    # mean, and log n (DP-IMED) or the kl term of the regime edge (DP-KLUCB); DP-IMED's d_eps to x*
+    x = np.zeros(K)
+    own = np.zeros(K)
+    below = np.zeros(K)
+    terms = np.zeros(3)
+    em = expm1(-eps)
     for r in range(ids.shape[0]):
         key = run_key(u64(words[r, 0]), u64(words[r, 1]), u64(ids[r]))
         k_env = stream_key(key, ENV)
@@ -143,6 +177,8 @@ def run_chunk(kind, words, ids, means, gaps, sizes, T, eps, ck, regret, pulls, p
             S[k] = 0.0
             n[k] = 0
             ph[k] = 0
+        terms[0] = math.nan
+        arm = -1
         t = 1
         step = 0
         reg = 0.0
@@ -152,9 +188,9 @@ def run_chunk(kind, words, ids, means, gaps, sizes, T, eps, ck, regret, pulls, p
                 arm = step
             else:
                 if kind == KLUCB:
-                    best = klucb_indexes(S, n, t, eps, idx)
+                    best = klucb_indexes(x, own, n, t, eps, em, idx)
                 else:
-                    best = imed_indexes(S, n, eps, idx)
+                    best = imed_indexes(x, own, n, eps, below, terms, arm, idx)
                 if best != best:
                     return r
                 n_tied, arm = _count_tied(idx, best)
@@ -167,6 +203,8 @@ def run_chunk(kind, words, ids, means, gaps, sizes, T, eps, ck, regret, pulls, p
             S[arm] += s + y / eps
             n[arm] += cnt
             ph[arm] += 1
+            x[arm] = min(max(S[arm] / n[arm], 0.0), 1.0)
+            own[arm] = d_eps_ucb_edge(x[arm], eps) if kind == KLUCB else log(float(n[arm]))
             added = cnt * gaps[arm]
             slope = added / cnt
             end = t + cnt - 1
