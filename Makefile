@@ -36,9 +36,11 @@ vendor: venv
 	$(PY) scripts/vendor_js.py
 
 # The main job: the static site in _build/html. Every chapter is executed afresh (the cache of
-# executions is emptied first: a cached run could predate a change in dpb).
+# executions is emptied first: a cached run could predate a change in dpb), two chapters at a time
+# (scripts/execute_book.py fills the cache the build then renders from).
 book: venv vendor
 	rm -rf $(EXEC_CACHE)
+	$(PY) scripts/execute_book.py --cache $(EXEC_CACHE) --jobs 2
 	$(JB) build . --all
 
 # The PDF edition, _build/pdf/dpb.pdf: the whole book as one page (Jupyter Book's singlehtml
@@ -95,9 +97,11 @@ lint: venv
 	$(STAGE) lint $(VENV)/bin/ruff check dpb tests scripts benchmarks book conftest.py
 	$(STAGE) types $(VENV)/bin/mypy
 
-# The book with warnings as errors; every chapter executed afresh (the cache is emptied first).
+# The book with warnings as errors; every chapter executed afresh (the cache is emptied first),
+# two at a time, then rendered.
 build-strict: venv vendor
 	rm -rf $(EXEC_CACHE)
+	$(STAGE) execute $(PY) scripts/execute_book.py --cache $(EXEC_CACHE) --jobs 2
 	$(STAGE) build $(JB) build . --all -W -n --keep-going
 
 unit: venv

@@ -105,6 +105,102 @@ def floor_runs(rng, imed, means, gaps, sizes, T, eps, runs):
     return out
 
 
+@numba.njit(cache=True)
+def floor_dpse(rng, means, gaps, T, eps, beta, runs):
+    """Final regret of ``runs`` runs of DP-SE (elimination by the radius 2 (h_e + c_e)), all from
+    ``rng``: each epoch every active arm R_e times (cut at the horizon), one Binomial and one
+    Laplace draw per active arm, then elimination; a single arm left takes the rest."""
+    K = means.size
+    out = np.empty(runs)
+    act = np.ones(K, dtype=np.bool_)
+    mu = np.zeros(K)
+    for r in range(runs):
+        act[:] = True
+        t, e, reg = 1, 0, 0.0
+        while t <= T:
+            m = act.sum()
+            rem = T - t + 1
+            if m == 1:
+                for k in range(K):
+                    if act[k]:
+                        reg += rem * gaps[k]
+                break
+            e += 1
+            delta = 2.0 ** -e
+            log8 = math.log(8.0 * m * e * e / beta)
+            log4 = math.log(4.0 * m * e * e / beta)
+            R = int(math.ceil(min(max(32.0 * log8 / delta**2, 8.0 * log4 / (eps * delta)), 2.0**62 / m)))
+            if R * m > rem:  # round-robin to the horizon
+                for k in range(K):
+                    if act[k]:
+                        reg += rem / m * gaps[k]
+                break
+            best = -math.inf
+            for k in range(K):
+                if act[k]:
+                    mu[k] = (rng.binomial(R, means[k]) + rng.laplace(0.0, 1.0) / eps) / R
+                    best = max(best, mu[k])
+                    reg += R * gaps[k]
+            radius = 2.0 * (math.sqrt(log8 / (2.0 * R)) + log4 / (eps * R))
+            for k in range(K):
+                if act[k] and best - mu[k] > radius:
+                    act[k] = False
+            t += R * m
+        out[r] = reg
+    return out
+
+
+@numba.njit(cache=True)
+def floor_adap(rng, ucb, means, gaps, T, eps, alpha, runs):
+    """Final regret of ``runs`` runs of AdaP-KLUCB (``ucb`` False) or AdaP-UCB, all from ``rng``:
+    one pull of each arm, then episodes doubling the chosen arm's count, each with a fresh private
+    mean (one Binomial and one Laplace draw)."""
+    K = means.size
+    out = np.empty(runs)
+    mu = np.zeros(K)
+    last = np.zeros(K, dtype=np.int64)
+    N = np.zeros(K, dtype=np.int64)
+    for r in range(runs):
+        mu[:] = 0.0
+        last[:] = 0
+        N[:] = 0
+        t, step, reg = 1, 0, 0.0
+        while t <= T:
+            if step < K:
+                arm, want = step, 1
+            else:
+                arm, best = 0, -math.inf
+                lt = math.log(t)
+                for k in range(K):
+                    level = alpha * lt / last[k]
+                    if ucb:
+                        v = mu[k] + math.sqrt(0.5 * level) + level / eps
+                    else:
+                        v = _kl_ucb(min(max(mu[k] + level / eps, 0.0), 1.0), level)
+                    if v > best or (v == best and rng.random() < 0.5):
+                        arm, best = k, v
+                want = N[arm]
+            c = min(want, T - t + 1)
+            mu[arm] = (rng.binomial(c, means[arm]) + rng.laplace(0.0, 1.0) / eps) / c
+            last[arm] = c
+            N[arm] += c
+            reg += c * gaps[arm]
+            t += c
+            step += 1
+        out[r] = reg
+    return out
+
+
+def _floor(policy: str, rng, means, gaps, sizes, T: int, eps: float, runs: int):
+    if policy in ("DP-KLUCB", "DP-IMED"):
+        return floor_runs(rng, policy == "DP-IMED", means, gaps, sizes, T, eps, runs)
+    if policy == "DP-SE":
+        return floor_dpse(rng, means, gaps, T, eps, 1.0 / T, runs)
+    if policy in ("AdaP-KLUCB", "AdaP-UCB"):
+        return floor_adap(rng, policy == "AdaP-UCB", means, gaps, T, eps, 3.1, runs)
+    raise ValueError(f"no floor for policy {policy!r}")
+
+
 def _min_cpu(f, repeat: int):
     f()  # warm-up (compilation, caches)
     best, value = math.inf, None
@@ -120,9 +216,8 @@ def measure(policy: str, env: str, eps: float, T: int, runs: int, repeat: int) -
     means = np.asarray(bandit.means, dtype=float)
     gaps = np.asarray(bandit.gaps, dtype=float)
     sizes = np.ascontiguousarray(make_schedule(None, n0=1, alpha=2).sizes_until(T), dtype=np.int64)
-    imed = policy == "DP-IMED"
     floor_s, floor_reg = _min_cpu(
-        lambda: floor_runs(np.random.default_rng(2025), imed, means, gaps, sizes, T, eps, runs), repeat)
+        lambda: _floor(policy, np.random.default_rng(2025), means, gaps, sizes, T, eps, runs), repeat)
     dpb_s, res = _min_cpu(
         lambda: dpb.simulate(policy, env, T, runs=runs, seed=2025, eps=eps, max_seconds=None), repeat)
     return {"cell": f"{policy} {env} eps {eps} T 1e{round(math.log10(T))}", "dpb": dpb_s, "floor": floor_s,
@@ -136,7 +231,7 @@ def main(argv=None) -> None:
     ap.add_argument("--T", type=float, nargs="+", default=[1e6, 1e7])
     ap.add_argument("--eps", type=float, nargs="+", default=[0.1, 0.25, 1.0])
     ap.add_argument("--envs", nargs="+", default=["mu1", "mu2"])
-    ap.add_argument("--policies", nargs="+", default=["DP-KLUCB", "DP-IMED"])
+    ap.add_argument("--policies", nargs="+", default=["DP-KLUCB", "DP-IMED", "DP-SE", "AdaP-KLUCB", "AdaP-UCB"])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     print(f"dpb {dpb.__file__}; {args.runs} runs per cell; CPU seconds, minimum of {args.repeat}")
