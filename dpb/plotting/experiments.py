@@ -347,11 +347,8 @@ def plot_eps_sweep(res: ExperimentResults) -> Figure:
     rows = sweep_table(res)
     if not rows:
         raise ValueError("the sweep has no setting")
-    eps = np.array([r["eps"] for r in rows])
-    mean = np.array([r["mean"] for r in rows])
-    q10 = np.array([r["q10"] for r in rows])
-    q90 = np.array([r["q90"] for r in rows])
-    lb = np.array([r["lower_bound"] for r in rows])
+    eps, mean, q10, q90, lb = (np.array([r[k] for r in rows]) for k in ("eps", "mean", "q10", "q90",
+                                                                          "lower_bound"))
     cell = res.settings[0].cells[0]
     alpha = float(cell.params.get("alpha", 1.0))
     T = cell.T
@@ -515,11 +512,8 @@ def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = 
     if not rows:
         raise ValueError("rows must not be empty")
     alpha = float(as_positive("alpha", alpha, allow_inf=False))
-    eps = np.array([r["eps"] for r in rows])
-    ratio = np.array([r["ratio"] for r in rows])
-    lo = np.array([r["lo"] for r in rows])
-    hi = np.array([r["hi"] for r in rows])
-    paper = np.array([r["paper_ratio"] for r in rows])
+    eps, ratio, lo, hi, paper = (np.array([r[k] for r in rows]) for k in ("eps", "ratio", "lo", "hi",
+                                                                           "paper_ratio"))
     color = ALGORITHM_STYLE.get(policy, {"color": series_color(0)})["color"]
     fig, ax = new_figure(1, width=7.0, height=3.6)
     ax.axhline(1.0, color="k", lw=1, label="lower bound")
