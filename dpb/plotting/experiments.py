@@ -144,10 +144,7 @@ def plot_regret(results: Mapping[str, Result], ax: Any = None, *, title: str | N
     for name, res in results.items():
         if not isinstance(res, Result):
             raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
-    if ax is None:
-        fig, ax = new_figure(1, width=6.0, height=3.6)
-    else:
-        fig = ax.figure
+    fig, ax = new_figure(1, width=6.0, height=3.6) if ax is None else (ax.figure, ax)
     for name, res in results.items():
         if not isinstance(res, Result):
             raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
@@ -404,10 +401,7 @@ def plot_final_distribution(results: Mapping[str, Result], ax: Any = None, *,
     as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
     if not results:
         raise ValueError("results must contain at least one algorithm")
-    if ax is None:
-        fig, ax = new_figure(1, width=6.0, height=3.6)
-    else:
-        fig = ax.figure
+    fig, ax = new_figure(1, width=6.0, height=3.6) if ax is None else (ax.figure, ax)
     rng = np.random.default_rng(0)  # horizontal jitter only
     for k, (name, res) in enumerate(results.items()):
         if not isinstance(res, Result):
