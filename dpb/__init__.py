@@ -97,17 +97,14 @@ __all__ = [*_SUBMODULES, *_NAMES, "__version__"]
 
 
 def __getattr__(name: str):
-    if name in _VERBS:  # the function; its module is loaded (and stays in sys.modules) on the way
-        value = getattr(importlib.import_module(f"{__name__}.{_VERBS[name]}"), name)
-        globals()[name] = value
-        return value
-    if name in _SUBMODULES:
+    if name in _SUBMODULES and name not in _VERBS:
         return importlib.import_module(f"{__name__}.{name}")  # also binds it as an attribute
-    if name in _NAMES:
-        value = getattr(importlib.import_module(f"{__name__}.{_NAMES[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # a verb is the function; its module is loaded (and stays in sys.modules) on the way
+    where = _VERBS.get(name, _NAMES.get(name))
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = globals()[name] = getattr(importlib.import_module(f"{__name__}.{where}"), name)
+    return value
 
 
 def __dir__() -> list[str]:

@@ -480,17 +480,12 @@ def _converge_command(args) -> str:
     if args.command == "status" and args.command in argv:
         paper = getattr(args, "experiment", None) in (*E.EXPERIMENT_NAMES, "all")
         argv[argv.index("status")] = "reproduce" if paper else "run"
-    words, skip = [], False
-    for word in argv:
-        if skip:
-            skip = False
-            continue
+    words, rest = [], iter(argv)
+    for word in rest:
         if word in ("--runs", "--scale"):
-            skip = True
-            continue
-        if word == "--force" or word.startswith(("--runs=", "--scale=")):
-            continue
-        words.append(word)
+            next(rest, None)  # and its value
+        elif word != "--force" and not word.startswith(("--runs=", "--scale=")):
+            words.append(word)
     return " ".join(["dpb", *words, "--scale", "converged"])
 
 

@@ -24,7 +24,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 # (a private module: what the widgets and the live-book scripts use of it)
@@ -101,15 +100,13 @@ def store(key: str, output: dict) -> bool:
     data = output.get("data", {}) if isinstance(output, dict) else {}
     if where is None or "image/png" not in data:
         return False
+    from ._io import write_atomic  # (numpy: not at import time)
+
     try:
-        where.mkdir(parents=True, exist_ok=True)
         for suffix, payload in ((".txt", str(data.get("text/plain", "")).encode()),
                                 (".png", base64.b64decode(data["image/png"]))):
             # the PNG last: its presence marks a whole entry
-            fd, tmp = tempfile.mkstemp(dir=where, prefix=".tmp-", suffix=suffix)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(payload)
-            os.replace(tmp, where / f"{key}{suffix}")
+            write_atomic(where / f"{key}{suffix}", lambda tmp, payload=payload: tmp.write_bytes(payload))
     except OSError:
         return False
     return True

@@ -535,20 +535,19 @@ def audit_lists(policy: _PolicySpec, rewards: ArrayLike, rewards_prime: ArrayLik
     return res
 
 
+#: The reward cycles of :func:`audit_lists_default`.
+_PATTERNS = {"ones": (1,), "zeros": (0,), "alternate": (1, 0)}
+
+
 def audit_lists_default(T: int, t_star: int, pattern: str = "ones") -> tuple[np.ndarray, np.ndarray]:
     """A standard pair of neighbouring lists: a base list and its flip at ``t_star``.
 
     ``pattern`` is ``"ones"`` (all rewards 1), ``"zeros"``, or ``"alternate"`` (1, 0, 1, 0, ...).
     """
     T = as_int("T", T, minimum=1, maximum=MAX_RUNS)
-    if pattern == "ones":
-        base = np.ones(T)
-    elif pattern == "zeros":
-        base = np.zeros(T)
-    elif pattern == "alternate":
-        base = (np.arange(T) % 2 == 0).astype(float)
-    else:
+    if not isinstance(pattern, str) or pattern not in _PATTERNS:
         raise ValueError(f"pattern must be 'ones', 'zeros' or 'alternate', got {pattern!r}")
+    base = np.resize(np.array(_PATTERNS[pattern], dtype=float), T)  # the cycle repeated over T steps
     return base, neighbouring_list(base, t_star)
 
 

@@ -395,7 +395,6 @@ class DecomposedRuns:
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_suffix(".npz")
-        path.parent.mkdir(parents=True, exist_ok=True)
         meta = {k: getattr(self, k) for k in self._META} | {"seed": str(self.seed), "extra": self.extra}
         return save_npz_atomic(path, meta, {k: getattr(self, k) for k in self._ARRAYS})
 

@@ -214,7 +214,7 @@ def test_cache_refresh_and_damaged_file(tmp_path):
 
 def test_save_load_and_cache_dir(tmp_path, monkeypatch):
     d = rg.decompose_runs("DP-IMED", [0.6, 0.5, 0.2], 5000, 4, 9, params={"eps": 1.0, "alpha": 2})
-    back = rg.DecomposedRuns.load(d.save(tmp_path / "x"))
+    back = rg.DecomposedRuns.load(d.save(tmp_path / "new" / "x"))  # (save creates the folder)
     assert back.same_as(d)
     assert back.alpha == 2.0 and back.eps == 1.0
     monkeypatch.setenv("DPB_RESULTS", str(tmp_path / "r"))

@@ -43,13 +43,9 @@ __all__ = [
 DESIGNS = ("accumulate", "forget")
 
 
-def _check_design(design: str) -> str:
-    return as_choice("design", design, DESIGNS)
-
-
 def _last_phase(n, n0, alpha, design, schedule):
     """The counts ``n``, the schedule's batches, their cumulative sums and the last completed phase M."""
-    design = _check_design(design)
+    design = as_choice("design", design, DESIGNS)
     sched = make_schedule(schedule, n0=n0, alpha=alpha)
     counts = as_counts("n", n, sched.n0)
     sizes = sched.sizes_until(int(counts.max()))

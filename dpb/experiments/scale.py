@@ -44,13 +44,13 @@ import json
 import math
 import os
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
+from .._io import write_atomic
 from .._validate import as_instance, as_int, as_names, as_real, as_flag
 from ..bounds import lower_bound_constant
 from ..policies.registry import policy_class, registered
@@ -310,17 +310,9 @@ def _read_memo(cell: Cell, out: Path, seed: int, cap: int, rel: float, level: fl
 
 
 def _write_memo(ce: ConvergedEstimate, out: Path, seed: int, cap: int, rel: float, level: float) -> None:
-    path = _memo_path(ce.cell, out)
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = {"key": _memo_key(ce.cell, seed, cap, rel, level), "runs": ce.runs, "converged": ce.converged,
             "checks": [list(c) for c in ce.checks]}
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():  # only after a failure
-            tmp.unlink()
+    write_atomic(_memo_path(ce.cell, out), lambda tmp: tmp.write_text(json.dumps(data), encoding="utf-8"))
 
 
 def _targets(target) -> tuple:

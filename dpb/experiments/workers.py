@@ -31,6 +31,7 @@ import threading
 import time
 from multiprocessing.connection import wait as wait_any
 
+from ..cache import _pid_alive
 from .._validate import as_int, as_text
 
 __all__ = ["WATCH_INTERVAL", "Pool", "process_alive", "process_start_time", "main_script_hidden"]
@@ -64,13 +65,7 @@ def process_alive(pid: int, start_time: str | None = None) -> bool:
     if now is None:
         return False
     if now == "":  # no /proc: only whether the id exists
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:  # pragma: no cover - exists, owned by another user
-            return True
-        return True
+        return _pid_alive(pid)
     return start_time is None or start_time == "" or now == start_time
 
 

@@ -101,6 +101,16 @@ def _rows(rows, keys) -> list:
     return list(rows)
 
 
+def _check_results(results) -> None:
+    """``results`` must map algorithm names to :class:`~dpb.simulate.Result` (at least one)."""
+    as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
+    if not results:
+        raise ValueError("results must contain at least one algorithm")
+    for name, res in results.items():
+        if not isinstance(res, Result):
+            raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
+
+
 def _check_band(band):
     if band not in _BANDS:
         raise ValueError(f"band must be one of {_BANDS}, got {band!r}")
@@ -138,19 +148,9 @@ def plot_regret(results: Mapping[str, Result], ax: Any = None, *, title: str | N
     _check_scale("xscale", xscale)
     _check_scale("yscale", yscale)
     as_text("title", title)
-    as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
-    if not results:
-        raise ValueError("results must contain at least one algorithm")
+    _check_results(results)
+    fig, ax = new_figure(1, width=6.0, height=3.6) if ax is None else (ax.figure, ax)
     for name, res in results.items():
-        if not isinstance(res, Result):
-            raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
-    if ax is None:
-        fig, ax = new_figure(1, width=6.0, height=3.6)
-    else:
-        fig = ax.figure
-    for name, res in results.items():
-        if not isinstance(res, Result):
-            raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
         style = ALGORITHM_STYLE.get(name, {"color": None, "ls": "-"})
         t = np.concatenate(([0], res.checkpoints))
         reg = np.concatenate((np.zeros((res.runs, 1)), res.regret), axis=1)
@@ -347,11 +347,8 @@ def plot_eps_sweep(res: ExperimentResults) -> Figure:
     rows = sweep_table(res)
     if not rows:
         raise ValueError("the sweep has no setting")
-    eps = np.array([r["eps"] for r in rows])
-    mean = np.array([r["mean"] for r in rows])
-    q10 = np.array([r["q10"] for r in rows])
-    q90 = np.array([r["q90"] for r in rows])
-    lb = np.array([r["lower_bound"] for r in rows])
+    eps, mean, q10, q90, lb = (np.array([r[k] for r in rows]) for k in ("eps", "mean", "q10", "q90",
+                                                                          "lower_bound"))
     cell = res.settings[0].cells[0]
     alpha = float(cell.params.get("alpha", 1.0))
     T = cell.T
@@ -404,17 +401,10 @@ def plot_final_distribution(results: Mapping[str, Result], ax: Any = None, *,
     matplotlib.figure.Figure
     """
     as_text("title", title)
-    as_instance("results", results, Mapping, "mapping from algorithm name to dpb.simulate.Result")
-    if not results:
-        raise ValueError("results must contain at least one algorithm")
-    if ax is None:
-        fig, ax = new_figure(1, width=6.0, height=3.6)
-    else:
-        fig = ax.figure
+    _check_results(results)
+    fig, ax = new_figure(1, width=6.0, height=3.6) if ax is None else (ax.figure, ax)
     rng = np.random.default_rng(0)  # horizontal jitter only
     for k, (name, res) in enumerate(results.items()):
-        if not isinstance(res, Result):
-            raise TypeError(f"results[{name!r}] must be a dpb.simulate.Result, got {type(res).__name__}")
         reg = np.maximum(res.final_regret, 1.0)
         color = ALGORITHM_STYLE.get(name, {"color": series_color(k)})["color"]
         ax.plot(k + rng.uniform(-0.18, 0.18, reg.size), reg, "o", ms=3.5, alpha=0.6, color=color)
@@ -512,14 +502,9 @@ def plot_expected_sweep(rows: Sequence[Mapping], alpha: float, *, policy: str = 
     """
     rows = _rows(rows, ("eps", "ratio", "lo", "hi", "paper_ratio"))
     policy_style(policy)  # a registered policy (ValueError naming it otherwise)
-    if not rows:
-        raise ValueError("rows must not be empty")
     alpha = float(as_positive("alpha", alpha, allow_inf=False))
-    eps = np.array([r["eps"] for r in rows])
-    ratio = np.array([r["ratio"] for r in rows])
-    lo = np.array([r["lo"] for r in rows])
-    hi = np.array([r["hi"] for r in rows])
-    paper = np.array([r["paper_ratio"] for r in rows])
+    eps, ratio, lo, hi, paper = (np.array([r[k] for r in rows]) for k in ("eps", "ratio", "lo", "hi",
+                                                                           "paper_ratio"))
     color = ALGORITHM_STYLE.get(policy, {"color": series_color(0)})["color"]
     fig, ax = new_figure(1, width=7.0, height=3.6)
     ax.axhline(1.0, color="k", lw=1, label="lower bound")
@@ -549,8 +534,6 @@ def plot_expected_vs_paper(rows: Sequence[Mapping], algorithms: Sequence[str] = 
     algorithms = as_names("algorithms", algorithms, registered())
     if not algorithms:
         raise ValueError("algorithms must name at least one policy")
-    if not rows:
-        raise ValueError("rows must not be empty")
     settings = list(dict.fromkeys((r["env"], r["eps"]) for r in rows))
     fig, ax = new_figure(1, width=8.0, height=3.4)
     k = len(algorithms)

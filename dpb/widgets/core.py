@@ -264,7 +264,6 @@ class Coalescer:
 def figure_output(fig: Figure) -> dict:
     """The notebook output (``display_data``) of a matplotlib figure: PNG plus a text label."""
     from IPython.core.pylabtools import print_figure
-    from matplotlib.figure import Figure
 
     if not isinstance(fig, Figure):
         raise TypeError(f"fig must be a matplotlib Figure, got {type(fig).__name__} {fig!r}")
@@ -338,8 +337,7 @@ def explorer(plot: Callable[..., Figure], controls: dict, title: str | None = No
     status = W.HTML("")
 
     def draw() -> None:
-        values = {name: c.value for name, c in controls.items()}
-        kwargs = dict(values)
+        kwargs = {name: c.value for name, c in controls.items()}
         if run_button and takes_progress:
             def progress(done: int, total: int) -> None:
                 bar.value = done / max(total, 1)
