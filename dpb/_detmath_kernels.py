@@ -12,6 +12,8 @@ from numba.extending import register_jitable
 from . import _detmath as _m
 from .policies import _scalar
 
+__all__ = ["log", "exp", "log1p", "expm1", "KINDS"]
+
 # the helpers first (the public functions call them by their module-level names)
 for _name in ("_atanh_tail", "_log_core", "_expm1_small", "_reduce"):
     register_jitable(getattr(_m, _name))

@@ -29,10 +29,10 @@ from . import _detmath
 
 from . import divergences as dv
 from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_int, as_seed_sequence, check_elements
-from .cost import refuse
-from .engine import child_seeds, resolve_checkpoints
+from .cost import _refuse
+from .engine import child_seeds, _resolve_checkpoints
 from .environments import as_bandit
-from .plans import PlanError, is_integer
+from .plans import PlanError, _is_integer
 from .policies.base import check_horizon
 from .policies.registry import as_policy, policy_class, reference_of, registered
 from .result import Result
@@ -154,7 +154,7 @@ class ReferenceBandit:
         return self.t > self.T
 
     def _arm(self, arm) -> int:
-        if not is_integer(arm) or not 0 <= arm < self.K:
+        if not _is_integer(arm) or not 0 <= arm < self.K:
             raise PlanError(f"policy {self.policy!r} pulled arm {arm!r}: an arm must be an integer "
                             f"from 0 to K-1={self.K - 1}")
         if self.done():
@@ -174,7 +174,7 @@ class ReferenceBandit:
     def pull_many(self, arm: int, n: int) -> tuple[float, int]:
         """Pull ``arm`` up to ``n`` times (stopping at the horizon); (reward sum, pulls made)."""
         arm = self._arm(arm)
-        if not is_integer(n) or not 1 <= n <= MAX_HORIZON:
+        if not _is_integer(n) or not 1 <= n <= MAX_HORIZON:
             raise PlanError(f"policy {self.policy!r} planned {n!r} pulls of arm {arm}: the pulls of a "
                             f"phase must be an integer from 1 to 2**62 (a phase is cut at the horizon)")
         total, made = 0.0, 0
@@ -353,7 +353,7 @@ def reference_run(policy: Any, params: dict, means: Any, T: int, rng: np.random.
     pol = as_policy(policy, dict(params))  # the policy's own constructor checks the parameters
     bandit = as_bandit(means)
     check_horizon(pol, bandit.K, T)
-    refuse(f"reference_run({cls.name!r})", T, 1, max_seconds, pol, bandit.K, "reference")
+    _refuse(f"reference_run({cls.name!r})", T, 1, max_seconds, pol, bandit.K, "reference")
     return _literal_run(cls.name, ref, bandit.means, T, rng, params)
 
 
@@ -396,9 +396,9 @@ def reference_simulate(
     pol = as_policy(policy, params)  # the policy's own constructor checks the parameters
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    refuse(f"reference_simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "reference")
+    _refuse(f"reference_simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "reference")
     root = as_seed_sequence("seed", seed)
-    ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
+    ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     cls, ref = _with_reference(policy)
     check_horizon(pol, bandit.K, T)
     regret = np.empty((runs, ck.size))

@@ -63,8 +63,8 @@ from .environments import as_bandit
 from .policies import DPIMED, DPKLUCB, Policy
 from .policies.registry import as_policy
 from ._validate import MAX_SECONDS
-from .cost import refuse
-from .engine import SeedChildren, rounds_until, run_seeds
+from .cost import _refuse
+from .engine import SeedChildren, _rounds_until, _run_seeds
 
 __all__ = [
     "TERMS",
@@ -554,13 +554,14 @@ def decompose_runs(
         )
     if grid is None:
         grid = horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T))
-    grid = rounds_until("grid", grid, T)
-    refuse(f"decompose_runs({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "phases")
+    grid = _rounds_until("grid", grid, T)
+    _refuse(f"decompose_runs({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "phases")
 
     means = np.asarray(bandit.means, dtype=float)
     hook = _PhaseLog(pol, means, delta)
-    rec, _ = run_seeds(pol, bandit, T, SeedChildren(np.random.SeedSequence(seed), range(runs)), np.array([T]),
-                       None, "python", hook)  # the generic engine (no fast path: no engine)
+    seeds = SeedChildren(np.random.SeedSequence(seed), range(runs))
+    # the generic engine (no fast path: no engine)
+    rec, _ = _run_seeds(pol, bandit, T, seeds, np.array([T]), None, "python", hook)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
         raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")

@@ -40,7 +40,7 @@ from .._detmath import exp_array, expm1_array, log1p_array, log_array
 from scipy.special import betainc, betaincinv, betaln, psi
 
 from ._numerics import xlogy
-from .base import standard_laplace
+from .base import _standard_laplace
 
 __all__ = ["simulate_lazy_dpts_fast"]
 
@@ -658,4 +658,4 @@ class _GroupRecorder:
 def _laplace_draws(gen: np.random.Generator, block: int = 64):
     """Standard Laplace draws from one generator, pre-drawn in blocks (an endless iterator)."""
     while True:
-        yield from standard_laplace(gen, block).tolist()
+        yield from _standard_laplace(gen, block).tolist()

@@ -36,7 +36,7 @@ import numpy as np
 
 from ..plans import check_index
 
-__all__ = ["BernoulliStream", "simulate_per_step", "LOOKAHEAD_MAX"]
+__all__ = ["BernoulliStream", "simulate_per_step", "LOOKAHEAD_MAX", "LAST_COUNTS"]
 
 #: The most rows (rounds) of look-ahead per run and call of the index.
 LOOKAHEAD_MAX = 64

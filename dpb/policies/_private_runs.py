@@ -31,7 +31,8 @@ from .._detmath import exp, expm1, log
 
 __all__ = ["KLUCB", "IMED", "run_chunk", "dpse_chunk", "adap_chunk", "klucb_indexes", "imed_indexes",
            "d_eps_ucb_edge", "d_eps_ucb_given", "EnvStream", "PolicyStream", "CounterStreams",
-           "simulate_chunk"]
+           "simulate_chunk", "compiled", "adap_index", "adap_rows", "d_eps_ucb", "imed_rows", "klucb_rows",
+           "record_phase", "se_epoch_terms"]
 
 KLUCB, IMED = 0, 1  # the index of run_chunk's ``kind``
 _kl, _kl_ucb = _scalar.kl, _scalar.kl_ucb
@@ -276,7 +277,7 @@ class CounterStreams:
 
     def make_streams(self, words, ids) -> tuple[list, list]:
         """The environment and policy streams of the runs of keys ``(words, ids)``
-        (``dpb.engine.seed_keys``)."""
+        (``dpb.engine._seed_keys``)."""
         env, pol = [], []
         for w, i in zip(words, ids, strict=True):
             key = run_key(u64(w[0]), u64(w[1]), u64(i))

@@ -25,6 +25,9 @@ import os
 
 from .. import _detmath
 
+__all__ = ["ONE_MINUS", "kl", "kl_ucb", "budget", "d_eps_terms", "d_eps_below", "count_tied", "nth_tied",
+           "stamp_kernels"]
+
 ONE_MINUS = 1.0 - 2.0**-53  # the largest float below 1 (numpy.nextafter(1.0, 0.0))
 
 

@@ -45,6 +45,9 @@ from numba.extending import register_jitable
 from .. import _detmath, _detmath_kernels  # noqa: F401  (_detmath_kernels: its functions compilable)
 from . import _scalar
 
+__all__ = ["BLOCK_CAP", "ROOM", "CORRECT", "FIRST_STEP", "END_MEAN", "REANCHOR", "SPLIT_SAFETY", "TapeRun",
+           "log_hypergeom_pmf", "hypergeometric", "klucb_steps", "imed_steps", "uncompiled"]
+
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where a kernel calls it
 _kl, _kl_ucb, _budget = (register_jitable(f) for f in (_scalar.kl, _scalar.kl_ucb, _scalar.budget))
 _count_tied, _nth_tied = (register_jitable(inline="always")(f)

@@ -57,7 +57,7 @@ import numpy as np
 
 from .._jit import announce_compile, engine_name
 
-__all__ = ["ENGINES", "simulate_imed_fast", "simulate_klucb_fast"]
+__all__ = ["ENGINES", "check_engine", "simulate_imed_fast", "simulate_klucb_fast"]
 
 #: The engines of the fast paths: the kernels compiled by numba, or the same code as Python.
 ENGINES = ("numba", "python")

@@ -24,12 +24,12 @@ import numpy as np
 from .._detmath import log_array
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import InitialRoundRobin, KeyedRuns
+from .base import _InitialRoundRobin, KeyedRuns
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
-class _AdaP(CounterStreams, InitialRoundRobin, KeyedRuns):
+class _AdaP(CounterStreams, _InitialRoundRobin, KeyedRuns):
     private = True
     index_kind = "max"
     paper_defaults = {"alpha": 3.1}

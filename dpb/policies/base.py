@@ -39,7 +39,7 @@ import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
 from .._detmath import log_array
-from ..engine import FastPath, run_streams, seed_keys
+from ..engine import FastPath, run_streams, _seed_keys
 
 __all__ = [
     "Policy",
@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-def standard_laplace(gen: np.random.Generator, size: int) -> np.ndarray:
+def _standard_laplace(gen: np.random.Generator, size: int) -> np.ndarray:
     """``size`` standard Laplace(0, 1) variates from ``gen``: numpy's algorithm (one uniform U
     each, a new one when U is 0; -log(2 - 2U) when U >= 1/2, else log(2U)) with the logarithm of
     ``dpb._detmath``, so that the draws are the same bits on every CPU (numpy's own
@@ -107,7 +107,7 @@ class RunRandom:
             if kind != "laplace":
                 buf[r] = g.random(self.block)
             elif isinstance(g, np.random.Generator):
-                buf[r] = standard_laplace(g, self.block)
+                buf[r] = _standard_laplace(g, self.block)
             else:  # a counter stream: its own Laplace sampler (dpb._streams)
                 buf[r] = g.laplace(0.0, 1.0, self.block)
             ptr[r] = 0
@@ -194,7 +194,7 @@ class Recorder(Protocol):
 #: Called with every new :class:`Policy` subclass that declares a ``name`` (unless defined with
 #: ``register=False``): :mod:`dpb.policies.registry` subscribes its ``register`` when it is
 #: imported, which ``import dpb.policies`` does first (so this module needs no registry import).
-SUBCLASS_HOOKS: list[Callable[[type], object]] = []
+_SUBCLASS_HOOKS: list[Callable[[type], object]] = []
 
 
 class Policy(ABC):
@@ -283,7 +283,7 @@ class Policy(ABC):
     def __init_subclass__(cls, register: bool = True, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if register and "name" in cls.__dict__:
-            for hook in SUBCLASS_HOOKS:
+            for hook in _SUBCLASS_HOOKS:
                 hook(cls)
 
     @classmethod
@@ -384,7 +384,7 @@ class Policy(ABC):
 
 class KeyedRuns(Policy):
     """Base of the package's policies whose compiled runs take the runs' keys rather than their
-    generators (``dpb.engine.seed_keys``; DP-KLUCB, DP-IMED, DP-SE, AdaP-*): each names its kernel of
+    generators (``dpb.engine._seed_keys``; DP-KLUCB, DP-IMED, DP-SE, AdaP-*): each names its kernel of
     ``dpb.policies._private_runs`` (``_keyed_kind``, None for a subclass with logic of its own, and
     ``_keyed_args``), and :meth:`fast_path` runs it."""
 
@@ -401,14 +401,14 @@ class KeyedRuns(Policy):
             return super().fast_path()
 
         def path(means: np.ndarray, T: int, seeds: Sequence, recorder: Recorder, *, engine: str) -> str:
-            self.simulate_keys(means, T, *seed_keys(seeds), recorder, engine=engine)
+            self.simulate_keys(means, T, *_seed_keys(seeds), recorder, engine=engine)
             return engine
 
         return path
 
     def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
                       engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon ``T`` into
+        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine._seed_keys``) to horizon ``T`` into
         ``recorder`` in one call of the policy's kernel (``dpb.policies._private_runs``), compiled
         (``engine="numba"``) or as Python: the numbers of the generic engine for the same keys.
         Returns False, doing nothing, for a subclass with its own index or phase logic."""
@@ -426,7 +426,7 @@ class KeyedRuns(Policy):
         return True
 
 
-class InitialRoundRobin:
+class _InitialRoundRobin:
     """Mixin: the first K phases pull arms 0, 1, ..., K-1, one each (the policy's ``decide`` says
     how many pulls).
 
@@ -461,7 +461,7 @@ class InitialRoundRobin:
         return arms
 
 
-class PerStepPolicy(InitialRoundRobin, Policy):
+class PerStepPolicy(_InitialRoundRobin, Policy):
     """A policy that pulls every arm once, then decides at every step from the empirical means
     (IMED, KL-UCB): the per-step twin of :class:`~dpb.policies.BatchedPrivatePolicy`.
 

@@ -35,7 +35,7 @@ from ..plans import check_index
 from . import _lockstep
 from ._private_runs import CounterStreams
 from .._validate import check_eps
-from .base import InitialRoundRobin, KeyedRuns, Policy, Recorder
+from .base import _InitialRoundRobin, KeyedRuns, Policy, Recorder
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
@@ -74,7 +74,7 @@ def _rows_function(name: str):
     return compiled(name, engine_name())
 
 
-class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, KeyedRuns):
+class BatchedPrivatePolicy(CounterStreams, _InitialRoundRobin, KeyedRuns):
     """The paper's private batched policy without forgetting, with the index left open.
 
     Everything of :prf:ref:`alg-dp-klucb-imed` except the index: arm-dependent geometric phases

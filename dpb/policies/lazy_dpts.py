@@ -27,12 +27,12 @@ import numpy as np
 from .._detmath import log_array
 
 from ._lazy_windows import simulate_lazy_dpts_fast
-from .base import InitialRoundRobin, Policy, Recorder, check_eps, check_real
+from .base import _InitialRoundRobin, Policy, Recorder, check_eps, check_real
 
 __all__ = ["LazyDPTS", "simulate_lazy_dpts_fast"]
 
 
-class LazyDPTS(InitialRoundRobin, Policy):
+class LazyDPTS(_InitialRoundRobin, Policy):
     """Lazy-DP-TS: private Thompson sampling with doubling, forgetting buffers.
 
     Parameters

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from pathlib import Path
 
-from .base import SUBCLASS_HOOKS, Policy
+from .base import _SUBCLASS_HOOKS, Policy
 
 __all__ = [
     "register",
@@ -403,4 +403,4 @@ def policy_source_hash(policy: Any) -> str:
     return hashlib.sha256(policy_source(policy).encode()).hexdigest()
 
 
-SUBCLASS_HOOKS.append(register)  # every named Policy subclass is registered when defined
+_SUBCLASS_HOOKS.append(register)  # every named Policy subclass is registered when defined
