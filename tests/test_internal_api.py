@@ -8,9 +8,8 @@ cache``), is checked against the ``__all__`` of the module it comes from.  A hel
 underscore while other modules still take it, or a public-looking helper that no ``__all__`` lists,
 fails here.  ``import *`` takes the ``__all__`` by definition and is not checked.
 
-``PENDING`` lists the names of modules another piece of issue 35 restructures (the simulators, the
-engine, the policies, the cost of a call): they are to be made public or private there.  The last
-test fails as soon as an entry is no longer needed, so the list only shrinks.
+A private module (leading underscore) lists in its ``__all__`` the names other modules of the package
+take from it: its module-internal API.  No exception list.
 """
 
 from __future__ import annotations
@@ -24,10 +23,6 @@ from pathlib import Path
 import dpb
 
 PACKAGE = Path(dpb.__file__).resolve().parent
-
-#: (module, name): taken by other modules, neither in the module's __all__ nor underscored, left to
-#: a later piece of work (the keyed-runs base moves to a module of its own).
-PENDING = {("dpb.policies.base", "KeyedRuns")}
 
 
 def module_name(path: Path, root: Path = PACKAGE) -> str:
@@ -99,7 +94,7 @@ def package_imports() -> list:
 
 
 def test_every_name_a_module_takes_from_another_is_public_or_private():
-    bad = [b for b in offending(package_imports(), _all_of) if (b[1], b[2]) not in PENDING]
+    bad = offending(package_imports(), _all_of)
     assert not bad, ("names taken from another dpb module that are neither in its __all__ nor "
                      "underscored (add them to __all__ and document them if public, else rename "
                      "them with a leading underscore):\n" + "\n".join(" ".join(b) for b in bad))
@@ -123,9 +118,3 @@ def test_the_rule_finds_a_helper_outside_all_and_lets_the_others_pass():
     assert found == [(1, store, "helper"), (5, "dpb.tables", "not_listed"), (6, store, "inner")]
     assert imported_names("from .x import y\n", "dpb.a", True, submodule) == [(1, "dpb.a.x", "y")]
     assert module_name(PACKAGE / "experiments" / "__init__.py") == "dpb.experiments"
-
-
-def test_pending_names_are_still_pending():
-    taken = {(t, n) for _, t, n in offending(package_imports(), _all_of)}
-    done = sorted(PENDING - taken)
-    assert not done, f"public or private now: remove from PENDING: {done}"

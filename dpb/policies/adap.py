@@ -24,7 +24,8 @@ import numpy as np
 from .._detmath import log_array
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import _InitialRoundRobin, KeyedRuns
+from ._keyed import KeyedRuns
+from .base import _InitialRoundRobin
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
@@ -116,7 +117,7 @@ class AdaPKLUCB(_AdaP):
     def _episode_index(self, mu_tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
         # the scalar index of the compiled runs, entry by entry: the same numbers in every engine
         from .._jit import engine_name
-        from ._private_runs import compiled
+        from ._keyed import compiled
 
         out = np.empty(np.shape(mu_tilde))
         compiled("adap_rows", engine_name())(0, np.ascontiguousarray(mu_tilde, dtype=float),

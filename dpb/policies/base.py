@@ -39,7 +39,7 @@ import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
 from .._detmath import log_array
-from ..engine import FastPath, run_streams, _seed_keys
+from ..engine import FastPath, run_streams
 
 __all__ = [
     "Policy",
@@ -380,50 +380,6 @@ class Policy(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}({args})"
-
-
-class KeyedRuns(Policy):
-    """Base of the package's policies whose compiled runs take the runs' keys rather than their
-    generators (``dpb.engine._seed_keys``; DP-KLUCB, DP-IMED, DP-SE, AdaP-*): each names its kernel of
-    ``dpb.policies._private_runs`` (``_keyed_kind``, None for a subclass with logic of its own, and
-    ``_keyed_args``), and :meth:`fast_path` runs it."""
-
-    def _keyed_kind(self) -> int | None:
-        return None
-
-    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
-        """(kernel, its arguments between the gaps and the checkpoints, one Laplace draw a phase?)"""
-        raise NotImplementedError
-
-    def fast_path(self) -> FastPath | None:
-        """The compiled runs on the runs' keys (:meth:`simulate_keys`), else ``Policy.fast_path``."""
-        if self._keyed_kind() is None:
-            return super().fast_path()
-
-        def path(means: np.ndarray, T: int, seeds: Sequence, recorder: Recorder, *, engine: str) -> str:
-            self.simulate_keys(means, T, *_seed_keys(seeds), recorder, engine=engine)
-            return engine
-
-        return path
-
-    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
-                      engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine._seed_keys``) to horizon ``T`` into
-        ``recorder`` in one call of the policy's kernel (``dpb.policies._private_runs``), compiled
-        (``engine="numba"``) or as Python: the numbers of the generic engine for the same keys.
-        Returns False, doing nothing, for a subclass with its own index or phase logic."""
-        kind = self._keyed_kind()
-        if kind is None:
-            return False
-        from ._private_runs import simulate_chunk
-        from ._tapes import check_engine
-
-        T = int(T)
-        self.start(np.asarray(means).size, T, [])  # validates K and T
-        name, args, per_phase = self._keyed_args(T)
-        simulate_chunk(self, name, kind, words, ids, means, args, recorder, check_engine(engine),
-                       laplace_per_phase=per_phase)
-        return True
 
 
 class _InitialRoundRobin:

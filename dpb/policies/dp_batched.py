@@ -35,7 +35,8 @@ from ..plans import check_index
 from . import _lockstep
 from ._private_runs import CounterStreams
 from .._validate import check_eps
-from .base import _InitialRoundRobin, KeyedRuns, Policy, Recorder
+from ._keyed import KeyedRuns
+from .base import _InitialRoundRobin, Policy, Recorder
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
@@ -69,7 +70,7 @@ def _rows_function(name: str):
     """The row-wise index function ``name`` of :mod:`dpb.policies._private_runs`, compiled when the
     compiled kernels are on (``DPB_JIT``), else as Python: the same numbers."""
     from .._jit import engine_name
-    from ._private_runs import compiled
+    from ._keyed import compiled
 
     return compiled(name, engine_name())
 

@@ -44,7 +44,7 @@ from .._detmath import log_array
 
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import KeyedRuns
+from ._keyed import KeyedRuns
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
 
