@@ -118,3 +118,36 @@ def test_the_rule_finds_a_helper_outside_all_and_lets_the_others_pass():
     assert found == [(1, store, "helper"), (5, "dpb.tables", "not_listed"), (6, store, "inner")]
     assert imported_names("from .x import y\n", "dpb.a", True, submodule) == [(1, "dpb.a.x", "y")]
     assert module_name(PACKAGE / "experiments" / "__init__.py") == "dpb.experiments"
+
+
+def _code_measures():
+    path = PACKAGE.parent / "benchmarks" / "code_measures.py"
+    spec = importlib.util.spec_from_file_location("code_measures", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _circles(measures, root: Path) -> list:
+    # as benchmarks/code_measures.py counts them: function-level imports included, a package's
+    # __init__ importing its own submodules left out
+    graph = measures.import_graph(root)
+    return measures.circles({m: {d for d in deps if not m.startswith(d + ".")} for m, deps in graph.items()})
+
+
+def test_no_import_circle_between_the_modules_of_the_package():
+    found = _circles(_code_measures(), PACKAGE)
+    assert not found, "import circles (function-level imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_circle_count_finds_a_function_level_circle(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("from . import a\n")  # a package importing its submodule: no circle
+    (root / "a.py").write_text("from .sub import b\n")
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "sub" / "b.py").write_text("def f():\n    from .. import c\n")
+    (root / "c.py").write_text("import pkg.a\n")
+    (root / "lone.py").write_text("from . import a\n")
+    assert _circles(_code_measures(), root) == [["pkg.a", "pkg.c", "pkg.sub.b"]]

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._detmath import exp_array, expm1_array, log1p_array, log_array
+from .._detmath_arrays import exp_array, expm1_array, log1p_array, log_array
 from scipy.special import betainc, betaincinv, betaln, psi
 
 from ._numerics import xlogy

@@ -38,7 +38,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 from ..engine import FastPath, run_streams
 
 __all__ = [

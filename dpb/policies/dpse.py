@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 
 from ._lazy_windows import simulate_lazy_dpts_fast
 from .base import _InitialRoundRobin, Policy, Recorder, check_eps, check_real
