@@ -126,7 +126,8 @@ class Transcript:
         """Stack the runs of two transcripts of the same policy and horizon."""
         if (self.K, self.T) != (other.K, other.T):
             raise ValueError("transcripts must have the same K and T to be concatenated")
-        stacked = {k: np.concatenate([getattr(self, k), getattr(other, k)]) for k in self._RUNS}
+        stacked: dict[str, Any] = {k: np.concatenate([getattr(self, k), getattr(other, k)])
+                                   for k in self._RUNS}
         return replace(self, info=dict(self.info), **stacked)
 
     def take(self, rows: Any) -> Transcript:

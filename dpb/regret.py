@@ -60,7 +60,8 @@ from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
 from .environments import as_bandit
-from .policies import DPIMED, DPKLUCB, Policy
+from .policies import Policy
+from .policies.dp_batched import DPIMED, DPKLUCB
 from .policies.registry import as_policy
 from ._validate import MAX_SECONDS
 from .cost import _refuse
@@ -88,7 +89,7 @@ __all__ = [
 TERMS = ("init", "pre", "post")
 
 #: The book's standard experiment: horizon, runs, seed, delta and points of the horizon grid.
-DEFAULTS = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, "t_min": 100}
+DEFAULTS: dict[str, Any] = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, "t_min": 100}
 
 # ----------------------------------------------------------------------------------------------
 # constants
@@ -166,7 +167,7 @@ def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
     return np.union1d(grid.clip(t_min, T), [T]).astype(np.int64)
 
 
-def mean_overshoot(alpha: Any) -> np.ndarray:
+def mean_overshoot(alpha: Any) -> float | np.ndarray:
     """Mean factor ``(alpha - 1) / ln(alpha)`` by which a geometric grid overshoots a log-uniform threshold.
 
     An arm stops being explored once its pull count passes a threshold ``L ~ log T / d_eps``, but
@@ -430,7 +431,7 @@ class _PhaseLog:
         self.chunks: list[tuple[np.ndarray, ...]] = []
 
     def before_update(self, rows, t0, counts, sums) -> None:
-        p = self.policy
+        p: Any = self.policy  # DP-IMED or DP-KLUCB (their private sums S and counts n)
         rows = np.asarray(rows, dtype=np.int64)
         arm = np.argmax(counts, axis=1)
         cnt = counts[np.arange(rows.size), arm]

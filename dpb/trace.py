@@ -58,7 +58,8 @@ class Trace:
 
 class _TraceHook:
     def __init__(self, policy: Policy, gaps: np.ndarray) -> None:
-        self.policy, self.gaps, self.rows, self.reg = policy, gaps, [], 0.0
+        self.policy, self.gaps, self.reg = policy, gaps, 0.0
+        self.rows: list[dict] = []
 
     def before_update(self, rows, t0, counts, sums) -> None:
         self._draws = self.policy.laplace_arm[0].copy()

@@ -45,7 +45,7 @@ def simulate_chunk(policy, name: str, kind: int, words, ids, means, params: tupl
     gaps = np.ascontiguousarray(recorder.gaps, dtype=float)
     ck = np.ascontiguousarray(recorder.ck, dtype=np.int64)
     phases = np.zeros(ids.size, dtype=np.int64)
-    extra = () if laplace_per_phase else (np.zeros(ids.size, dtype=np.int64),)
+    extra: tuple[np.ndarray, ...] = () if laplace_per_phase else (np.zeros(ids.size, dtype=np.int64),)
     bad = compiled(name, engine)(kind, words, ids, means, gaps, *params, ck, recorder.regret, recorder.pulls,
                                  phases, *extra)
     if bad >= 0:

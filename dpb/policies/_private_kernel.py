@@ -20,7 +20,7 @@ from .._jit import stamp_kernels
 from . import _private_runs, _scalar
 
 
-@overload(_streams.u64, jit_options={"cache": True})
+@overload(_streams.u64, jit_options={"cache": True})  # type: ignore[typeddict-unknown-key]  # numba's stub
 def _u64(x):
     return lambda x: np.uint64(x)
 

@@ -19,6 +19,8 @@ experiments: alpha = 3.1).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from .._detmath_arrays import log_array
@@ -31,10 +33,13 @@ __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
 class _AdaP(CounterStreams, _InitialRoundRobin, KeyedRuns):
+    eps: float  # a private policy's budget (never None)
     private = True
     index_kind = "max"
     paper_defaults = {"alpha": 3.1}
-    _KIND = None  # the kind of dpb.policies._private_runs.adap_chunk
+    _KIND: int | None = None  # the kind of dpb.policies._private_runs.adap_chunk
+    # the index of an episode, (private means, alpha log(t_l) / n_last) -> index (each subclass's)
+    _episode_index: Callable[[np.ndarray, np.ndarray], np.ndarray]
     kernel_params = {"eps": 1.0}
 
     def __init__(self, eps: float, alpha: float = 3.1) -> None:

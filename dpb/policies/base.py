@@ -389,6 +389,14 @@ class _InitialRoundRobin:
     ``self._next_init[r]`` is the next initial arm of run r (K once the initialisation is over).
     """
 
+    # what the mixin reads of the Policy it is mixed into (annotations only)
+    R: int
+    K: int
+    index: np.ndarray
+    index_kind: ClassVar[str]
+    rand: RunRandom
+    _index: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
     def _init_state(self) -> None:
         self._next_init = np.zeros(self.R, dtype=np.int64)
 

@@ -65,6 +65,7 @@ class DPSE(CounterStreams, KeyedRuns):
         The reading of the elimination rule (module doc); ``"radius"``, the faithful one, by
         default.
     """
+    eps: float  # a private policy's budget (never None)
 
     name = "DP-SE"
     private = True

@@ -48,6 +48,7 @@ class LazyDPTS(_InitialRoundRobin, Policy):
         O_j, the number of rewards behind each arm's current private mean.
 
     """
+    eps: float  # a private policy's budget (never None)
 
     name = "Lazy-DP-TS"
     private = True

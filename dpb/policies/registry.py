@@ -293,7 +293,7 @@ def load_policy(spec: str) -> type[Policy]:
         if loader_spec is None or loader_spec.loader is None:  # pragma: no cover - a .py file loads
             raise ValueError(f"cannot load {path_text!r} as a Python module")
         module = importlib.util.module_from_spec(loader_spec)
-        module.__dpb_source_digest__ = digest
+        module.__dpb_source_digest__ = digest  # type: ignore[attr-defined]  # (a mark of ours)
         sys.modules[mod_name] = module
         folder = str(path.parent)
         if folder not in sys.path:  # its own helper modules next to it import as in a script
