@@ -241,6 +241,7 @@ def stream_cases() -> Iterator[tuple[str, Callable[[], str]]]:
 
     def indexes():
         from dpb.policies import _private_runs as P
+        from dpb.policies._keyed import compiled as kernel_of
 
         rng = np.random.default_rng(8)
         x = rng.random((400, 5))
@@ -250,15 +251,15 @@ def stream_cases() -> Iterator[tuple[str, Callable[[], str]]]:
         level = 3.1 * log_array(t.astype(float))[:, None] / n
         out = []
         for eps in (0.1, 1.0):
-            for f in (P.compiled("klucb_rows", "numba"), P.klucb_rows):
+            for f in (kernel_of("klucb_rows", "numba"), P.klucb_rows):
                 o = np.empty(x.shape)
                 f(x, n, t, eps, o)
                 out.append(o)
-        for f in (P.compiled("imed_rows", "numba"), P.imed_rows):
+        for f in (kernel_of("imed_rows", "numba"), P.imed_rows):
             o = np.empty(x.shape)
             f(x, n, 0.25, o)
             out.append(o)
-        for f in (P.compiled("adap_rows", "numba"), P.adap_rows):
+        for f in (kernel_of("adap_rows", "numba"), P.adap_rows):
             o = np.empty(x.shape)
             f(0, x - 0.3, level, 0.5, o)
             out.append(o)
