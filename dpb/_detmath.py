@@ -18,8 +18,9 @@ Each function is written once, as plain Python on floats.  The same source serve
 * plain Python (the Python engines, ``DPB_JIT=0``);
 * numba kernels, which compile it where they call it (``register_jitable``; numba compiles
   without fast-math, so no operation is fused or reordered: the same bits as Python);
-* numpy arrays: :func:`log_array`, :func:`exp_array`, :func:`log1p_array`, :func:`expm1_array`,
-  the same scalar function compiled by numba as a ufunc (elementwise, so SIMD changes nothing).
+* numpy arrays: ``log_array``, ``exp_array``, ``log1p_array``, ``expm1_array`` of
+  ``dpb._detmath_arrays``, the same scalar function compiled by numba as a ufunc (elementwise, so
+  SIMD changes nothing).
 
 Accuracy: within 1 ulp of the correctly rounded result on the tests' grids (``tests/test_detmath.py``
 compares with ``math`` and mpmath-free exact references); the series are the Taylor series of
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["log", "exp", "log1p", "expm1", "log_array", "exp_array", "log1p_array", "expm1_array"]
+__all__ = ["log", "exp", "log1p", "expm1"]
 
 # ln 2 split: LN2_HI has its low 32 bits zero, so k * LN2_HI is exact for |k| < 2**20.
 LN2_HI = 6.93147180369123816490e-01
@@ -151,38 +152,3 @@ def expm1(x):
         return math.ldexp(1.0 + p, k)
     # e^x - 1 = 2^k (1 + p) - 1 = 2^k p + (2^k - 1): both terms exact, one rounding
     return math.ldexp(p, k) + (math.ldexp(1.0, k) - 1.0)
-
-
-# ----------------------------------------------------------------------------------------------
-# numpy arrays: the same functions compiled by numba, one loop over the elements
-# ----------------------------------------------------------------------------------------------
-def _apply(name: str, x):
-    import numpy as np
-
-    from . import _detmath_kernels as k
-
-    a = np.asarray(x, dtype=np.float64)
-    flat = np.ascontiguousarray(a).reshape(-1)
-    out = np.empty(flat.size)
-    k._loop(k.KINDS[name], flat, out)
-    return out.reshape(a.shape)
-
-
-def log_array(x):
-    """:func:`log` elementwise on an array (or scalar): a float64 array of the same shape."""
-    return _apply("log", x)
-
-
-def exp_array(x):
-    """:func:`exp` elementwise on an array (or scalar): a float64 array of the same shape."""
-    return _apply("exp", x)
-
-
-def log1p_array(x):
-    """:func:`log1p` elementwise on an array (or scalar): a float64 array of the same shape."""
-    return _apply("log1p", x)
-
-
-def expm1_array(x):
-    """:func:`expm1` elementwise on an array (or scalar): a float64 array of the same shape."""
-    return _apply("expm1", x)

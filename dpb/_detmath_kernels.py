@@ -10,7 +10,9 @@ import numba
 from numba.extending import register_jitable
 
 from . import _detmath as _m
-from .policies import _scalar
+from ._jit import stamp_kernels
+
+__all__ = ["log", "exp", "log1p", "expm1", "KINDS"]
 
 # the helpers first (the public functions call them by their module-level names)
 for _name in ("_atanh_tail", "_log_core", "_expm1_small", "_reduce"):
@@ -39,4 +41,4 @@ def _loop(kind, x, out):
 
 KINDS = {"log": 0, "exp": 1, "log1p": 2, "expm1": 3}
 
-_scalar.stamp_kernels([_loop])
+stamp_kernels([_loop], [_m.__file__])

@@ -57,10 +57,10 @@ def save_npz_atomic(path: Path, meta: dict, arrays: dict) -> Path:
     (:func:`dpb.cache.file_state`).
     """
     sums = {name: array_checksum(a) for name, a in arrays.items()}
-    meta = np.array(json.dumps({**meta, "checksums": sums}))
+    packed = np.array(json.dumps({**meta, "checksums": sums}))
 
     def write(tmp):
         with open(tmp, "wb") as fh:
-            np.savez_compressed(fh, meta=meta, **arrays)
+            np.savez_compressed(fh, meta=packed, **arrays)
 
     return write_atomic(path, write)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["jit_enabled", "engine_name", "announce_compile"]
+__all__ = ["jit_enabled", "engine_name", "announce_compile", "stamp_kernels"]
 
 
 def jit_enabled() -> bool:
@@ -76,3 +76,31 @@ def announce_compile(module_file: str) -> bool:
           f"for every later process; 'dpb compile' does it ahead of time, DPB_JIT=0 runs without them)",
           file=sys.stderr, flush=True)
     return True
+
+
+def stamp_kernels(dispatchers, files) -> None:
+    """numba reuses a kernel's cached machine code while the kernel's own file is unchanged; a
+    kernel that compiles the functions of other modules (``dpb.policies._scalar``, ``dpb._detmath``...)
+    calls this with its dispatchers and those modules' ``files``, so that their stamps
+    ``(mtime, size)`` join its own (an edit of the scalar maths recompiles the kernels instead of
+    loading stale code).  numba has no public hook for this: it sets numba's private
+    ``_cache._cache_file._source_stamp``, which numba compares with the stamp saved in a cache's
+    index before it loads the index.  A dispatcher that caches but has no such stamp (numba renamed
+    it) raises ``RuntimeError`` rather than silently loading stale kernels;
+    ``tests/test_detmath.py`` checks that numba still recompiles when that stamp changes."""
+    paths = tuple(files)
+    stamps = tuple((st.st_mtime, st.st_size) for st in map(os.stat, paths))
+    for f in dispatchers:
+        cache = getattr(f, "_cache", None)  # a plain function (DPB_JIT=0) has none
+        if cache is None or type(cache).__name__ == "NullCache":  # not cached: nothing to stamp
+            continue
+        cache_file = getattr(cache, "_cache_file", None)
+        if cache_file is None or not hasattr(cache_file, "_source_stamp"):
+            import numba
+
+            raise RuntimeError(
+                f"numba {numba.__version__} keeps no _cache._cache_file._source_stamp on "
+                f"{getattr(f, '__name__', f)!r}: dpb._jit.stamp_kernels cannot make an "
+                "edit of the scalar maths recompile the cached kernels (pin numba to a version that "
+                "has it, or adapt stamp_kernels)")
+        cache_file._source_stamp = (cache_file._source_stamp, *stamps)

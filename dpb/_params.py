@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 
-__all__ = ["merge_params", "policy_parameter_names", "missing_parameters"]
+__all__ = ["merge_params", "policy_parameter_names"]
 
 
 def policy_parameter_names(policy) -> tuple | None:
@@ -73,29 +73,3 @@ def merge_params(function: str, policy, params, keywords: Mapping) -> dict | Non
                             f"neither an option of {function} nor a parameter of {name} (its parameters: "
                             f"{takes})")
     return {**(params or {}), **keywords}
-
-
-#: What a missing parameter is, for the message of :func:`missing_parameters`.
-_MEANING = {"eps": "the privacy budget, a number > 0"}
-
-
-def missing_parameters(cls, params: Mapping) -> str | None:
-    """The message for a policy class built without a required parameter: the policy's name,
-    the parameter and the fix (a keyword, ``params=``, or an experiment file's ``eps`` or
-    ``[params.NAME]``); None when every required parameter is given."""
-    try:
-        sig = inspect.signature(cls.__init__)
-    except (TypeError, ValueError):  # pragma: no cover - builtin constructors
-        return None
-    required = [p.name for p in list(sig.parameters.values())[1:]
-                if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-    missing = [name for name in required if name not in params]
-    if not missing:
-        return None
-    name, first = getattr(cls, "name", cls.__name__), missing[0]
-    what = f" ({_MEANING[first]})" if first in _MEANING else ""
-    where = ("eps = [...] (the budgets of the settings)" if first == "eps"
-             else f"[params.{name}] {first} = ...")
-    return (f"{name} needs the parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}{what}: pass "
-            f"{first}=... (dpb.simulate({name!r}, means, T, {first}=...) or params={{{first!r}: ...}}), "
-            f"or in an experiment file {where}")

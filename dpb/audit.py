@@ -66,7 +66,7 @@ from .interaction import (
     _check_transcript,
     _rewards_list,
     neighbouring_list,
-    check_work,
+    _check_work,
     run_on_list,
 )
 from .policies import Policy
@@ -525,7 +525,7 @@ def audit_lists(policy: _PolicySpec, rewards: ArrayLike, rewards_prime: ArrayLik
         claimed_eps = as_real("claimed_eps", claimed_eps, low=0.0, low_open=True)
     _confidence(confidence)
     pol = as_policy(policy, merge_params("audit_lists", policy, params, policy_params))
-    check_work("audit_lists (both lists)", r.size, 2 * runs, max_seconds)
+    _check_work("audit_lists (both lists)", r.size, 2 * runs, max_seconds)
     tr1 = run_on_list(pol, r, runs, seed=seed, K=K, max_seconds=None)
     tr2 = run_on_list(pol, rp, runs, seed=seed, K=K, offset=runs, max_seconds=None)
     claimed = claimed_eps if claimed_eps is not None else getattr(pol, "eps", None)

@@ -263,18 +263,18 @@ def uses_fast_path(pol, fast: bool) -> bool:
     return bool(fast) and pol.fast_path() is not None
 
 
-def check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
+def _check_cost(cost: Cost, max_seconds, what: str, T: int, runs: int, advice: str = _ADVICE) -> None:
     """Refuse ``cost`` above ``max_seconds`` (None: no limit) with a ``ValueError`` naming ``T``,
     ``runs``, the estimate, the limit and how to lift it (``advice``)."""
     check_seconds(f"{what} for T={T} and runs={runs}", cost.seconds, max_seconds,
                   f"({cost.phases} decisions per run, {cost.engine} engine)", advice)
 
 
-def refuse(what: str, T: int, runs: int, max_seconds: float | None, pol: Any = None, K: int = 0,
+def _refuse(what: str, T: int, runs: int, max_seconds: float | None, pol: Any = None, K: int = 0,
            engine: str = "transcript", *, compiled: bool | None = None, means: Any = None,
            advice: str = _ADVICE) -> None:
     """The one refusal of every simulator (``dpb.simulate``, ``dpb.trace``, ``dpb.reference``,
-    ``dpb.regret``, ``dpb.interaction``): a ``ValueError`` (:func:`check_cost`, naming ``what``)
+    ``dpb.regret``, ``dpb.interaction``): a ``ValueError`` (``_check_cost``, naming ``what``)
     when ``runs`` runs of horizon ``T`` on ``engine`` are estimated above ``max_seconds``
     CPU-seconds; nothing is priced when ``max_seconds`` is None.  ``engine``: ``"transcript"`` (the
     transcripts of :mod:`dpb.interaction`, :data:`TRANSCRIPT_COST` a step), or ``"fast"``,
@@ -285,7 +285,7 @@ def refuse(what: str, T: int, runs: int, max_seconds: float | None, pol: Any = N
     step, run = TRANSCRIPT_COST
     cost = (Cost(float(T) * (step + runs * run), T, engine) if engine == "transcript"
             else call_cost(pol, K, T, runs, engine, compiled, means=means))
-    check_cost(cost, max_seconds, what, T, runs, advice)
+    _check_cost(cost, max_seconds, what, T, runs, advice)
 
 
 def estimate_cost(policy: Any, env: Any, T: int, runs: int = 1, *, params: dict | None = None,

@@ -80,7 +80,7 @@ class SeedChildren(Sequence):
         return _child(self.root, int(self.run_ids[i]))
 
     def keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """(root words, shape (R, 2), run ids as uint64), as ``seed_keys``."""
+        """(root words, shape (R, 2), run ids as uint64), as ``_seed_keys``."""
         words = np.empty((len(self), 2), dtype=np.uint64)
         words[:] = root_words(self.root)
         return words, self.run_ids.astype(np.uint64)
@@ -97,7 +97,7 @@ def root_words(root: np.random.SeedSequence) -> tuple[int, int]:
 _ROOTS: dict = {}
 
 
-def seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
+def _seed_keys(seeds) -> tuple[np.ndarray, np.ndarray]:
     """(root words per run, shape (R, 2), run ids as uint64) of the runs of ``seeds``: a
     :class:`SeedChildren`, or child ``SeedSequence`` objects -- child ``(entropy, spawn_key + (i,))``
     is run ``i`` of the root ``(entropy, spawn_key)``; one without spawn key is run 0 of itself."""
@@ -129,7 +129,7 @@ def run_streams(pol: Any, seeds: Sequence[np.random.SeedSequence]) -> tuple[list
     """The (environment, policy) random sources of every run of ``seeds`` for ``pol``: counter
     streams (:func:`uses_streams`) or the numpy Generators of :func:`run_generators`."""
     if uses_streams(pol):
-        return pol.make_streams(*seed_keys(seeds))
+        return pol.make_streams(*_seed_keys(seeds))
     pairs = [run_generators(s) for s in seeds]
     if not pairs:
         return [], []
@@ -148,7 +148,7 @@ def run_generators(child: np.random.SeedSequence) -> tuple[np.random.Generator, 
     return np.random.default_rng(_child(child, 0)), np.random.default_rng(_child(child, 1))
 
 
-def policy_generators(seed, run_ids) -> list[np.random.Generator]:
+def _policy_generators(seed, run_ids) -> list[np.random.Generator]:
     """One generator per run, on the child seed itself (:func:`child_seeds`): the policies of
     :mod:`dpb.interaction`, whose rewards come from a list or an adversary, not a generator."""
     return [np.random.default_rng(c) for c in child_seeds(seed, run_ids)]
@@ -172,7 +172,7 @@ def checkpoint_grid(
     return np.union1d(log, lin), log, lin
 
 
-def resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(rounds, log mask, linear mask)`` of the ``checkpoints`` argument of
     :func:`dpb.simulate.simulate`: None (the default grids), an int (points per grid) or rounds."""
     if checkpoints is None:
@@ -180,11 +180,11 @@ def resolve_checkpoints(T: int, checkpoints) -> tuple[np.ndarray, np.ndarray, np
     elif isinstance(checkpoints, (int, np.integer)) and not isinstance(checkpoints, bool):
         all_, log, lin = checkpoint_grid(T, int(checkpoints), int(checkpoints))
     else:
-        all_ = log = lin = rounds_until("checkpoints", checkpoints, T, "None, an int (points per grid) or ")
+        all_ = log = lin = _rounds_until("checkpoints", checkpoints, T, "None, an int (points per grid) or ")
     return all_, np.isin(all_, log), np.isin(all_, lin)
 
 
-def rounds_until(name: str, values, T: int, also: str = "") -> np.ndarray:
+def _rounds_until(name: str, values, T: int, also: str = "") -> np.ndarray:
     """``values``, a non-empty 1-d array of integer rounds in [1, T], sorted and unique with T added;
     a ``ValueError`` naming ``name`` otherwise (``also``: what else the argument may be)."""
     arr = np.asarray(values)
@@ -409,7 +409,7 @@ def run_phases(policy: Any, means: np.ndarray, T: int, env_gens: Sequence[Any], 
 
 class FastPath(Protocol):
     """A policy's exact fast path, as ``Policy.fast_path`` returns it: the one shape that
-    :func:`dpb.simulate.simulate` calls (``run_seeds``).
+    :func:`dpb.simulate.simulate` calls (``_run_seeds``).
 
     ``path(means, T, seeds, recorder, engine=engine)`` simulates one run per child
     ``SeedSequence`` of ``seeds`` to horizon ``T`` on arms of means ``means``, exactly (the law of
@@ -422,7 +422,7 @@ class FastPath(Protocol):
                  recorder: Recorder, *, engine: str) -> str: ...
 
 
-def run_seeds(pol: Any, bandit: BernoulliBandit, T: int, seeds: Sequence, checkpoints: np.ndarray,
+def _run_seeds(pol: Any, bandit: BernoulliBandit, T: int, seeds: Sequence, checkpoints: np.ndarray,
               path: FastPath | None, engine: str, hook: Any = None) -> tuple[Recorder, str]:
     """The one runner, on checked objects: one run of the policy object ``pol`` on ``bandit`` per
     child seed of ``seeds`` to the horizon ``T`` (already checked against the policy), recorded at

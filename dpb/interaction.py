@@ -37,8 +37,8 @@ import numpy as np
 
 from ._validate import (MAX_ELEMENTS, MAX_RUNS, MAX_SECONDS, as_choice, as_int, as_probability, as_real,
                         check_elements)
-from .cost import refuse
-from .engine import drive, policy_generators
+from .cost import _refuse
+from .engine import _policy_generators, drive
 from .policies import Policy
 from .policies.registry import as_policy
 
@@ -126,7 +126,8 @@ class Transcript:
         """Stack the runs of two transcripts of the same policy and horizon."""
         if (self.K, self.T) != (other.K, other.T):
             raise ValueError("transcripts must have the same K and T to be concatenated")
-        stacked = {k: np.concatenate([getattr(self, k), getattr(other, k)]) for k in self._RUNS}
+        stacked: dict[str, Any] = {k: np.concatenate([getattr(self, k), getattr(other, k)])
+                                   for k in self._RUNS}
         return replace(self, info=dict(self.info), **stacked)
 
     def take(self, rows: Any) -> Transcript:
@@ -267,7 +268,7 @@ class LeaderAdversary(Adversary):
 # ----------------------------------------------------------------------------------------------
 def run_generators_fast(seed: Any, runs: int, offset: int = 0) -> list[np.random.Generator]:
     """One policy generator per run: run ``i`` uses child ``offset + i`` of ``SeedSequence(seed)``
-    (``dpb.engine.policy_generators``).
+    (``dpb.engine._policy_generators``).
 
     Children are built from their spawn keys, so the generator of a run does not depend on how
     many runs are drawn together (``run_generators_fast(s, 10)[3]`` equals
@@ -277,7 +278,7 @@ def run_generators_fast(seed: Any, runs: int, offset: int = 0) -> list[np.random
     offset = as_int("offset", offset, minimum=0, maximum=2**63 - 1 - runs)
     if not isinstance(seed, np.random.SeedSequence):
         seed = as_int("seed", seed, minimum=0)
-    return policy_generators(seed, range(offset, offset + runs))
+    return _policy_generators(seed, range(offset, offset + runs))
 
 
 def _round_robin(counts: np.ndarray) -> np.ndarray:
@@ -327,10 +328,11 @@ def _drive(policy: Policy, K: int, T: int, gens, feed) -> Transcript:
                       dict(policy.params), K, T)
 
 
-def check_work(what: str, T: int, runs: int, max_seconds: float | None) -> None:
+def _check_work(what: str, T: int, runs: int, max_seconds: float | None) -> None:
     """Refuse a call estimated above ``max_seconds`` CPU-seconds (:data:`dpb.cost.TRANSCRIPT_COST`)."""
-    refuse(what, T, runs, max_seconds, advice="use a shorter horizon or fewer runs, or pass max_seconds=None "
-                                              "(or a larger limit) to run it anyway")
+    _refuse(what, T, runs, max_seconds,
+            advice="use a shorter horizon or fewer runs, or pass max_seconds=None (or a larger limit) "
+                   "to run it anyway")
 
 
 def run_on_list(policy: Any, rewards: Any, runs: int, seed: int = 0, K: int = 2, params: dict | None = None,
@@ -377,7 +379,7 @@ def run_on_list(policy: Any, rewards: Any, runs: int, seed: int = 0, K: int = 2,
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * len(rewards)", runs * r.size, MAX_ELEMENTS // 2)
-    check_work("run_on_list", r.size, runs, max_seconds)
+    _check_work("run_on_list", r.size, runs, max_seconds)
     pol = as_policy(policy, params)
     gens = run_generators_fast(seed, runs, offset)
 
@@ -426,7 +428,7 @@ def run_game(policy: Any, adversary: Adversary, t_star: int, b: str, runs: int, 
     K = as_int("K", K, minimum=1, maximum=2**15 - 1)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
     check_elements("runs * T", runs * T, MAX_ELEMENTS // 2)
-    check_work("run_game", T, runs, max_seconds)
+    _check_work("run_game", T, runs, max_seconds)
     fed = (adversary.left.size if isinstance(adversary, ListAdversary)
            else adversary.x.shape[0] if isinstance(adversary, TableAdversary) else None)
     if fed is not None and fed < T:

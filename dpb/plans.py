@@ -117,6 +117,6 @@ def check_index(policy: Any, index: Any, n: int, K: int) -> np.ndarray:
     return values.astype(float, copy=False)
 
 
-def is_integer(value) -> bool:
+def _is_integer(value) -> bool:
     """Whether ``value`` is an integer (a Python or numpy integer, not a bool)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 from fractions import Fraction
 from functools import partial
 
@@ -29,11 +29,11 @@ from . import _detmath
 
 from . import divergences as dv
 from ._validate import MAX_HORIZON, MAX_RUNS, MAX_SECONDS, as_int, as_seed_sequence, check_elements
-from .cost import refuse
-from .engine import child_seeds, resolve_checkpoints
+from .cost import _refuse
+from .engine import child_seeds, _resolve_checkpoints
 from .environments import as_bandit
-from .plans import PlanError, is_integer
-from .policies.base import check_horizon
+from .plans import PlanError, _is_integer
+from .policies.base import Policy, check_horizon
 from .policies.registry import as_policy, policy_class, reference_of, registered
 from .result import Result
 
@@ -154,7 +154,7 @@ class ReferenceBandit:
         return self.t > self.T
 
     def _arm(self, arm) -> int:
-        if not is_integer(arm) or not 0 <= arm < self.K:
+        if not _is_integer(arm) or not 0 <= arm < self.K:
             raise PlanError(f"policy {self.policy!r} pulled arm {arm!r}: an arm must be an integer "
                             f"from 0 to K-1={self.K - 1}")
         if self.done():
@@ -174,7 +174,7 @@ class ReferenceBandit:
     def pull_many(self, arm: int, n: int) -> tuple[float, int]:
         """Pull ``arm`` up to ``n`` times (stopping at the horizon); (reward sum, pulls made)."""
         arm = self._arm(arm)
-        if not is_integer(n) or not 1 <= n <= MAX_HORIZON:
+        if not _is_integer(n) or not 1 <= n <= MAX_HORIZON:
             raise PlanError(f"policy {self.policy!r} planned {n!r} pulls of arm {arm}: the pulls of a "
                             f"phase must be an integer from 1 to 2**62 (a phase is cut at the horizon)")
         total, made = 0.0, 0
@@ -204,11 +204,11 @@ def _dp_batched(env: ReferenceBandit, rng, params: dict, kind: str) -> None:
         x = [_clip01(S[i] / n[i]) for i in range(K)]
         if kind == "klucb":
             levels = [_detmath.log(t) / n[j] for j in range(K)]
-            idx = dv.d_eps_ucb(np.array(x), np.array(levels), eps).tolist()
+            idx = np.asarray(dv.d_eps_ucb(np.array(x), np.array(levels), eps)).tolist()
             i = _argbest(idx, rng, maximise=True)
         else:
             x_star = _clip01(max(S[j] / n[j] for j in range(K)))
-            d = dv.d_eps(np.array(x), x_star, eps).tolist()
+            d = np.asarray(dv.d_eps(np.array(x), x_star, eps)).tolist()
             idx = [n[j] * d[j] + _detmath.log(n[j]) for j in range(K)]
             i = _argbest(idx, rng, maximise=False)
         b = B[m[i] + 1]
@@ -261,7 +261,7 @@ def _adap(env: ReferenceBandit, rng, params: dict, kind: str) -> None:
         lev = [alpha * _detmath.log(t_l) / n_last[a] for a in range(K)]
         if kind == "klucb":
             mb = [_clip01(mu_t[a] + lev[a] / eps) for a in range(K)]
-            idx = dv.kl_ucb(np.array(mb), np.array(lev)).tolist()
+            idx = np.asarray(dv.kl_ucb(np.array(mb), np.array(lev))).tolist()
         else:
             idx = [mu_t[a] + math.sqrt(lev[a] / 2) + lev[a] / eps for a in range(K)]
         A = _argbest(idx, rng, maximise=True)
@@ -278,7 +278,7 @@ def _lazy_dpts(env: ReferenceBandit, rng, params: dict) -> None:
     eps, c = float(params["eps"]), float(params.get("c", 3.0))
     K = env.K
     obs, r, mu_t = [1] * K, [0] * K, [0.0] * K
-    buf = [[] for _ in range(K)]
+    buf: list[list[float]] = [[] for _ in range(K)]
     for j in range(K):
         mu_t[j] = env.pull(j) + rng.laplace(0.0, 1.0 / eps)
     while not env.done():
@@ -353,11 +353,11 @@ def reference_run(policy: Any, params: dict, means: Any, T: int, rng: np.random.
     pol = as_policy(policy, dict(params))  # the policy's own constructor checks the parameters
     bandit = as_bandit(means)
     check_horizon(pol, bandit.K, T)
-    refuse(f"reference_run({cls.name!r})", T, 1, max_seconds, pol, bandit.K, "reference")
+    _refuse(f"reference_run({cls.name!r})", T, 1, max_seconds, pol, bandit.K, "reference")
     return _literal_run(cls.name, ref, bandit.means, T, rng, params)
 
 
-def _with_reference(policy: Any) -> tuple[type, Callable]:
+def _with_reference(policy: Any) -> tuple[type[Policy], Callable]:
     """The class of ``policy`` and its reference (``ValueError`` for a policy without one)."""
     cls = policy_class(policy)
     ref = reference_of(cls)
@@ -396,9 +396,9 @@ def reference_simulate(
     pol = as_policy(policy, params)  # the policy's own constructor checks the parameters
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
     runs = as_int("runs", runs, minimum=1, maximum=MAX_RUNS)
-    refuse(f"reference_simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "reference")
+    _refuse(f"reference_simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "reference")
     root = as_seed_sequence("seed", seed)
-    ck, log_mask, lin_mask = resolve_checkpoints(T, checkpoints)
+    ck, log_mask, lin_mask = _resolve_checkpoints(T, checkpoints)
     cls, ref = _with_reference(policy)
     check_horizon(pol, bandit.K, T)
     regret = np.empty((runs, ck.size))
@@ -413,7 +413,7 @@ def reference_simulate(
         means=np.asarray(bandit.means, dtype=float).copy(),
         env_name=bandit.name,
         T=T,
-        seed=int(root.entropy),
+        seed=int(cast(int, root.entropy)),  # (as_seed_sequence: an int's)
         spawn_key=tuple(root.spawn_key),
         run_ids=np.arange(runs),
         checkpoints=ck,

@@ -60,11 +60,12 @@ from .batching import BatchSchedule, make_schedule
 from .bounds import lower_bound_constant, per_arm_constants, upper_bound_constant
 from .divergences import d_eps
 from .environments import as_bandit
-from .policies import DPIMED, DPKLUCB, Policy
+from .policies import Policy
+from .policies.dp_batched import DPIMED, DPKLUCB
 from .policies.registry import as_policy
 from ._validate import MAX_SECONDS
-from .cost import refuse
-from .engine import SeedChildren, rounds_until, run_seeds
+from .cost import _refuse
+from .engine import SeedChildren, _rounds_until, _run_seeds
 
 __all__ = [
     "TERMS",
@@ -88,7 +89,7 @@ __all__ = [
 TERMS = ("init", "pre", "post")
 
 #: The book's standard experiment: horizon, runs, seed, delta and points of the horizon grid.
-DEFAULTS = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, "t_min": 100}
+DEFAULTS: dict[str, Any] = {"T": 10**8, "runs": 400, "seed": 2025, "delta": 0.05, "n_grid": 49, "t_min": 100}
 
 # ----------------------------------------------------------------------------------------------
 # constants
@@ -166,7 +167,7 @@ def horizon_grid(T: int, n: int = 49, t_min: int = 100) -> np.ndarray:
     return np.union1d(grid.clip(t_min, T), [T]).astype(np.int64)
 
 
-def mean_overshoot(alpha: Any) -> np.ndarray:
+def mean_overshoot(alpha: Any) -> float | np.ndarray:
     """Mean factor ``(alpha - 1) / ln(alpha)`` by which a geometric grid overshoots a log-uniform threshold.
 
     An arm stops being explored once its pull count passes a threshold ``L ~ log T / d_eps``, but
@@ -429,7 +430,7 @@ class _PhaseLog:
         self.chunks: list[tuple[np.ndarray, ...]] = []
 
     def before_update(self, rows, t0, counts, sums) -> None:
-        p = self.policy
+        p: Any = self.policy  # DP-IMED or DP-KLUCB (their private sums S and counts n)
         rows = np.asarray(rows, dtype=np.int64)
         arm = np.argmax(counts, axis=1)
         cnt = counts[np.arange(rows.size), arm]
@@ -553,13 +554,14 @@ def decompose_runs(
         )
     if grid is None:
         grid = horizon_grid(T, DEFAULTS["n_grid"], min(DEFAULTS["t_min"], T))
-    grid = rounds_until("grid", grid, T)
-    refuse(f"decompose_runs({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "phases")
+    grid = _rounds_until("grid", grid, T)
+    _refuse(f"decompose_runs({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "phases")
 
     means = np.asarray(bandit.means, dtype=float)
     hook = _PhaseLog(pol, means, delta)
-    rec, _ = run_seeds(pol, bandit, T, SeedChildren(np.random.SeedSequence(seed), range(runs)), np.array([T]),
-                       None, "python", hook)  # the generic engine (no fast path: no engine)
+    seeds = SeedChildren(np.random.SeedSequence(seed), range(runs))
+    # the generic engine (no fast path: no engine)
+    rec, _ = _run_seeds(pol, bandit, T, seeds, np.array([T]), None, "python", hook)
     pulls, n_phases, last_pre, pre_at_end = _pulls_on_grid(hook.chunks, runs, bandit.K, T, grid)
     if not np.array_equal(pulls[:, -1].sum(axis=-1), rec.pulls):  # pragma: no cover - defensive
         raise RuntimeError("internal error: the phase log does not reproduce the engine's pull counts")

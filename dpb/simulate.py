@@ -58,9 +58,9 @@ from numpy.random import SeedSequence
 
 from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_RUNS, as_flag, as_int, as_seed_sequence
-from .cost import MAX_SECONDS, Cost, estimate_cost, refuse
+from .cost import MAX_SECONDS, Cost, estimate_cost, _refuse
 from .engine import (FastPath, Recorder, SeedChildren, checkpoint_grid, child_seeds,
-                     resolve_checkpoints, run_generators, run_seeds)
+                     _resolve_checkpoints, run_generators, _run_seeds)
 from .environments import BernoulliBandit, as_bandit
 from .policies import Policy
 from .policies.base import check_horizon
@@ -81,6 +81,7 @@ __all__ = [
     "checkpoint_grid",
     "child_seeds",
     "run_generators",
+    "warm_kernels",
 ]
 
 PolicySpec = Policy | str | Callable[[], Policy] | tuple
@@ -116,13 +117,13 @@ def _simulate_with_progress(pol: Policy, bandit: BernoulliBandit, T: int, seeds:
     desc = f"{pol.name}, T={T}"
     if path is None:
         with tqdm(total=R * T, desc=desc, unit="round", unit_scale=True) as bar:
-            return run_seeds(pol, bandit, T, seeds, ck, None, engine, _ProgressHook(bar))
+            return _run_seeds(pol, bandit, T, seeds, ck, None, engine, _ProgressHook(bar))
     rec, ran = Recorder(R, bandit.gaps, ck), "phases"
     size = -(-R // 10)
     with tqdm(total=R, desc=desc, unit="run") as bar:
         for lo in range(0, R, size):
             part = seeds[lo : lo + size]
-            done, ran = run_seeds(pol, bandit, T, part, ck, path, engine)
+            done, ran = _run_seeds(pol, bandit, T, part, ck, path, engine)
             rec.take(slice(lo, lo + len(part)), done)
             bar.update(len(part))
     return rec, ran
@@ -134,13 +135,13 @@ def _simulate_with_progress(pol: Policy, bandit: BernoulliBandit, T: int, seeds:
 def _door(policy: PolicySpec, params: dict | None, env: Any, T: int, fast: bool, engine: str | None,
           runs: int, max_seconds: float | None) -> tuple[Policy, BernoulliBandit, int, FastPath | None, str]:
     """``(policy object, bandit, T, fast path or None, engine)`` checked, and the call refused when
-    its estimated cost is above ``max_seconds`` (:func:`dpb.cost.refuse`)."""
+    its estimated cost is above ``max_seconds`` (``dpb.cost._refuse``)."""
     fast = as_flag("fast", fast)
     pol, bandit = as_policy(policy, params), as_bandit(env)
     T = check_horizon(pol, bandit.K, as_int("T", T, minimum=1, maximum=MAX_HORIZON))
     engine = check_engine(engine)
     path = pol.fast_path() if fast else None
-    refuse(f"simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "fast" if path else "phases",
+    _refuse(f"simulate({pol.name!r})", T, runs, max_seconds, pol, bandit.K, "fast" if path else "phases",
            compiled=engine == "numba", means=bandit.means)
     return pol, bandit, T, path, engine
 
@@ -150,17 +151,17 @@ def _simulate(pol: Policy, bandit: BernoulliBandit, T: int, seeds: Sequence[Seed
               root: SeedSequence | None = None, run_ids: Any = None, progress: bool = False) -> Result:
     """The runs of ``seeds`` as a :class:`Result`, from checked objects (validates nothing): the
     policy object, the bandit, ``T`` checked against the policy, the child seeds, the checkpoints
-    of ``dpb.engine.resolve_checkpoints`` (None: the default grids), the fast path (None: the
+    of ``dpb.engine._resolve_checkpoints`` (None: the default grids), the fast path (None: the
     generic engine) and the engine (None: the default).
     The runner of :func:`simulate`, :func:`simulate_seeds` and the experiments' chunks
-    (``dpb.experiments.compute``), on ``dpb.engine.run_seeds``."""
+    (``dpb.experiments.compute``), on ``dpb.engine._run_seeds``."""
     t_start = time.perf_counter()
-    ck, log_mask, lin_mask = checkpoints or resolve_checkpoints(T, None)
+    ck, log_mask, lin_mask = checkpoints or _resolve_checkpoints(T, None)
     engine = engine or check_engine(None)
     if progress:
         rec, ran = _simulate_with_progress(pol, bandit, T, seeds, ck, path, engine)
     else:
-        rec, ran = run_seeds(pol, bandit, T, seeds, ck, path, engine)
+        rec, ran = _run_seeds(pol, bandit, T, seeds, ck, path, engine)
     if np.isnan(rec.regret).any() or not np.all(rec.pulls.sum(axis=1) == T):  # pragma: no cover
         raise RuntimeError("internal error: the simulation did not cover the horizon exactly")
     root = root or SeedSequence(seeds[0].entropy, spawn_key=seeds[0].spawn_key[:-1])
@@ -202,7 +203,7 @@ def simulate_seeds(
     if len(seeds) > MAX_RUNS:
         raise ValueError(f"runs: at most {MAX_RUNS} runs per call, got {len(seeds)}")
     pol, bandit, T, path, engine = _door(policy, params, env, T, fast, engine, len(seeds), max_seconds)
-    return _simulate(pol, bandit, T, seeds, resolve_checkpoints(T, checkpoints), path, engine, root=root,
+    return _simulate(pol, bandit, T, seeds, _resolve_checkpoints(T, checkpoints), path, engine, root=root,
                      run_ids=run_ids, progress=progress)
 
 
@@ -305,15 +306,33 @@ def simulate(
     # the estimate before the seeds of a million runs (seconds) are built
     pol, bandit, T, path, engine = _door(policy, params, env, T, fast, engine, run_ids.size, max_seconds)
     seeds = SeedChildren(root, run_ids)  # the children, built only if the engine needs them
-    return _simulate(pol, bandit, T, seeds, resolve_checkpoints(T, checkpoints), path, engine, root=root,
+    return _simulate(pol, bandit, T, seeds, _resolve_checkpoints(T, checkpoints), path, engine, root=root,
                      run_ids=run_ids, progress=progress)
 
 
 def warm_kernels(policy: str | None = None) -> None:
-    """Load (or, on a cold cache, compile) the numba kernels: one tiny run of every registered
-    policy whose class names the parameters of one (``kernel_params``,
-    :class:`~dpb.policies.base.Policy`), or only of ``policy``'s (none for a policy without
-    kernels).  ``dpb compile`` warms them all; a worker warms a cell's before timing its chunk."""
+    """Load (or, on a cold cache, compile) the numba kernels of the fast paths, so that the next
+    timed call does not pay for them.
+
+    One tiny run (50 rounds on ``mu1``, seed 0) of every registered policy whose class names the
+    parameters of one (``kernel_params`` of :class:`~dpb.policies.base.Policy`), or only of the
+    registered policy named ``policy``.  A policy without kernels, or a name not registered (yet)
+    in this process, warms nothing.  ``dpb compile`` warms them all; a worker of the experiments
+    warms a cell's before timing its chunk.  Compiling takes 15-40 CPU-seconds a policy on a cold
+    cache; loading the cached machine code, a fraction of a second.
+
+    Parameters
+    ----------
+    policy : str or None
+        A policy's registered name, or None (default) for every registered policy.
+
+    Raises
+    ------
+    TypeError
+        If ``policy`` is neither None nor a string.
+    """
+    if policy is not None and not isinstance(policy, str):
+        raise TypeError(f"policy must be None or a policy name (a string), got {type(policy).__name__}")
     for name, cls in registered().items():
         if cls.kernel_params is not None and (policy is None or name == policy):
             simulate(name, "mu1", 50, runs=1, seed=0, params=cls.kernel_params)

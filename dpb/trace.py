@@ -14,8 +14,8 @@ import numpy as np
 
 from ._params import merge_params
 from ._validate import MAX_HORIZON, MAX_SECONDS, as_int, as_seed_sequence
-from .cost import refuse
-from .engine import SeedChildren, run_seeds
+from .cost import _refuse
+from .engine import SeedChildren, _run_seeds
 from .environments import as_bandit
 from .policies import Policy
 from .policies.registry import as_policy
@@ -58,7 +58,8 @@ class Trace:
 
 class _TraceHook:
     def __init__(self, policy: Policy, gaps: np.ndarray) -> None:
-        self.policy, self.gaps, self.rows, self.reg = policy, gaps, [], 0.0
+        self.policy, self.gaps, self.reg = policy, gaps, 0.0
+        self.rows: list[dict] = []
 
     def before_update(self, rows, t0, counts, sums) -> None:
         self._draws = self.policy.laplace_arm[0].copy()
@@ -99,8 +100,8 @@ def simulate_trace(
     pol = as_policy(policy, merge_params("simulate_trace", policy, params, policy_params))
     bandit = as_bandit(env)
     T = as_int("T", T, minimum=1, maximum=MAX_HORIZON)
-    refuse(f"simulate_trace({pol.name!r})", T, 1, max_seconds, pol, bandit.K, "phases")
+    _refuse(f"simulate_trace({pol.name!r})", T, 1, max_seconds, pol, bandit.K, "phases")
     seeds = SeedChildren(as_seed_sequence("seed", seed), [as_int("run_id", run_id, minimum=0)])
     hook = _TraceHook(pol, bandit.gaps)
-    run_seeds(pol, bandit, T, seeds, np.array([T]), None, "python", hook)  # (no fast path: no engine)
+    _run_seeds(pol, bandit, T, seeds, np.array([T]), None, "python", hook)  # (no fast path: no engine)
     return Trace(policy=pol.name, params=dict(pol.params), means=bandit.means.copy(), T=T, phases=hook.rows)

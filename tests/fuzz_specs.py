@@ -855,6 +855,15 @@ def module_specs() -> list[Spec]:
             timeout=60,
         ),
         S(
+            sim + "warm_kernels",
+            # policies with and without kernels (loaded from numba's disk cache); an
+            # unregistered name warms nothing (documented); None (all policies) is left to `dpb compile`
+            dict(policy=Kind(st.sampled_from(["DP-SE", "Lazy-DP-TS", "DP-UCB", "IMED"]), edge=("DP-NOPE", ""),
+                             bad=(3, True, 1.5, b"IMED"))),
+            weight=SMALL_EXAMPLES,
+            timeout=120,
+        ),
+        S(
             sim + "estimate_cost",
             dict(
                 policy=Kind(
@@ -1435,7 +1444,7 @@ _STEP = (
 #: isolation (``tests/test_fuzz.py`` fails on a public callable that has neither).
 NOT_FUZZED = {
     "dpb.engine.SeedChildren": "the seed children simulate builds from a checked seed and checked run ids "
-                               "(internal value object; simulate and run_seeds are fuzzed through it)",
+                               "(internal value object; simulate and _run_seeds are fuzzed through it)",
     "dpb.engine.run_streams": "the counter-stream driver behind simulate: checked policy, bandit and seeds "
                               "from simulate (fuzzed through simulate); tested in tests/test_streams.py",
     "dpb.engine.uses_streams": "a predicate on a policy object already built by simulate (no input to "

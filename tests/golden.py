@@ -109,13 +109,13 @@ def result_digest(res) -> str:
 def put_back_libm() -> None:
     """Replace :mod:`dpb._detmath` by ``math``'s and numpy's functions in the Python and numpy paths
     (the arithmetic of dpb before issue 32, whose last bit depends on the CPU)."""
-    from dpb import _detmath
+    from dpb import _detmath, _detmath_arrays
 
     np.seterr(all="ignore")
     ufuncs = {"log": np.log, "exp": np.exp, "log1p": np.log1p, "expm1": np.expm1}
     for name, f in ufuncs.items():  # the scalars through the C library (math's, with -inf, not errors)
         setattr(_detmath, name, lambda v, f=f: float(f(np.float64(v))))
-    _detmath._apply = lambda name, x: ufuncs[name](np.asarray(x, dtype=np.float64))
+    _detmath_arrays._apply = lambda name, x: ufuncs[name](np.asarray(x, dtype=np.float64))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -123,7 +123,7 @@ def put_back_libm() -> None:
 # ----------------------------------------------------------------------------------------------
 def _grid() -> np.ndarray:
     """A fixed grid of arguments: uniform on [0, 1], log-uniform over the doubles, and edges."""
-    from dpb._detmath import exp_array  # (np.exp would make the grid itself CPU-dependent)
+    from dpb._detmath_arrays import exp_array  # (np.exp would make the grid itself CPU-dependent)
 
     rng = np.random.default_rng(20261129)
     return np.concatenate(
@@ -136,7 +136,7 @@ def _grid() -> np.ndarray:
 
 
 def arithmetic_cases() -> Iterator[tuple[str, Callable[[], str]]]:
-    from dpb import _detmath
+    from dpb import _detmath, _detmath_arrays
     from dpb.policies import _numerics, _scalar
 
     x = _grid()
@@ -148,11 +148,11 @@ def arithmetic_cases() -> Iterator[tuple[str, Callable[[], str]]]:
     )
     yield (
         "arithmetic/log, log1p of a grid (numpy arrays)",
-        lambda: digest(_detmath.log_array(x), _detmath.log1p_array(x - 0.5)),
+        lambda: digest(_detmath_arrays.log_array(x), _detmath_arrays.log1p_array(x - 0.5)),
     )
     yield (
         "arithmetic/exp, expm1 of a grid (numpy arrays)",
-        lambda: digest(_detmath.exp_array(small), _detmath.expm1_array(small / 20.0)),
+        lambda: digest(_detmath_arrays.exp_array(small), _detmath_arrays.expm1_array(small / 20.0)),
     )
     yield (
         "arithmetic/log, exp of a grid (Python scalars)",
@@ -164,7 +164,7 @@ def arithmetic_cases() -> Iterator[tuple[str, Callable[[], str]]]:
 
     rng = np.random.default_rng(7)
     means = rng.random(20_000)
-    level = _detmath.exp_array(rng.uniform(-12.0, 3.0, 20_000))
+    level = _detmath_arrays.exp_array(rng.uniform(-12.0, 3.0, 20_000))
     top = np.maximum(means, rng.random(20_000))
     yield (
         "arithmetic/DP-KLUCB index on a grid (numpy)",
@@ -219,7 +219,7 @@ def stream_cases() -> Iterator[tuple[str, Callable[[], str]]]:
     """The counter streams of the batched private policies (:mod:`dpb._streams`) and the indexes
     their compiled runs evaluate (:mod:`dpb.policies._private_runs`)."""
     from dpb import _streams as S
-    from dpb._detmath import log_array
+    from dpb._detmath_arrays import log_array
     from dpb.engine import root_words
 
     key = S.run_key(*root_words(np.random.SeedSequence(20261129)), 5)
@@ -241,6 +241,7 @@ def stream_cases() -> Iterator[tuple[str, Callable[[], str]]]:
 
     def indexes():
         from dpb.policies import _private_runs as P
+        from dpb.policies._keyed import compiled as kernel_of
 
         rng = np.random.default_rng(8)
         x = rng.random((400, 5))
@@ -250,15 +251,15 @@ def stream_cases() -> Iterator[tuple[str, Callable[[], str]]]:
         level = 3.1 * log_array(t.astype(float))[:, None] / n
         out = []
         for eps in (0.1, 1.0):
-            for f in (P.compiled("klucb_rows", "numba"), P.klucb_rows):
+            for f in (kernel_of("klucb_rows", "numba"), P.klucb_rows):
                 o = np.empty(x.shape)
                 f(x, n, t, eps, o)
                 out.append(o)
-        for f in (P.compiled("imed_rows", "numba"), P.imed_rows):
+        for f in (kernel_of("imed_rows", "numba"), P.imed_rows):
             o = np.empty(x.shape)
             f(x, n, 0.25, o)
             out.append(o)
-        for f in (P.compiled("adap_rows", "numba"), P.adap_rows):
+        for f in (kernel_of("adap_rows", "numba"), P.adap_rows):
             o = np.empty(x.shape)
             f(0, x - 0.3, level, 0.5, o)
             out.append(o)

@@ -108,10 +108,9 @@ print(json.dumps(table))
 EXPECTED = {
     "dpb/policies/dp_batched.py": ["DP-IMED", "My-UCB"],  # through dpb.policies' __init__ re-export
     "dpb/policies/dp_batched.py (docstring)": [],
-    # imported by dp_batched and dpse, and (inside KeyedRuns.fast_path) by policies/base.py, which
-    # every policy imports: an edit also recomputes IMED, needlessly but safely (KeyedRuns in a
-    # module of its own would end that; it moves code, so every reference sample with it)
-    "dpb/policies/_private_runs.py": ["DP-IMED", "DP-SE", "IMED", "My-UCB"],
+    # imported by the policies on the runs' keys (policies/_keyed.py, dp_batched, dpse, adap) only:
+    # an edit leaves the per-step IMED's files valid (KeyedRuns is not in policies/base.py)
+    "dpb/policies/_private_runs.py": ["DP-IMED", "DP-SE", "My-UCB"],
     "dpb/policies/dpse.py": ["DP-SE"],
     "dpb/policies/nonprivate.py": ["IMED"],
     "dpb/policies/lazy_dpts.py": [],

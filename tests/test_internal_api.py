@@ -8,9 +8,8 @@ cache``), is checked against the ``__all__`` of the module it comes from.  A hel
 underscore while other modules still take it, or a public-looking helper that no ``__all__`` lists,
 fails here.  ``import *`` takes the ``__all__`` by definition and is not checked.
 
-``PENDING`` lists the names of modules another piece of issue 35 restructures (the simulators, the
-engine, the policies, the cost of a call): they are to be made public or private there.  The last
-test fails as soon as an entry is no longer needed, so the list only shrinks.
+A private module (leading underscore) lists in its ``__all__`` the names other modules of the package
+take from it: its module-internal API.  No exception list.
 """
 
 from __future__ import annotations
@@ -24,35 +23,6 @@ from pathlib import Path
 import dpb
 
 PACKAGE = Path(dpb.__file__).resolve().parent
-
-#: (module, name): taken by other modules, neither in the module's __all__ nor underscored, left to
-#: the restructuring of the simulators, engine and policies (issue 35, items 1 and 2).
-PENDING = {
-    ("dpb.cost", "check_cost"),
-    # the one refusal of a call's cost and the keyed-runs base of issue 35's item 1-2 (to be
-    # underscored or documented with the rest of this list)
-    ("dpb.cost", "refuse"), ("dpb.policies.base", "KeyedRuns"), ("dpb.engine", "seed_keys"),
-    ("dpb.engine", "policy_generators"), ("dpb.engine", "resolve_checkpoints"),
-    ("dpb.engine", "rounds_until"), ("dpb.engine", "run_seeds"),
-    ("dpb.interaction", "check_work"),
-    ("dpb.plans", "is_integer"),
-    ("dpb.policies._numerics", "xlogy"), ("dpb.policies._private_runs", "compiled"),
-    ("dpb.policies._tapes", "check_engine"),
-    ("dpb.policies.base", "InitialRoundRobin"), ("dpb.policies.base", "SUBCLASS_HOOKS"),
-    ("dpb.policies.base", "standard_laplace"),
-    ("dpb.simulate", "warm_kernels"),
-    # read as attributes of the module (kernels: numba resolves module globals)
-    ("dpb._detmath_kernels", "KINDS"), ("dpb.policies._perstep", "LAST_COUNTS"),
-    ("dpb.policies._private_runs", "adap_index"), ("dpb.policies._private_runs", "adap_rows"),
-    ("dpb.policies._private_runs", "d_eps_ucb"), ("dpb.policies._private_runs", "imed_rows"),
-    ("dpb.policies._private_runs", "klucb_rows"), ("dpb.policies._private_runs", "record_phase"),
-    ("dpb.policies._private_runs", "se_epoch_terms"), ("dpb.policies._scalar", "budget"),
-    ("dpb.policies._scalar", "count_tied"), ("dpb.policies._scalar", "d_eps_below"),
-    ("dpb.policies._scalar", "d_eps_terms"), ("dpb.policies._scalar", "kl"),
-    ("dpb.policies._scalar", "kl_ucb"),
-    ("dpb.policies._scalar", "nth_tied"), ("dpb.policies._scalar", "stamp_kernels"),
-    ("dpb.policies._tape_kernel", "uncompiled"),
-}
 
 
 def module_name(path: Path, root: Path = PACKAGE) -> str:
@@ -124,7 +94,7 @@ def package_imports() -> list:
 
 
 def test_every_name_a_module_takes_from_another_is_public_or_private():
-    bad = [b for b in offending(package_imports(), _all_of) if (b[1], b[2]) not in PENDING]
+    bad = offending(package_imports(), _all_of)
     assert not bad, ("names taken from another dpb module that are neither in its __all__ nor "
                      "underscored (add them to __all__ and document them if public, else rename "
                      "them with a leading underscore):\n" + "\n".join(" ".join(b) for b in bad))
@@ -150,7 +120,34 @@ def test_the_rule_finds_a_helper_outside_all_and_lets_the_others_pass():
     assert module_name(PACKAGE / "experiments" / "__init__.py") == "dpb.experiments"
 
 
-def test_pending_names_are_still_pending():
-    taken = {(t, n) for _, t, n in offending(package_imports(), _all_of)}
-    done = sorted(PENDING - taken)
-    assert not done, f"public or private now: remove from PENDING: {done}"
+def _code_measures():
+    path = PACKAGE.parent / "benchmarks" / "code_measures.py"
+    spec = importlib.util.spec_from_file_location("code_measures", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _circles(measures, root: Path) -> list:
+    # as benchmarks/code_measures.py counts them: function-level imports included, a package's
+    # __init__ importing its own submodules left out
+    graph = measures.import_graph(root)
+    return measures.circles({m: {d for d in deps if not m.startswith(d + ".")} for m, deps in graph.items()})
+
+
+def test_no_import_circle_between_the_modules_of_the_package():
+    found = _circles(_code_measures(), PACKAGE)
+    assert not found, "import circles (function-level imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in found)
+
+
+def test_the_circle_count_finds_a_function_level_circle(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("from . import a\n")  # a package importing its submodule: no circle
+    (root / "a.py").write_text("from .sub import b\n")
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "sub" / "b.py").write_text("def f():\n    from .. import c\n")
+    (root / "c.py").write_text("import pkg.a\n")
+    (root / "lone.py").write_text("from . import a\n")
+    assert _circles(_code_measures(), root) == [["pkg.a", "pkg.c", "pkg.sub.b"]]

@@ -301,7 +301,7 @@ def test_hours_are_refused_before_any_work(name, T, runs, monkeypatch):
     def never(*args, **kwargs):  # pragma: no cover - reached only by a broken check
         raise AssertionError("the simulation started")
 
-    monkeypatch.setattr(S, "run_seeds", never)
+    monkeypatch.setattr(S, "_run_seeds", never)
     monkeypatch.setattr(S, "_simulate_with_progress", never)
     params = {"eps": 0.5} if name == "Lazy-DP-TS" else None
     with pytest.raises(ValueError, match=r"T=\d+ and runs=\d+ is estimated at .* CPU-seconds .*"

@@ -3,9 +3,9 @@ public function and method (names in ``__all__`` of the public modules, the publ
 their classes) annotates every parameter and its return.  mypy checks the annotated code in
 ``make lint`` (settings: ``[tool.mypy]`` in ``pyproject.toml``).
 
-The modules of :data:`NOT_YET` still have public functions without complete annotations (at most
-the number given); a module may not add one, and leaves the list when it has none (this test
-fails when a listed module is complete, so that the list only shrinks)."""
+:data:`NOT_YET` (empty now) would list modules still having public functions without complete
+annotations (at most the number given); a module may not add one, and leaves the list when it has
+none (this test fails when a listed module is complete, so that the list only shrinks)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,9 @@ matplotlib.use("Agg")
 
 import dpb  # noqa: E402
 
-#: module -> its public functions still without complete annotations (when this test was written;
-#: engine +3, base +1, dp_batched +1, dpse +2: functions of issue 37's engine, merged last, whose
-#: annotations would change the numbers' code hash and so every committed reference sample)
-NOT_YET = {
-    "dpb.policies._lazy_windows": 1, "dpb.policies._tapes": 2,
-}
+#: module -> its public functions still without complete annotations (the list is empty: every
+#: public function is annotated; a module may not come back to it)
+NOT_YET: dict = {}
 
 
 def public_functions() -> dict:

@@ -27,7 +27,7 @@ from .. import cache
 from .._interrupts import watching
 from .._validate import as_int, as_real, as_text, as_flag
 from ..policies.registry import describe_failure, policy_class
-from ..cost import MAX_SECONDS, check_cost, estimate_cost
+from ..cost import MAX_SECONDS, _check_cost, estimate_cost
 from .compute import _simulate_chunk
 from . import store
 from .dask import SchedulerLostError, connect  # noqa: F401 - defined here once: still importable
@@ -217,7 +217,7 @@ def _check_chunk_costs(chunks, max_seconds, advice: str | None = None) -> None:
              for c, a, b in chunks]
     cost, cell, a, b = max(costs, key=lambda t: t[0].seconds)  # the first of the largest
     try:
-        check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
+        _check_cost(cost, max_seconds, f"cell {cell.name} (runs {a}-{b})", cell.T, b - a,
                    *(() if advice is None else (advice,)))
     except ValueError as exc:
         raise ValueError(f"{exc} (the largest chunk of {len(chunks)})") from None

@@ -204,9 +204,9 @@ class Cell:
         try:
             policy_class(self.policy)(**params)
         except TypeError as exc:
-            from .._params import missing_parameters  # the policy, the parameter and the fix
+            from ..policies.registry import _missing_parameters  # the policy, the parameter and the fix
 
-            missing = missing_parameters(policy_class(self.policy), params)
+            missing = _missing_parameters(policy_class(self.policy), params)
             raise TypeError(missing or f"Cell.params_json: bad parameters for {self.policy}: {exc}") from None
         except ValueError as exc:
             raise ValueError(f"Cell.params_json: {exc}") from None

@@ -35,22 +35,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._detmath import exp_array, expm1_array, log1p_array, log_array
+from .._detmath_arrays import exp_array, expm1_array, log1p_array, log_array
 from scipy.special import betainc, betaincinv, betaln, psi
 
 from ._numerics import xlogy
-from .base import standard_laplace
+from .base import Recorder, _standard_laplace
 
 __all__ = ["simulate_lazy_dpts_fast"]
 
 
 def simulate_lazy_dpts_fast(
-    means,
+    means: ArrayLike,
     T: int,
-    env_generators: Sequence,
-    policy_generators: Sequence,
-    recorder,
+    env_generators: Sequence[np.random.Generator],
+    policy_generators: Sequence[np.random.Generator],
+    recorder: Recorder,
     *,
     eps: float,
     c: float = 3.0,
@@ -371,8 +372,8 @@ class _Window:
         keep = log_array(gen.random(offs.size)) < log_f - (H[seg] + g[seg] * (x - tau))
         keep &= np.where(lower, x <= tau, x >= tau)
         out = {}
-        for i, arm in enumerate(arms):
-            sel = keep & (seg == i)
+        for idx, arm in enumerate(arms):
+            sel = keep & (seg == idx)
             o = offs[sel]
             order = np.argsort(o, kind="stable")  # (already sorted unless the process went on)
             out[int(arm)] = (o[order], x[sel][order])
@@ -417,7 +418,7 @@ class _Window:
                 out[inv] = betaincinv(a[inv], b[inv], u[inv] * rate[inv])
         return out
 
-    def _likely(self, rounds: np.ndarray, j: int, above: bool) -> np.ndarray:
+    def _likely(self, rounds: np.ndarray, j: int | np.integer, above: bool) -> np.ndarray:
         """Samples of arm ``j`` at rounds ``rounds`` conditioned on its likely side (rejection)."""
         a, b = self.params(rounds, [j])
         tau = self.tau
@@ -658,4 +659,4 @@ class _GroupRecorder:
 def _laplace_draws(gen: np.random.Generator, block: int = 64):
     """Standard Laplace draws from one generator, pre-drawn in blocks (an endless iterator)."""
     while True:
-        yield from standard_laplace(gen, block).tolist()
+        yield from _standard_laplace(gen, block).tolist()

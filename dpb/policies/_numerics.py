@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._detmath import exp_array, expm1_array, log1p_array, log_array
+from .._detmath_arrays import exp_array, expm1_array, log1p_array, log_array
 
-__all__ = ["kl_fast", "kl_ucb_fast", "budget_fast", "d_eps_ucb_fast", "d_eps_below_fast"]
+__all__ = ["kl_fast", "kl_ucb_fast", "budget_fast", "d_eps_ucb_fast", "d_eps_below_fast", "xlogy"]
 
 _NEWTON_MAX_ITER = 60
 _ONE_MINUS = np.nextafter(1.0, 0.0)

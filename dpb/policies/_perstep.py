@@ -31,12 +31,13 @@ generic engine from the saved generator states.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 
 from ..plans import check_index
 
-__all__ = ["BernoulliStream", "simulate_per_step", "LOOKAHEAD_MAX"]
+__all__ = ["BernoulliStream", "simulate_per_step", "LOOKAHEAD_MAX", "LAST_COUNTS"]
 
 #: The most rows (rounds) of look-ahead per run and call of the index.
 LOOKAHEAD_MAX = 64
@@ -76,12 +77,16 @@ class BernoulliStream:
         thr, redraw, flip = [], [], []
         for p in means.tolist():
             if p == 0.0:
-                thr.append(math.inf), redraw.append(math.inf), flip.append(False)
+                thr.append(math.inf)
+                redraw.append(math.inf)
+                flip.append(False)
                 continue
             pp = p if p <= 0.5 else 1.0 - p
             q = 1.0 - pp
             qn = math.exp(1.0 * math.log(q))
-            thr.append(qn), redraw.append((pp * qn) / q), flip.append(p > 0.5)
+            thr.append(qn)
+            redraw.append((pp * qn) / q)
+            flip.append(p > 0.5)
         self.thr, self.redraw = np.array(thr), np.array(redraw)
         self.flip = np.array(flip)
         self.uses = (means != 0.0).astype(np.int64)  # uniforms per pull of each arm
@@ -203,7 +208,7 @@ def _lockstep(policy, means, T, env_generators, policy_generators, rec) -> None:
         if values.shape != (M, K) or values.dtype == object or values.dtype.kind not in "iuf":
             check_index(policy, values, M, K)  # raises, naming the policy and the rule
         v = sign * values.astype(float, copy=False)  # pick_min is pick_max of the negated index
-        nan = np.isnan(v).any(axis=1)
+        nan = cast(np.ndarray, np.isnan(v).any(axis=1))  # (numpy's stubs: a bool or an array)
         tied = v == v.max(axis=1, keepdims=True)
         n_tied = tied.sum(axis=1)
         choice = np.argmax(tied, axis=1)

@@ -16,10 +16,11 @@ from numba.extending import overload, register_jitable
 
 from .. import _detmath_kernels  # noqa: F401  (makes dpb._detmath's functions jitable)
 from .. import _streams
+from .._jit import stamp_kernels
 from . import _private_runs, _scalar
 
 
-@overload(_streams.u64, jit_options={"cache": True})
+@overload(_streams.u64, jit_options={"cache": True})  # type: ignore[typeddict-unknown-key]  # numba's stub
 def _u64(x):
     return lambda x: np.uint64(x)
 
@@ -62,8 +63,8 @@ def _stamp(dispatchers) -> None:
     of the files it compiles from (the samplers, the scalar maths) to its cache's."""
     from .. import _detmath
 
-    _scalar.stamp_kernels(dispatchers, [_streams.__file__, _scalar.__file__, _private_runs.__file__,
-                                        _detmath.__file__])
+    stamp_kernels(dispatchers,
+                  [_streams.__file__, _scalar.__file__, _private_runs.__file__, _detmath.__file__])
 
 
 _stamp([run_chunk, klucb_rows, imed_rows, dpse_chunk, adap_chunk, adap_rows, _binomials])

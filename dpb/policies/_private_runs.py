@@ -31,7 +31,8 @@ from .._detmath import exp, expm1, log
 
 __all__ = ["KLUCB", "IMED", "run_chunk", "dpse_chunk", "adap_chunk", "klucb_indexes", "imed_indexes",
            "d_eps_ucb_edge", "d_eps_ucb_given", "EnvStream", "PolicyStream", "CounterStreams",
-           "simulate_chunk"]
+           "adap_index", "adap_rows", "d_eps_ucb", "imed_rows", "klucb_rows", "record_phase",
+           "se_epoch_terms"]
 
 KLUCB, IMED = 0, 1  # the index of run_chunk's ``kind``
 _kl, _kl_ucb = _scalar.kl, _scalar.kl_ucb
@@ -276,7 +277,7 @@ class CounterStreams:
 
     def make_streams(self, words, ids) -> tuple[list, list]:
         """The environment and policy streams of the runs of keys ``(words, ids)``
-        (``dpb.engine.seed_keys``)."""
+        (``dpb.engine._seed_keys``)."""
         env, pol = [], []
         for w, i in zip(words, ids, strict=True):
             key = run_key(u64(w[0]), u64(w[1]), u64(i))
@@ -490,38 +491,3 @@ def adap_chunk(kind, words, ids, means, gaps, T, eps, alpha, ck, regret, pulls, 
             step += 1
         phases[r] = step
     return -1
-
-
-def compiled(name: str, engine: str):
-    """The function ``name`` of this module compiled (``engine="numba"``,
-    :mod:`dpb.policies._private_kernel`) or as it stands (``"python"``): the same numbers."""
-    if engine == "numba":
-        from .._jit import announce_compile
-        from . import _private_kernel
-
-        announce_compile(__file__)
-        return getattr(_private_kernel, name)
-    return globals()[name]
-
-
-def simulate_chunk(policy, name: str, kind: int, words, ids, means, params: tuple, recorder, engine: str,
-                   laplace_per_phase: bool = True) -> None:
-    """Run the chunk function ``name`` (``run_chunk``, ``dpse_chunk``, ``adap_chunk``) of ``kind``
-    on the runs ``(words, ids)``, ``params`` its arguments between the gaps and the checkpoints,
-    into ``recorder`` (a :class:`dpb.engine.Recorder`).  Raises ``FloatingPointError`` when a run's
-    index was NaN."""
-    words = np.ascontiguousarray(words, dtype=np.uint64)
-    ids = np.ascontiguousarray(ids, dtype=np.uint64)
-    means = np.ascontiguousarray(means, dtype=float)
-    gaps = np.ascontiguousarray(recorder.gaps, dtype=float)
-    ck = np.ascontiguousarray(recorder.ck, dtype=np.int64)
-    phases = np.zeros(ids.size, dtype=np.int64)
-    extra = () if laplace_per_phase else (np.zeros(ids.size, dtype=np.int64),)
-    bad = compiled(name, engine)(kind, words, ids, means, gaps, *params, ck, recorder.regret, recorder.pulls,
-                                 phases, *extra)
-    if bad >= 0:
-        raise FloatingPointError(f"a policy index of {policy.name} is NaN")
-    recorder.phases[:] += phases
-    recorder.laplace[:] += phases if laplace_per_phase else extra[0]
-    recorder.reg[:] = recorder.regret[:, -1]
-    recorder.next[:] = ck.size

@@ -21,9 +21,10 @@ every CPU), not the C library's, whose last bit depends on the processor.
 from __future__ import annotations
 
 import math
-import os
 
 from .. import _detmath
+
+__all__ = ["ONE_MINUS", "kl", "kl_ucb", "budget", "d_eps_terms", "d_eps_below", "count_tied", "nth_tied"]
 
 ONE_MINUS = 1.0 - 2.0**-53  # the largest float below 1 (numpy.nextafter(1.0, 0.0))
 
@@ -134,31 +135,3 @@ def nth_tied(idx, best, u, n):
                 return a
             rank -= 1
     return -1
-
-
-def stamp_kernels(dispatchers, files=None) -> None:
-    """numba reuses a kernel's cached machine code while the kernel's own file is unchanged; a
-    kernel that compiles this module's functions (or ``dpb._detmath``'s) calls this with its
-    dispatchers, so that the stamps ``(mtime, size)`` of ``files`` (default: this module's and
-    ``dpb._detmath``'s) join its own (an edit of the scalar maths recompiles the kernels instead of
-    loading stale code).  numba has no public hook for this: it sets numba's private
-    ``_cache._cache_file._source_stamp``, which numba compares with the stamp saved in a cache's
-    index before it loads the index.  A dispatcher that caches but has no such stamp (numba renamed
-    it) raises ``RuntimeError`` rather than silently loading stale kernels;
-    ``tests/test_detmath.py`` checks that numba still recompiles when that stamp changes."""
-    paths = (__file__, _detmath.__file__) if files is None else tuple(files)
-    stamps = tuple((st.st_mtime, st.st_size) for st in map(os.stat, paths))
-    for f in dispatchers:
-        cache = getattr(f, "_cache", None)  # a plain function (DPB_JIT=0) has none
-        if cache is None or type(cache).__name__ == "NullCache":  # not cached: nothing to stamp
-            continue
-        cache_file = getattr(cache, "_cache_file", None)
-        if cache_file is None or not hasattr(cache_file, "_source_stamp"):
-            import numba
-
-            raise RuntimeError(
-                f"numba {numba.__version__} keeps no _cache._cache_file._source_stamp on "
-                f"{getattr(f, '__name__', f)!r}: dpb.policies._scalar.stamp_kernels cannot make an "
-                "edit of the scalar maths recompile the cached kernels (pin numba to a version that "
-                "has it, or adapt stamp_kernels)")
-        cache_file._source_stamp = (cache_file._source_stamp, *stamps)

@@ -43,7 +43,11 @@ import numpy as np
 from numba.extending import register_jitable
 
 from .. import _detmath, _detmath_kernels  # noqa: F401  (_detmath_kernels: its functions compilable)
+from .._jit import stamp_kernels
 from . import _scalar
+
+__all__ = ["BLOCK_CAP", "ROOM", "CORRECT", "FIRST_STEP", "END_MEAN", "REANCHOR", "SPLIT_SAFETY", "TapeRun",
+           "log_hypergeom_pmf", "hypergeometric", "klucb_steps", "imed_steps", "uncompiled"]
 
 # the scalar maths (plain Python, :mod:`dpb.policies._scalar`), compiled where a kernel calls it
 _kl, _kl_ucb, _budget = (register_jitable(f) for f in (_scalar.kl, _scalar.kl_ucb, _scalar.budget))
@@ -665,7 +669,7 @@ def imed_steps(run, env_gen, pol_gen, budget, wrong):
 _DISPATCHERS = [f for f in list(globals().values()) if isinstance(f, numba.core.dispatcher.Dispatcher)]
 
 
-_scalar.stamp_kernels(_DISPATCHERS)
+stamp_kernels(_DISPATCHERS, [_scalar.__file__, _detmath.__file__])
 
 
 def uncompiled(module):

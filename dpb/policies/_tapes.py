@@ -52,12 +52,15 @@ See ``benchmarks/README.md`` for the speed.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._jit import announce_compile, engine_name
+from .base import Recorder
 
-__all__ = ["ENGINES", "simulate_imed_fast", "simulate_klucb_fast"]
+__all__ = ["ENGINES", "check_engine", "simulate_imed_fast", "simulate_klucb_fast"]
 
 #: The engines of the fast paths: the kernels compiled by numba, or the same code as Python.
 ENGINES = ("numba", "python")
@@ -65,14 +68,16 @@ _KERNEL_BUDGET = 1 << 15  # decisions per call of a kernel (Ctrl-C is seen betwe
 _KERNEL_SIZES = (64, 1024)  # initial places per arm's tape and for the stretches (doubled on demand)
 
 
-def simulate_imed_fast(means, T, env_generators, policy_generators, recorder,
+def simulate_imed_fast(means: ArrayLike, T: int, env_generators: Sequence[np.random.Generator],
+                       policy_generators: Sequence[np.random.Generator], recorder: Recorder,
                        engine: str | None = None, *, _wrong: int = 0) -> None:
     """Exact fast IMED simulation of ``len(env_generators)`` runs into ``recorder``
     (``engine`` as in :func:`simulate_klucb_fast`)."""
     _simulate("IMED", means, T, 0.0, env_generators, policy_generators, recorder, engine, _wrong)
 
 
-def simulate_klucb_fast(means, T, env_generators, policy_generators, recorder, c: float = 0.0,
+def simulate_klucb_fast(means: ArrayLike, T: int, env_generators: Sequence[np.random.Generator],
+                        policy_generators: Sequence[np.random.Generator], recorder: Recorder, c: float = 0.0,
                         engine: str | None = None, *, _wrong: int = 0) -> None:
     """Exact fast KL-UCB simulation of ``len(env_generators)`` runs into ``recorder``.
 

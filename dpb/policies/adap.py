@@ -19,21 +19,27 @@ experiments: alpha = 3.1).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import InitialRoundRobin, KeyedRuns
+from ._keyed import KeyedRuns
+from .base import _InitialRoundRobin
 
 __all__ = ["AdaPKLUCB", "AdaPUCB"]
 
 
-class _AdaP(CounterStreams, InitialRoundRobin, KeyedRuns):
+class _AdaP(CounterStreams, _InitialRoundRobin, KeyedRuns):
+    eps: float  # a private policy's budget (never None)
     private = True
     index_kind = "max"
     paper_defaults = {"alpha": 3.1}
-    _KIND = None  # the kind of dpb.policies._private_runs.adap_chunk
+    _KIND: int | None = None  # the kind of dpb.policies._private_runs.adap_chunk
+    # the index of an episode, (private means, alpha log(t_l) / n_last) -> index (each subclass's)
+    _episode_index: Callable[[np.ndarray, np.ndarray], np.ndarray]
     kernel_params = {"eps": 1.0}
 
     def __init__(self, eps: float, alpha: float = 3.1) -> None:
@@ -116,7 +122,7 @@ class AdaPKLUCB(_AdaP):
     def _episode_index(self, mu_tilde: np.ndarray, level: np.ndarray) -> np.ndarray:
         # the scalar index of the compiled runs, entry by entry: the same numbers in every engine
         from .._jit import engine_name
-        from ._private_runs import compiled
+        from ._keyed import compiled
 
         out = np.empty(np.shape(mu_tilde))
         compiled("adap_rows", engine_name())(0, np.ascontiguousarray(mu_tilde, dtype=float),

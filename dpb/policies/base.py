@@ -38,8 +38,8 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from .._validate import as_int, check_elements, check_eps, check_real
-from .._detmath import log_array
-from ..engine import FastPath, run_streams, seed_keys
+from .._detmath_arrays import log_array
+from ..engine import FastPath, run_streams
 
 __all__ = [
     "Policy",
@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-def standard_laplace(gen: np.random.Generator, size: int) -> np.ndarray:
+def _standard_laplace(gen: np.random.Generator, size: int) -> np.ndarray:
     """``size`` standard Laplace(0, 1) variates from ``gen``: numpy's algorithm (one uniform U
     each, a new one when U is 0; -log(2 - 2U) when U >= 1/2, else log(2U)) with the logarithm of
     ``dpb._detmath``, so that the draws are the same bits on every CPU (numpy's own
@@ -107,7 +107,7 @@ class RunRandom:
             if kind != "laplace":
                 buf[r] = g.random(self.block)
             elif isinstance(g, np.random.Generator):
-                buf[r] = standard_laplace(g, self.block)
+                buf[r] = _standard_laplace(g, self.block)
             else:  # a counter stream: its own Laplace sampler (dpb._streams)
                 buf[r] = g.laplace(0.0, 1.0, self.block)
             ptr[r] = 0
@@ -194,7 +194,7 @@ class Recorder(Protocol):
 #: Called with every new :class:`Policy` subclass that declares a ``name`` (unless defined with
 #: ``register=False``): :mod:`dpb.policies.registry` subscribes its ``register`` when it is
 #: imported, which ``import dpb.policies`` does first (so this module needs no registry import).
-SUBCLASS_HOOKS: list[Callable[[type], object]] = []
+_SUBCLASS_HOOKS: list[Callable[[type], object]] = []
 
 
 class Policy(ABC):
@@ -283,7 +283,7 @@ class Policy(ABC):
     def __init_subclass__(cls, register: bool = True, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if register and "name" in cls.__dict__:
-            for hook in SUBCLASS_HOOKS:
+            for hook in _SUBCLASS_HOOKS:
                 hook(cls)
 
     @classmethod
@@ -382,56 +382,20 @@ class Policy(ABC):
         return f"{type(self).__name__}({args})"
 
 
-class KeyedRuns(Policy):
-    """Base of the package's policies whose compiled runs take the runs' keys rather than their
-    generators (``dpb.engine.seed_keys``; DP-KLUCB, DP-IMED, DP-SE, AdaP-*): each names its kernel of
-    ``dpb.policies._private_runs`` (``_keyed_kind``, None for a subclass with logic of its own, and
-    ``_keyed_args``), and :meth:`fast_path` runs it."""
-
-    def _keyed_kind(self) -> int | None:
-        return None
-
-    def _keyed_args(self, T: int) -> tuple[str, tuple, bool]:
-        """(kernel, its arguments between the gaps and the checkpoints, one Laplace draw a phase?)"""
-        raise NotImplementedError
-
-    def fast_path(self) -> FastPath | None:
-        """The compiled runs on the runs' keys (:meth:`simulate_keys`), else ``Policy.fast_path``."""
-        if self._keyed_kind() is None:
-            return super().fast_path()
-
-        def path(means: np.ndarray, T: int, seeds: Sequence, recorder: Recorder, *, engine: str) -> str:
-            self.simulate_keys(means, T, *seed_keys(seeds), recorder, engine=engine)
-            return engine
-
-        return path
-
-    def simulate_keys(self, means: np.ndarray, T: int, words: np.ndarray, ids: np.ndarray, recorder: Recorder,
-                      engine: str | None = None) -> bool:
-        """Simulate the runs of keys ``(words, ids)`` (``dpb.engine.seed_keys``) to horizon ``T`` into
-        ``recorder`` in one call of the policy's kernel (``dpb.policies._private_runs``), compiled
-        (``engine="numba"``) or as Python: the numbers of the generic engine for the same keys.
-        Returns False, doing nothing, for a subclass with its own index or phase logic."""
-        kind = self._keyed_kind()
-        if kind is None:
-            return False
-        from ._private_runs import simulate_chunk
-        from ._tapes import check_engine
-
-        T = int(T)
-        self.start(np.asarray(means).size, T, [])  # validates K and T
-        name, args, per_phase = self._keyed_args(T)
-        simulate_chunk(self, name, kind, words, ids, means, args, recorder, check_engine(engine),
-                       laplace_per_phase=per_phase)
-        return True
-
-
-class InitialRoundRobin:
+class _InitialRoundRobin:
     """Mixin: the first K phases pull arms 0, 1, ..., K-1, one each (the policy's ``decide`` says
     how many pulls).
 
     ``self._next_init[r]`` is the next initial arm of run r (K once the initialisation is over).
     """
+
+    # what the mixin reads of the Policy it is mixed into (annotations only)
+    R: int
+    K: int
+    index: np.ndarray
+    index_kind: ClassVar[str]
+    rand: RunRandom
+    _index: Callable[[np.ndarray, np.ndarray], np.ndarray]
 
     def _init_state(self) -> None:
         self._next_init = np.zeros(self.R, dtype=np.int64)
@@ -461,7 +425,7 @@ class InitialRoundRobin:
         return arms
 
 
-class PerStepPolicy(InitialRoundRobin, Policy):
+class PerStepPolicy(_InitialRoundRobin, Policy):
     """A policy that pulls every arm once, then decides at every step from the empirical means
     (IMED, KL-UCB): the per-step twin of :class:`~dpb.policies.BatchedPrivatePolicy`.
 

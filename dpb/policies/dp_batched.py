@@ -35,7 +35,8 @@ from ..plans import check_index
 from . import _lockstep
 from ._private_runs import CounterStreams
 from .._validate import check_eps
-from .base import InitialRoundRobin, KeyedRuns, Policy, Recorder
+from ._keyed import KeyedRuns
+from .base import _InitialRoundRobin, Policy, Recorder
 
 __all__ = ["BatchedPrivatePolicy", "DPKLUCB", "DPIMED"]
 
@@ -69,12 +70,12 @@ def _rows_function(name: str):
     """The row-wise index function ``name`` of :mod:`dpb.policies._private_runs`, compiled when the
     compiled kernels are on (``DPB_JIT``), else as Python: the same numbers."""
     from .._jit import engine_name
-    from ._private_runs import compiled
+    from ._keyed import compiled
 
     return compiled(name, engine_name())
 
 
-class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, KeyedRuns):
+class BatchedPrivatePolicy(CounterStreams, _InitialRoundRobin, KeyedRuns):
     """The paper's private batched policy without forgetting, with the index left open.
 
     Everything of :prf:ref:`alg-dp-klucb-imed` except the index: arm-dependent geometric phases
@@ -100,6 +101,7 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, KeyedRuns):
     schedule : BatchSchedule, optional
         Any other schedule (overrides n0 and alpha), e.g. a polynomial one.
     """
+    eps: float  # a private policy's budget (never None)
 
     private = True
     paper_defaults = {"n0": 1, "alpha": 2}
@@ -164,7 +166,7 @@ class BatchedPrivatePolicy(CounterStreams, InitialRoundRobin, KeyedRuns):
         self.phases[rows, arms] += 1
 
     @property
-    def fast_simulate(self) -> Callable | None:
+    def fast_simulate(self) -> Callable | None:  # type: ignore[override]  # (Policy's: a class attribute)
         """The exact lock-step fast path :meth:`simulate_phases`, or None when a subclass changes
         the phase logic (``decide``, ``update``, ``_index``...): the generic engine then runs it."""
         return self.simulate_phases if _keeps(self) else None
@@ -256,7 +258,7 @@ class DPKLUCB(BatchedPrivatePolicy):
 
     def private_index(self, x: np.ndarray, n: np.ndarray, t: np.ndarray, releases: np.ndarray) -> np.ndarray:
         # the scalar index of the compiled runs, row by row: the same numbers in every engine
-        out = np.empty(np.shape(x))
+        out: np.ndarray = np.empty(np.shape(x))
         t = np.broadcast_to(np.asarray(t, dtype=np.int64).reshape(-1), (out.shape[0],))
         x, n = np.ascontiguousarray(x, dtype=float), np.ascontiguousarray(n, dtype=np.int64)
         _rows_function("klucb_rows")(x, n, np.ascontiguousarray(t), float(self.eps), out)

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 from .. import _detmath
 
 from .dp_batched import BatchedPrivatePolicy

@@ -40,11 +40,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 
 from .._validate import check_eps, check_real
 from ._private_runs import CounterStreams
-from .base import KeyedRuns
+from ._keyed import KeyedRuns
 
 __all__ = ["DPSE", "ELIMINATION_RULES"]
 
@@ -65,6 +65,7 @@ class DPSE(CounterStreams, KeyedRuns):
         The reading of the elimination rule (module doc); ``"radius"``, the faithful one, by
         default.
     """
+    eps: float  # a private policy's budget (never None)
 
     name = "DP-SE"
     private = True

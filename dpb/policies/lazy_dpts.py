@@ -24,15 +24,15 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 
 from ._lazy_windows import simulate_lazy_dpts_fast
-from .base import InitialRoundRobin, Policy, Recorder, check_eps, check_real
+from .base import _InitialRoundRobin, Policy, Recorder, check_eps, check_real
 
 __all__ = ["LazyDPTS", "simulate_lazy_dpts_fast"]
 
 
-class LazyDPTS(InitialRoundRobin, Policy):
+class LazyDPTS(_InitialRoundRobin, Policy):
     """Lazy-DP-TS: private Thompson sampling with doubling, forgetting buffers.
 
     Parameters
@@ -48,6 +48,7 @@ class LazyDPTS(InitialRoundRobin, Policy):
         O_j, the number of rewards behind each arm's current private mean.
 
     """
+    eps: float  # a private policy's budget (never None)
 
     name = "Lazy-DP-TS"
     private = True

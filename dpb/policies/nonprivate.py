@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._detmath import log_array
+from .._detmath_arrays import log_array
 
 from ._numerics import budget_fast, kl_fast, kl_ucb_fast
 from ._tapes import simulate_imed_fast, simulate_klucb_fast

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from pathlib import Path
 
-from .base import SUBCLASS_HOOKS, Policy
+from .base import _SUBCLASS_HOOKS, Policy
 
 __all__ = [
     "register",
@@ -198,9 +198,7 @@ def as_policy(policy: Any, params: Mapping | None = None) -> Policy:
         try:
             return cls(**params)
         except TypeError as exc:
-            from .._params import missing_parameters  # the policy, the parameter and the fix
-
-            missing = missing_parameters(cls, params)
+            missing = _missing_parameters(cls, params)  # the policy, the parameter and the fix
             raise TypeError(missing or f"bad parameters for {cls.name}: {exc}") from exc
     if callable(policy):
         made = policy(**params)
@@ -295,7 +293,7 @@ def load_policy(spec: str) -> type[Policy]:
         if loader_spec is None or loader_spec.loader is None:  # pragma: no cover - a .py file loads
             raise ValueError(f"cannot load {path_text!r} as a Python module")
         module = importlib.util.module_from_spec(loader_spec)
-        module.__dpb_source_digest__ = digest
+        module.__dpb_source_digest__ = digest  # type: ignore[attr-defined]  # (a mark of ours)
         sys.modules[mod_name] = module
         folder = str(path.parent)
         if folder not in sys.path:  # its own helper modules next to it import as in a script
@@ -403,4 +401,30 @@ def policy_source_hash(policy: Any) -> str:
     return hashlib.sha256(policy_source(policy).encode()).hexdigest()
 
 
-SUBCLASS_HOOKS.append(register)  # every named Policy subclass is registered when defined
+_SUBCLASS_HOOKS.append(register)  # every named Policy subclass is registered when defined
+
+
+#: What a missing parameter is, for the message of ``_missing_parameters``.
+_MEANING = {"eps": "the privacy budget, a number > 0"}
+
+
+def _missing_parameters(cls, params: Mapping) -> str | None:
+    """The message for a policy class built without a required parameter: the policy's name,
+    the parameter and the fix (a keyword, ``params=``, or an experiment file's ``eps`` or
+    ``[params.NAME]``); None when every required parameter is given."""
+    try:
+        sig = inspect.signature(cls.__init__)
+    except (TypeError, ValueError):  # pragma: no cover - builtin constructors
+        return None
+    required = [p.name for p in list(sig.parameters.values())[1:]
+                if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    missing = [name for name in required if name not in params]
+    if not missing:
+        return None
+    name, first = getattr(cls, "name", cls.__name__), missing[0]
+    what = f" ({_MEANING[first]})" if first in _MEANING else ""
+    where = ("eps = [...] (the budgets of the settings)" if first == "eps"
+             else f"[params.{name}] {first} = ...")
+    return (f"{name} needs the parameter{'s' if len(missing) > 1 else ''} {', '.join(missing)}{what}: pass "
+            f"{first}=... (dpb.simulate({name!r}, means, T, {first}=...) or params={{{first!r}: ...}}), "
+            f"or in an experiment file {where}")
