@@ -231,7 +231,8 @@ def main(argv=None) -> None:
     ap.add_argument("--T", type=float, nargs="+", default=[1e6, 1e7])
     ap.add_argument("--eps", type=float, nargs="+", default=[0.1, 0.25, 1.0])
     ap.add_argument("--envs", nargs="+", default=["mu1", "mu2"])
-    ap.add_argument("--policies", nargs="+", default=["DP-KLUCB", "DP-IMED", "DP-SE", "AdaP-KLUCB", "AdaP-UCB"])
+    ap.add_argument("--policies", nargs="+",
+                    default=["DP-KLUCB", "DP-IMED", "DP-SE", "AdaP-KLUCB", "AdaP-UCB"])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     print(f"dpb {dpb.__file__}; {args.runs} runs per cell; CPU seconds, minimum of {args.repeat}")
