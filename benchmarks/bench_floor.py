@@ -1,6 +1,8 @@
-"""The floor of DP-KLUCB and DP-IMED, measured: a minimal compiled Algorithm 1 beside ``dpb.simulate``.
+"""The floor of the batched private policies, measured: minimal compiled runs beside ``dpb.simulate``.
 
-The floor (:func:`floor_runs`) is the least a simulator of the algorithm can do: numba, one run
+The floor (:func:`floor_runs` for DP-KLUCB and DP-IMED, Algorithm 1; :func:`floor_dpse` and
+:func:`floor_adap` for the baselines DP-SE and AdaP-KLUCB/UCB in the same style) is the least a
+simulator of the algorithm can do: numba, one run
 per loop iteration, the same batches (``dpb.batching``), one exact Binomial(B, mu_a) draw per phase
 and one Laplace draw per phase from one numpy ``Generator`` for the whole cell (no per-run seeds,
 no checkpoints: only the final regret), and the same index formulas (the scalar maths of
