@@ -98,12 +98,17 @@ def main(argv: list[str] | None = None) -> int:
     failed = []
     pool = ProcessPoolExecutor(max_workers=args.jobs)
     try:
-        pending = {pool.submit(_execute, str(p), timeout) for p in books}
+        chapter_of = {pool.submit(_execute, str(p), timeout): p for p in books}
+        pending = set(chapter_of)
         print(f"execute_book: {len(books)} chapters, {args.jobs} at a time", flush=True)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
-                path, nb, seconds, error = future.result()
+                try:
+                    path, nb, seconds, error = future.result()
+                except Exception as exc:  # the worker itself failed (e.g. its kernel died)
+                    path, nb, seconds = str(chapter_of[future]), None, 0.0
+                    error = f"{type(exc).__name__}: {exc}"
                 name = Path(path).name
                 if error is not None:
                     failed.append(name)
