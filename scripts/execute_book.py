@@ -92,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.jobs < 1:
         ap.error(f"--jobs must be a positive integer, got {args.jobs}")
+    missing = [str(p) for p in args.notebooks if p.suffix != ".ipynb" or not p.is_file()]
+    if missing:
+        ap.error(f"notebooks must be existing .ipynb files; not: {', '.join(missing)}")
     books = [p.resolve() for p in args.notebooks] or chapters()
     timeout = _timeout()
     started = time.monotonic()
@@ -100,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         chapter_of = {pool.submit(_execute, str(p), timeout): p for p in books}
         pending = set(chapter_of)
-        print(f"execute_book: {len(books)} chapters, {args.jobs} at a time", flush=True)
+        print(f"execute_book: {len(books)} chapter(s), {args.jobs} at a time", flush=True)
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:

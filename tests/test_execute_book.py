@@ -60,3 +60,11 @@ def test_jobs_must_be_positive():
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "execute_book.py"), "--jobs", "0"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "--jobs must be a positive integer, got 0" in proc.stderr
+
+
+def test_a_missing_notebook_is_refused_before_anything_runs(tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "execute_book.py"), "--cache",
+                           str(tmp_path / "cache"), str(tmp_path / "nope.ipynb")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "notebooks must be existing .ipynb files" in proc.stderr
+    assert "nope.ipynb" in proc.stderr and not (tmp_path / "cache").exists()
