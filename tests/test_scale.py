@@ -185,3 +185,46 @@ def test_tail_interval_widens_for_a_few_rare_runs():
     assert S.tail_interval(np.zeros(5)) == mean_interval(np.zeros(5))
     with pytest.raises(ValueError, match="factor"):
         S.tail_interval(y, factor=1.0)
+
+
+def test_rounds_share_one_pool_of_workers(tmp_path, monkeypatch):
+    # the converged rule's rounds run on one local pool (started once, closed at the end) instead of
+    # a new pool per round; the decisions are those of a run in this process
+    from dpb.experiments import execution, workers
+
+    started, rounds = [], []
+    start, run_cells = workers.Pool.start, S.run_cells
+
+    def counting_start(self):
+        started.append(self)
+        return start(self)
+
+    def counting_run(*args, **kwargs):
+        rounds.append(kwargs.get("desc"))
+        return run_cells(*args, **kwargs)
+
+    monkeypatch.setattr(workers.Pool, "start", counting_start)
+    monkeypatch.setattr(S, "run_cells", counting_run)
+    exp = E.figure1(T=300, algorithms=("DP-KLUCB", "IMED"))
+    S.run_converged(exp, tmp_path / "pool", progress=False, jobs=2, cap=1280, rel=0.02)  # IMED: 320, 640, 1280
+    assert len(rounds) >= 3 and len(started) == 1, (rounds, started)
+    assert not started[0].alive() and not execution._kept  # closed when the rule is done
+    here = S.load_converged(exp, tmp_path / "pool", cap=1280, rel=0.02)
+    S.run_converged(exp, tmp_path / "one", progress=False, jobs=1, cap=1280, rel=0.02)
+    one = S.load_converged(exp, tmp_path / "one", cap=1280, rel=0.02)
+    assert here.estimates == one.estimates
+
+
+def test_a_kept_pool_that_lost_a_worker_is_replaced(tmp_path):
+    from dpb.experiments import execution
+
+    cells = [c for c in E.figure1(T=300, algorithms=("DP-KLUCB", "DP-IMED")).cells]
+    with execution._kept_workers():
+        E.run(cells[:2], tmp_path, progress=False, jobs=2)
+        first = execution._kept[-1]["pool"]
+        first._workers[0][0].kill()  # a worker gone between two runs (e.g. the out-of-memory killer)
+        first._workers[0][0].join(timeout=10)
+        report = E.run(cells[2:], tmp_path, progress=False, jobs=2)
+        second = execution._kept[-1]["pool"]
+        assert second is not first and second.alive() and report.computed == len(cells) - 2
+    assert not second.alive() and not first.alive()

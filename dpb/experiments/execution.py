@@ -286,6 +286,51 @@ def _pool_context():
     return mp.get_context("spawn")  # pragma: no cover - not POSIX
 
 
+#: The open :func:`_kept_workers` blocks, innermost last: each a dict holding its pool once started.
+_kept: list[dict] = []
+
+
+@contextlib.contextmanager
+def _kept_workers() -> Any:
+    """Within the block, every :func:`run` that uses the local pool shares one pool, started at the
+    first such run and closed when the block ends.  The converged scale runs its rounds inside one
+    block: a round's workers are the previous round's, with the kernels they already loaded, instead
+    of new processes that import ``numba`` and load the kernels again (about a CPU-second a worker
+    and a round).  A run that fails or is interrupted kills the pool (its workers may be in the
+    middle of a chunk); the next run of the block starts a new one."""
+    slot: dict = {}
+    _kept.append(slot)
+    try:
+        yield
+    finally:
+        _kept.remove(slot)
+        pool = slot.pop("pool", None)
+        if pool is not None:
+            pool.close()
+
+
+def _local_pool(jobs: int, chunks: int) -> Any:
+    """A started local pool for ``chunks`` chunks: the pool of the innermost :func:`_kept_workers`
+    block (``jobs`` workers; started anew when it has none or a worker of it is gone), else a new
+    pool of ``min(jobs, chunks)`` workers that the caller closes."""
+    from .workers import Pool
+
+    def new(n: int) -> Pool:
+        pool = Pool(n, _pool_context(), chunk_reply, grace=_KILL_GRACE, late=_timeout_cause)
+        pool.start()
+        return pool
+
+    if not _kept:
+        return new(min(jobs, chunks))
+    slot = _kept[-1]
+    pool = slot.get("pool")
+    if pool is None or pool.size != jobs or not pool.alive():
+        if pool is not None:
+            pool.kill()
+        pool = slot["pool"] = new(jobs)
+    return pool
+
+
 def _progress_bar(total: int, desc: str, enabled: bool):
     from tqdm.auto import tqdm
 
@@ -482,19 +527,17 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
         elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
             backend = _InProcess(watch)  # a class defined in this process only cannot reach a worker
         else:
-            from .workers import Pool
-
-            backend = Pool(min(jobs, len(todo)), _pool_context(), chunk_reply, grace=_KILL_GRACE,
-                           late=_timeout_cause)
-            backend.start()
+            backend = _local_pool(jobs, len(todo))
+        owned = backend is not (_kept[-1].get("pool") if _kept else None)
         try:
             with _progress_bar(len(todo), label, progress) as bar:
                 _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
         except BaseException:
-            backend.kill()
+            backend.kill()  # (a kept pool too: the next run of its block starts a new one)
             raise
         else:
-            backend.close()
+            if owned:
+                backend.close()
         finally:
             for c in claims.values():
                 c.release()

@@ -63,7 +63,7 @@ from ..estimates import (
     seed_sensitivity,
 )
 from ..simulate import MAX_SECONDS
-from .execution import RunReport
+from .execution import RunReport, _kept_workers
 from .execution import run as run_cells
 from .files import _as_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, experiment
@@ -357,6 +357,15 @@ def _run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, se
     for c in _targets(target):
         if _read_memo(c, out, seed, cap, rel, level) is None:
             pending[c] = (min(max(min_runs(c.policy, c.T), PAPER_RUNS), _cell_cap(c, cap)), [])
+    with _kept_workers():  # one pool for all the rounds
+        _rounds(pending, out, seed, jobs, scheduler, progress, cap, rel, level, max_seconds, decided, report)
+    report.wall_seconds = time.perf_counter() - t0
+    return report
+
+
+def _rounds(pending, out, seed, jobs, scheduler, progress, cap, rel, level, max_seconds, decided,
+            report) -> None:
+    """The rounds of :func:`_run_converged` until every cell of ``pending`` is decided."""
     while pending:
         edge = min(n for n, _ in pending.values())
         batch = [replace(c, runs=n) for c, (n, _) in pending.items()]
@@ -382,8 +391,6 @@ def _run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, se
                     decided[replace(c, runs=n)] = runs
             else:
                 pending[c] = (2 * n, checks)
-    report.wall_seconds = time.perf_counter() - t0
-    return report
 
 
 def converged_status(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,

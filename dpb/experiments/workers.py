@@ -183,6 +183,15 @@ class Pool:
                 theirs.close()
         self._started = True
 
+    @property
+    def size(self) -> int:
+        """Number of worker processes."""
+        return len(self._workers)
+
+    def alive(self) -> bool:
+        """Whether the pool was started and every worker process still runs."""
+        return self._started and all(w[0].is_alive() for w in self._workers)
+
     def free(self) -> int:
         """Number of idle workers; raises ``RuntimeError`` when an idle worker has died (killed from
         outside, e.g. by the out-of-memory killer): the pool would shrink silently."""
