@@ -207,3 +207,23 @@ def test_mean_interval_of_huge_values_and_of_2d_input():
     assert big.lo / 1e300 == pytest.approx(small.lo) and big.hi / 1e300 == pytest.approx(small.hi)
     with pytest.raises(ValueError, match="x must be a 1-d sample"):
         estimates.mean_interval([[1, 2], [3, 4]])
+
+
+@pytest.mark.parametrize("columns", [1, 3])
+def test_resampled_sums_are_the_weighted_sums_bit_for_bit(columns):
+    # the bootstrap's compiled sums (one column: two replicates side by side, every term added)
+    # against the plain definition: numpy.bincount's counts, summed in row order by weighted_sums
+    from dpb._estimates_kernel import resampled_sums, weighted_sums
+
+    rng = np.random.default_rng(7)
+    for n, B in ((2, 5), (21, 101), (640, 64)):
+        x = rng.standard_normal((n, columns)) * 10.0 ** rng.integers(-3, 6, size=(n, 1))
+        x[rng.random((n, columns)) < 0.2] = 0.0  # zeros and negative values among the terms
+        idx = rng.integers(0, n, size=(B, n))
+        counts = np.stack([np.bincount(row, minlength=n) for row in idx])
+        want = np.empty((B, columns))
+        weighted_sums(counts, x, want)
+        for threads in (1, 2, 3):
+            got = np.full((B, columns), np.nan)
+            resampled_sums(idx, x, got, threads)
+            assert np.array_equal(got.view(np.int64), want.view(np.int64)), (n, B, threads)

@@ -206,7 +206,8 @@ def test_rounds_share_one_pool_of_workers(tmp_path, monkeypatch):
     monkeypatch.setattr(workers.Pool, "start", counting_start)
     monkeypatch.setattr(S, "run_cells", counting_run)
     exp = E.figure1(T=300, algorithms=("DP-KLUCB", "IMED"))
-    S.run_converged(exp, tmp_path / "pool", progress=False, jobs=2, cap=1280, rel=0.02)  # IMED: 320, 640, 1280
+    # IMED: blocks to 320, 640, 1280 runs
+    S.run_converged(exp, tmp_path / "pool", progress=False, jobs=2, cap=1280, rel=0.02)
     assert len(rounds) >= 3 and len(started) == 1, (rounds, started)
     assert not started[0].alive() and not execution._kept  # closed when the rule is done
     here = S.load_converged(exp, tmp_path / "pool", cap=1280, rel=0.02)
