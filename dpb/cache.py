@@ -548,17 +548,25 @@ def arithmetic() -> dict:
     made under other values is stale (recomputed by the runner, refused by a loader), never mixed
     into a cell with files made under these."""
     import platform
-    from importlib.metadata import PackageNotFoundError, version
 
     from . import engine
 
-    try:
-        numba = version("numba")
-    except PackageNotFoundError:  # pragma: no cover - numba is a dependency
-        numba = None
     tag = getattr(engine, "ARITHMETIC", None)
-    return {"numpy_version": np.__version__, "numba_version": numba, "machine": platform.machine(),
+    return {"numpy_version": np.__version__, "numba_version": _numba_version(), "machine": platform.machine(),
             "arithmetic": None if tag is None else str(tag)}
+
+
+@functools.cache
+def _numba_version() -> str | None:
+    """The installed numba's version, read from its package metadata once a process (a millisecond
+    a reading, and :func:`arithmetic` is asked for once a result file; ``import numba`` would cost
+    more)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("numba")
+    except PackageNotFoundError:  # pragma: no cover - numba is a dependency
+        return None
 
 
 def provenance(*roots: Any) -> dict:

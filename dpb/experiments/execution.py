@@ -33,7 +33,7 @@ from . import store
 from .dask import SchedulerLostError, connect  # noqa: F401 - defined here once: still importable
 from .dask import _Dask, _scheduler_address
 from .specs import DEFAULT_SEED, MAX_SEED, Cell, Experiment, _policy_file
-from .store import ExperimentResults, _out_dir, chunk_status, claim, load
+from .store import ExperimentResults, _out_dir, claim, load
 
 __all__ = ["RunReport", "ChunkError", "Backend", "run", "ensure", "chunk_time_limit", "MAX_JOBS",
            "CHUNK_FLOOR_SECONDS", "CHUNK_FACTOR"]
@@ -504,7 +504,9 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
         scheduler = _scheduler_address(scheduler)
     t0 = time.perf_counter()
     chunks = store._chunks_of(target)
-    todo = [(c, a, b) for c, a, b in chunks if force or chunk_status(c, a, b, out, seed=seed) != "done"]
+    # the code's provenance hashed once a policy, not once a chunk (as chunk_status would)
+    stamps = {p: store.chunk_provenance(p) for p in {c.policy for c, _, _ in chunks}}
+    todo = [(c, a, b) for c, a, b in chunks if force or _chunk_state(c, a, b, out, seed, stamps) != "done"]
     report = RunReport(total=len(chunks), reused=len(chunks) - len(todo))
     if not todo:
         report.wall_seconds = time.perf_counter() - t0
@@ -516,7 +518,6 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
         if path.exists() and not path.is_file():
             os.replace(path, path.with_name(f"{path.name}.damaged-{os.getpid()}-{time.time_ns()}"))
     todo.sort(key=lambda t: -t[0].cost(t[2] - t[1]))
-    stamps = {p: store.chunk_provenance(p) for p in {c.policy for c, _, _ in todo}}
     limits = {(c, a, b): chunk_time_limit(c, a, b, chunk_seconds) for c, a, b in todo}
     label = desc or (target.name if isinstance(target, Experiment) else "cells")
     claims: dict = {}
@@ -545,6 +546,12 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     return report
 
 
+def _chunk_state(cell: Cell, a: int, b: int, out, seed: int, stamps: dict) -> str:
+    """:func:`~dpb.experiments.chunk_status` of a chunk of :func:`run`, with its policy's provenance
+    taken from ``stamps`` (computed once per run)."""
+    return cache.file_state(cell.path(out, a, b), store._stamp(cell, a, b, seed, stamps[cell.policy]))
+
+
 def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims) -> None:
     """Hand the chunks of ``todo`` to ``backend`` as it has room, claiming each first; collect the
     answers; stop at the first failure."""
@@ -558,7 +565,7 @@ def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
             if mine is None:  # another run computes it
                 i += 1
                 continue
-            if not force and chunk_status(cell, a, b, out, seed=seed) == "done":  # done meanwhile
+            if not force and _chunk_state(cell, a, b, out, seed, stamps) == "done":  # done meanwhile
                 mine.release()
                 pending.pop(i)
                 report.reused += 1
