@@ -189,11 +189,12 @@ def test_tail_interval_widens_for_a_few_rare_runs():
 
 def test_rounds_share_one_pool_of_workers(tmp_path, monkeypatch):
     # the converged rule's rounds run on one local pool (started once, closed at the end) instead of
-    # a new pool per round; the decisions are those of a run in this process
+    # a new pool per round, each cell checked as soon as its block is written; the decisions are
+    # those of a run in this process
     from dpb.experiments import execution, workers
 
-    started, rounds = [], []
-    start, run_cells = workers.Pool.start, S.run_cells
+    started, rounds, checks, inside = [], [], [], [False]
+    start, run_cells, tail_interval = workers.Pool.start, S.run_cells, S.tail_interval
 
     def counting_start(self):
         started.append(self)
@@ -201,15 +202,26 @@ def test_rounds_share_one_pool_of_workers(tmp_path, monkeypatch):
 
     def counting_run(*args, **kwargs):
         rounds.append(kwargs.get("desc"))
-        return run_cells(*args, **kwargs)
+        inside[0] = True
+        try:
+            return run_cells(*args, **kwargs)
+        finally:
+            inside[0] = False
+
+    def seen_check(*args, **kwargs):
+        checks.append(inside[0])
+        return tail_interval(*args, **kwargs)
 
     monkeypatch.setattr(workers.Pool, "start", counting_start)
     monkeypatch.setattr(S, "run_cells", counting_run)
+    monkeypatch.setattr(S, "tail_interval", seen_check)
     exp = E.figure1(T=300, algorithms=("DP-KLUCB", "IMED"))
     # IMED: blocks to 320, 640, 1280 runs
     S.run_converged(exp, tmp_path / "pool", progress=False, jobs=2, cap=1280, rel=0.02)
     assert len(rounds) >= 3 and len(started) == 1, (rounds, started)
     assert not started[0].alive() and not execution._kept  # closed when the rule is done
+    # every cell is checked while the round's other chunks run, as soon as its own block is written
+    assert checks and all(checks), checks
     here = S.load_converged(exp, tmp_path / "pool", cap=1280, rel=0.02)
     S.run_converged(exp, tmp_path / "one", progress=False, jobs=1, cap=1280, rel=0.02)
     one = S.load_converged(exp, tmp_path / "one", cap=1280, rel=0.02)

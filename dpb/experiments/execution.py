@@ -493,6 +493,16 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
     policy's class exists in this process only (defined in a notebook cell or a function, see
     :attr:`~dpb.experiments.Cell.process_local`), the local chunks are computed in this process.
     """
+    return _run(target, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress, force=force,
+                desc=desc, max_seconds=max_seconds, chunk_seconds=chunk_seconds, on_cell=None)
+
+
+def _run(target: Any, out: str | os.PathLike[str] | None, *, seed: int, jobs: int | None, scheduler: Any,
+         progress: bool, force: bool, desc: str | None, max_seconds: float | None,
+         chunk_seconds: float | str | None, on_cell: Any) -> RunReport:
+    """:func:`run`; when ``on_cell`` is given, ``on_cell(cell)`` is called in this process as soon as
+    the last chunk of ``cell`` that this run computes is written, while the other chunks go on (the
+    converged scale checks a cell there, instead of after the whole round)."""
     progress = as_flag("progress", progress)
     force = as_flag("force", force)
     out = _out_dir(out)
@@ -532,7 +542,7 @@ def run(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = D
         owned = backend is not (_kept[-1].get("pool") if _kept else None)
         try:
             with _progress_bar(len(todo), label, progress) as bar:
-                _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
+                _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims, on_cell)
         except BaseException:
             backend.kill()  # (a kept pool too: the next run of its block starts a new one)
             raise
@@ -552,11 +562,21 @@ def _chunk_state(cell: Cell, a: int, b: int, out, seed: int, stamps: dict) -> st
     return cache.file_state(cell.path(out, a, b), store._stamp(cell, a, b, seed, stamps[cell.policy]))
 
 
-def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims) -> None:
+def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims, on_cell=None) -> None:
     """Hand the chunks of ``todo`` to ``backend`` as it has room, claiming each first; collect the
-    answers; stop at the first failure."""
+    answers; stop at the first failure; call ``on_cell`` (see :func:`_run`) for each cell whose
+    chunks are all written."""
     pending = list(todo)
     said = None
+    left: dict = {}
+    for cell, _, _ in todo:
+        left[cell] = left.get(cell, 0) + 1
+
+    def written(cell) -> None:
+        left[cell] -= 1
+        if not left[cell] and on_cell is not None:
+            on_cell(cell)
+
     while pending or backend.busy():
         i = 0
         while i < len(pending) and backend.free() > 0:
@@ -571,6 +591,7 @@ def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
                 report.reused += 1
                 report.shared += 1
                 bar.update()
+                written(cell)
                 continue
             tag = (cell, a, b)
             claims[tag] = mine
@@ -597,6 +618,7 @@ def _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims)
             report.cpu_seconds += cpu
             report.cpu_by_policy[policy] = report.cpu_by_policy.get(policy, 0.0) + cpu
             bar.update()
+            written(tag[0])
 
 
 def ensure(target: Any, out: str | os.PathLike[str] | None = None, *, seed: int = DEFAULT_SEED,

@@ -64,7 +64,7 @@ from ..estimates import (
 )
 from ..simulate import MAX_SECONDS
 from .execution import RunReport, _kept_workers
-from .execution import run as run_cells
+from .execution import _run as run_cells
 from .files import _as_cells
 from .specs import BASELINES, DEFAULT_SEED, OURS, Cell, Experiment, experiment
 from .store import ExperimentResults, MissingResultsError, _load_cell, _out_dir, chunk_provenance
@@ -366,11 +366,26 @@ def _run_converged(target: Any, out: str | os.PathLike[str] | None = None, *, se
 def _rounds(pending, out, seed, jobs, scheduler, progress, cap, rel, level, max_seconds, decided,
             report) -> None:
     """The rounds of :func:`_run_converged` until every cell of ``pending`` is decided."""
+    checked: dict = {}  # the cells of a round checked as soon as their block was written
+
+    def check(cell: Cell) -> tuple:
+        """(runs, interval) of a cell at its block edge; the runs only when the cell is then decided
+        and ``decided`` wants them (a round's other runs are not held in memory)."""
+        runs = _load_cell(cell, out, seed)
+        est = tail_interval(runs.final_regret, level)
+        done = est.rel_half_width <= rel or cell.runs >= _cell_cap(cell, cap)
+        return (runs if done and decided is not None else None), est
+
+    def on_cell(cell: Cell) -> None:
+        checked[cell] = check(cell)
+
     while pending:
         edge = min(n for n, _ in pending.values())
         batch = [replace(c, runs=n) for c, (n, _) in pending.items()]
+        checked.clear()
         r = run_cells(batch, out, seed=seed, jobs=jobs, scheduler=scheduler, progress=progress,
-                      desc=f"converged, blocks to {edge}+ runs", max_seconds=max_seconds)
+                      force=False, desc=f"converged, blocks to {edge}+ runs", max_seconds=max_seconds,
+                      chunk_seconds="auto", on_cell=on_cell)
         max_seconds = None
         report.total += r.total
         report.computed += r.computed
@@ -380,8 +395,8 @@ def _rounds(pending, out, seed, jobs, scheduler, progress, cap, rel, level, max_
             report.cpu_by_policy[k] = report.cpu_by_policy.get(k, 0.0) + v
         for c in list(pending):
             n, checks = pending[c]
-            runs = _load_cell(replace(c, runs=n), out, seed)
-            est = tail_interval(runs.final_regret, level)
+            at = replace(c, runs=n)
+            runs, est = checked.pop(at) if at in checked else check(at)
             checks.append((n, est.mean, est.lo, est.hi))
             if est.rel_half_width <= rel or n >= _cell_cap(c, cap):
                 ce = ConvergedEstimate(c, n, est, est.rel_half_width <= rel, tuple(checks))
