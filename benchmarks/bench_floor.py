@@ -12,7 +12,7 @@ produces, the regret of every run at the checkpoints of dpb's result for the cel
 (runs, checkpoints) float64 array; a phase is round robin over its arms, so the regret inside it is
 linear in the count of pulls (:func:`check_curves` checks a few runs of each cell against a
 recomputation one round at a time).  ``dpb.simulate`` runs the same cells with everything it
-promises (runs replayable one by one, regret at the default checkpoints, 190 at T = 10^6 and 10^7).
+promises (runs replayable one by one, regret at the default checkpoints: 190 at T = 10^6, 193 at 10^7).
 All are timed in this process in CPU seconds (``time.process_time``), the minimum of ``--repeat``
 calls after one warm-up call (compilation excluded); the figures are the ratios dpb / final-only
 floor and dpb / same-output floor, the latter the fair one for an engine whose product is the
