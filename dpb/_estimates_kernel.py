@@ -30,6 +30,9 @@ def weighted_sums(counts, x, out):
                     out[b, c] += fw * x[i, c]
 
 
+_GROUP = 8  # replicates summed together by resampled_sums when x has several columns
+
+
 @numba.njit(cache=True, parallel=True)
 def resampled_sums(idx, x, out, threads):
     """out[b, :] = sum over i (in order) of counts[b, i] * x[i, :], where counts[b, i] is the number
@@ -45,7 +48,10 @@ def resampled_sums(idx, x, out, threads):
     With one column (a sample's mean, the converged rule's checks) two replicates are summed side
     by side, every row's term added whether its count is zero or not: adding ``0 * x[i]`` (a zero)
     leaves a sum that started at ``+0.0`` unchanged, bit for bit, so these are the same sums,
-    without the unpredictable branch and with two independent chains of additions."""
+    without the unpredictable branch and with two independent chains of additions.  With several
+    columns (a regret curve's band) ``_GROUP`` replicates are summed together, row after row: each
+    row of ``x`` is read from memory once for the group instead of once a replicate (a 10,240-run
+    curve of 190 checkpoints is 15 MB), each sum still taken in the order of the rows."""
     B, n = idx.shape
     C = x.shape[1]
     nt = max(1, min(threads, B))
@@ -69,16 +75,20 @@ def resampled_sums(idx, x, out, threads):
             out[b, 0] = s0
             out[b + 1, 0] = s1
             b += 2
-        while b < stop:
-            counts[:] = 0
+        group = np.zeros((_GROUP, n), dtype=np.int64)
+        while b < stop:  # several columns: _GROUP replicates at a time, each row of x read once for all
+            g = min(_GROUP, stop - b)
+            for r in range(g):
+                group[r, :] = 0
+                for i in range(n):
+                    group[r, idx[b + r, i]] += 1
+                for c in range(C):
+                    out[b + r, c] = 0.0
             for i in range(n):
-                counts[idx[b, i]] += 1
-            for c in range(C):
-                out[b, c] = 0.0
-            for i in range(n):
-                w = counts[i]
-                if w != 0:
-                    fw = float(w)
-                    for c in range(C):
-                        out[b, c] += fw * x[i, c]
-            b += 1
+                for r in range(g):
+                    w = group[r, i]
+                    if w != 0:
+                        fw = float(w)
+                        for c in range(C):
+                            out[b + r, c] += fw * x[i, c]
+            b += g

@@ -209,14 +209,14 @@ def test_mean_interval_of_huge_values_and_of_2d_input():
         estimates.mean_interval([[1, 2], [3, 4]])
 
 
-@pytest.mark.parametrize("columns", [1, 3])
+@pytest.mark.parametrize("columns", [1, 3, 190])
 def test_resampled_sums_are_the_weighted_sums_bit_for_bit(columns):
     # the bootstrap's compiled sums (one column: two replicates side by side, every term added)
     # against the plain definition: numpy.bincount's counts, summed in row order by weighted_sums
     from dpb._estimates_kernel import resampled_sums, weighted_sums
 
     rng = np.random.default_rng(7)
-    for n, B in ((2, 5), (21, 101), (640, 64)):
+    for n, B in ((2, 5), (21, 101), (640, 64), (333, 19)):  # (groups of 8 replicates and a rest)
         x = rng.standard_normal((n, columns)) * 10.0 ** rng.integers(-3, 6, size=(n, 1))
         x[rng.random((n, columns)) < 0.2] = 0.0  # zeros and negative values among the terms
         idx = rng.integers(0, n, size=(B, n))
