@@ -68,3 +68,25 @@ def test_a_missing_notebook_is_refused_before_anything_runs(tmp_path):
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "notebooks must be existing .ipynb files" in proc.stderr
     assert "nope.ipynb" in proc.stderr and not (tmp_path / "cache").exists()
+
+
+@pytest.mark.timeout(240)
+def test_the_first_chapter_keeps_its_priority_and_the_others_yield(tmp_path):
+    # the first (longest) chapter, the build's critical path, runs at this niceness; every other at
+    # NICE more, its kernel included (each chapter in a fresh process: a niceness cannot go back)
+    from jupyter_cache import get_cache
+
+    source = "import os\nprint(os.nice(0))"
+    books = [_notebook(tmp_path / f"nb{k}.ipynb", f"{source}  # {k}") for k in range(3)]
+    cache = tmp_path / "cache"
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "execute_book.py"), "--cache", str(cache),
+                           "--jobs", "2", *map(str, books)], capture_output=True, text=True, timeout=200)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    store = get_cache(str(cache))
+    seen = [int(store.get_cache_bundle(store.match_cache_notebook(nbformat.read(b, as_version=4)).pk)
+                .nb.cells[0].outputs[0]["text"]) for b in books]
+    import os
+
+    base = os.nice(0)
+    yielded = min(base + execute_book.NICE, 19)  # (the largest niceness)
+    assert seen == [base, yielded, yielded], seen
