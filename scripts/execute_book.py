@@ -9,7 +9,7 @@ time, longest first, so that the build that follows finds every chapter executed
 
 The chapters after the first run at a lower priority (:data:`NICE`), each in a fresh process: the
 first, chapter 7, is the build's critical path, and the short chapters then use the cores it leaves
-idle instead of slowing it down (measured: ``make book`` 385 s -> 347 s with an empty ``results/``).
+idle instead of slowing it down.
 
 Each chapter is executed exactly as the build would (jupyter-cache's ``single_nb_execution``, the
 chapter's folder as working directory, ``execute.timeout`` of ``_config.yml`` per cell, errors not
