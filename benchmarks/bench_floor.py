@@ -67,6 +67,74 @@ def _d_eps_ucb(x, c, eps):
     return _kl_ucb(x, c)
 
 
+@register_jitable
+def _batched_arm(rng, imed, S, n, t, eps):
+    """The arm of a minimal Algorithm 1 after the first pulls: DP-IMED's smallest index
+    n_k d_eps^-(x_k, x*) + log n_k, or DP-KLUCB's largest d_eps-UCB at budget log t (ties at random)."""
+    K = S.size
+    if imed:
+        x_star = 0.0
+        for k in range(K):
+            x_star = max(x_star, min(max(S[k] / n[k], 0.0), 1.0))
+        z, lt = _terms(x_star, eps)
+        arm, best = 0, math.inf
+        for k in range(K):
+            x = min(max(S[k] / n[k], 0.0), 1.0)
+            v = n[k] * _below(x, x_star, z, lt, eps) + math.log(n[k])
+            if v < best or (v == best and rng.random() < 0.5):
+                arm, best = k, v
+        return arm
+    arm, best = 0, -math.inf
+    for k in range(K):
+        x = min(max(S[k] / n[k], 0.0), 1.0)
+        v = _d_eps_ucb(x, math.log(t) / n[k], eps)
+        if v > best or (v == best and rng.random() < 0.5):
+            arm, best = k, v
+    return arm
+
+
+@register_jitable
+def _dpse_epoch(m, e, eps, beta):
+    """(R_e, elimination radius 2 (h_e + c_e)) of DP-SE's epoch e with m active arms."""
+    delta = 2.0 ** -e
+    log8 = math.log(8.0 * m * e * e / beta)
+    log4 = math.log(4.0 * m * e * e / beta)
+    R = int(math.ceil(min(max(32.0 * log8 / delta**2, 8.0 * log4 / (eps * delta)), 2.0**62 / m)))
+    return R, 2.0 * (math.sqrt(log8 / (2.0 * R)) + log4 / (eps * R))
+
+
+@register_jitable
+def _dpse_phase(rng, act, mu, means, gaps, R, radius, eps):
+    """One complete epoch of DP-SE: R pulls of every active arm (one Binomial and one Laplace draw
+    each, in arm order), then the elimination; returns the epoch's regret."""
+    added, best = 0.0, -math.inf
+    for k in range(means.size):
+        if act[k]:
+            mu[k] = (rng.binomial(R, means[k]) + rng.laplace(0.0, 1.0) / eps) / R
+            best = max(best, mu[k])
+            added += R * gaps[k]
+    for k in range(means.size):
+        if act[k] and best - mu[k] > radius:
+            act[k] = False
+    return added
+
+
+@register_jitable
+def _adap_arm(rng, ucb, mu, last, t, alpha, eps):
+    """The arm of an AdaP episode: the largest AdaP-UCB or AdaP-KLUCB index (ties at random)."""
+    arm, best = 0, -math.inf
+    lt = math.log(t)
+    for k in range(mu.size):
+        level = alpha * lt / last[k]
+        if ucb:
+            v = mu[k] + math.sqrt(0.5 * level) + level / eps
+        else:
+            v = _kl_ucb(min(max(mu[k] + level / eps, 0.0), 1.0), level)
+        if v > best or (v == best and rng.random() < 0.5):
+            arm, best = k, v
+    return arm
+
+
 @numba.njit(cache=True)
 def floor_runs(rng, imed, means, gaps, sizes, T, eps, runs):
     """Final regret of ``runs`` runs of DP-KLUCB (``imed`` False) or DP-IMED, all from ``rng``."""
@@ -84,26 +152,7 @@ def floor_runs(rng, imed, means, gaps, sizes, T, eps, runs):
         step = 0
         reg = 0.0
         while t <= T:
-            if step < K:
-                arm = step
-            elif imed:
-                x_star = 0.0
-                for k in range(K):
-                    x_star = max(x_star, min(max(S[k] / n[k], 0.0), 1.0))
-                z, lt = _terms(x_star, eps)
-                arm, best = 0, math.inf
-                for k in range(K):
-                    x = min(max(S[k] / n[k], 0.0), 1.0)
-                    v = n[k] * _below(x, x_star, z, lt, eps) + math.log(n[k])
-                    if v < best or (v == best and rng.random() < 0.5):
-                        arm, best = k, v
-            else:
-                arm, best = 0, -math.inf
-                for k in range(K):
-                    x = min(max(S[k] / n[k], 0.0), 1.0)
-                    v = _d_eps_ucb(x, math.log(t) / n[k], eps)
-                    if v > best or (v == best and rng.random() < 0.5):
-                        arm, best = k, v
+            arm = step if step < K else _batched_arm(rng, imed, S, n, t, eps)
             c = min(sizes[min(ph[arm], last)], T - t + 1)
             S[arm] += rng.binomial(c, means[arm]) + rng.laplace(0.0, 1.0) / eps
             n[arm] += c
@@ -136,25 +185,13 @@ def floor_dpse(rng, means, gaps, T, eps, beta, runs):
                         reg += rem * gaps[k]
                 break
             e += 1
-            delta = 2.0 ** -e
-            log8 = math.log(8.0 * m * e * e / beta)
-            log4 = math.log(4.0 * m * e * e / beta)
-            R = int(math.ceil(min(max(32.0 * log8 / delta**2, 8.0 * log4 / (eps * delta)), 2.0**62 / m)))
+            R, radius = _dpse_epoch(m, e, eps, beta)
             if R * m > rem:  # round-robin to the horizon
                 for k in range(K):
                     if act[k]:
                         reg += rem / m * gaps[k]
                 break
-            best = -math.inf
-            for k in range(K):
-                if act[k]:
-                    mu[k] = (rng.binomial(R, means[k]) + rng.laplace(0.0, 1.0) / eps) / R
-                    best = max(best, mu[k])
-                    reg += R * gaps[k]
-            radius = 2.0 * (math.sqrt(log8 / (2.0 * R)) + log4 / (eps * R))
-            for k in range(K):
-                if act[k] and best - mu[k] > radius:
-                    act[k] = False
+            reg += _dpse_phase(rng, act, mu, means, gaps, R, radius, eps)
             t += R * m
         out[r] = reg
     return out
@@ -179,16 +216,7 @@ def floor_adap(rng, ucb, means, gaps, T, eps, alpha, runs):
             if step < K:
                 arm, want = step, 1
             else:
-                arm, best = 0, -math.inf
-                lt = math.log(t)
-                for k in range(K):
-                    level = alpha * lt / last[k]
-                    if ucb:
-                        v = mu[k] + math.sqrt(0.5 * level) + level / eps
-                    else:
-                        v = _kl_ucb(min(max(mu[k] + level / eps, 0.0), 1.0), level)
-                    if v > best or (v == best and rng.random() < 0.5):
-                        arm, best = k, v
+                arm = _adap_arm(rng, ucb, mu, last, t, alpha, eps)
                 want = N[arm]
             c = min(want, T - t + 1)
             mu[arm] = (rng.binomial(c, means[arm]) + rng.laplace(0.0, 1.0) / eps) / c
@@ -252,26 +280,7 @@ def floor_runs_curves(rng, imed, means, gaps, sizes, T, eps, ck, out, naive=Fals
         reg = 0.0
         j, reg_n = 0, 0.0
         while t <= T:
-            if step < K:
-                arm = step
-            elif imed:
-                x_star = 0.0
-                for k in range(K):
-                    x_star = max(x_star, min(max(S[k] / n[k], 0.0), 1.0))
-                z, lt = _terms(x_star, eps)
-                arm, best = 0, math.inf
-                for k in range(K):
-                    x = min(max(S[k] / n[k], 0.0), 1.0)
-                    v = n[k] * _below(x, x_star, z, lt, eps) + math.log(n[k])
-                    if v < best or (v == best and rng.random() < 0.5):
-                        arm, best = k, v
-            else:
-                arm, best = 0, -math.inf
-                for k in range(K):
-                    x = min(max(S[k] / n[k], 0.0), 1.0)
-                    v = _d_eps_ucb(x, math.log(t) / n[k], eps)
-                    if v > best or (v == best and rng.random() < 0.5):
-                        arm, best = k, v
+            arm = step if step < K else _batched_arm(rng, imed, S, n, t, eps)
             c = min(sizes[min(ph[arm], last)], T - t + 1)
             S[arm] += rng.binomial(c, means[arm]) + rng.laplace(0.0, 1.0) / eps
             n[arm] += c
@@ -309,24 +318,12 @@ def floor_dpse_curves(rng, means, gaps, T, eps, beta, ck, out, naive=False):
                 _record(out, r, ck, j, t, rem, G, 1, reg, naive, reg_n)
                 break
             e += 1
-            delta = 2.0 ** -e
-            log8 = math.log(8.0 * m * e * e / beta)
-            log4 = math.log(4.0 * m * e * e / beta)
-            R = int(math.ceil(min(max(32.0 * log8 / delta**2, 8.0 * log4 / (eps * delta)), 2.0**62 / m)))
+            R, radius = _dpse_epoch(m, e, eps, beta)
             if R * m > rem:  # round-robin to the horizon
                 _record(out, r, ck, j, t, rem, G, m, reg, naive, reg_n)
                 break
             j, reg_n = _record(out, r, ck, j, t, R * m, G, m, reg, naive, reg_n)
-            best = -math.inf
-            for k in range(K):
-                if act[k]:
-                    mu[k] = (rng.binomial(R, means[k]) + rng.laplace(0.0, 1.0) / eps) / R
-                    best = max(best, mu[k])
-                    reg += R * gaps[k]
-            radius = 2.0 * (math.sqrt(log8 / (2.0 * R)) + log4 / (eps * R))
-            for k in range(K):
-                if act[k] and best - mu[k] > radius:
-                    act[k] = False
+            reg += _dpse_phase(rng, act, mu, means, gaps, R, radius, eps)
             t += R * m
     return out
 
@@ -350,16 +347,7 @@ def floor_adap_curves(rng, ucb, means, gaps, T, eps, alpha, ck, out, naive=False
             if step < K:
                 arm, want = step, 1
             else:
-                arm, best = 0, -math.inf
-                lt = math.log(t)
-                for k in range(K):
-                    level = alpha * lt / last[k]
-                    if ucb:
-                        v = mu[k] + math.sqrt(0.5 * level) + level / eps
-                    else:
-                        v = _kl_ucb(min(max(mu[k] + level / eps, 0.0), 1.0), level)
-                    if v > best or (v == best and rng.random() < 0.5):
-                        arm, best = k, v
+                arm = _adap_arm(rng, ucb, mu, last, t, alpha, eps)
                 want = N[arm]
             c = min(want, T - t + 1)
             mu[arm] = (rng.binomial(c, means[arm]) + rng.laplace(0.0, 1.0) / eps) / c
