@@ -77,7 +77,7 @@ def test_the_first_chapter_keeps_its_priority_and_the_others_yield(tmp_path):
     from jupyter_cache import get_cache
 
     source = "import os\nprint(os.nice(0))"
-    books = [_notebook(tmp_path / f"nb{k}.ipynb", f"{source}  # {k}") for k in range(3)]
+    books = [_notebook(tmp_path / f"nb{k}.ipynb", f"{source}  # {k}") for k in range(2)]
     cache = tmp_path / "cache"
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "execute_book.py"), "--cache", str(cache),
                            "--jobs", "2", *map(str, books)], capture_output=True, text=True, timeout=200)
@@ -89,4 +89,4 @@ def test_the_first_chapter_keeps_its_priority_and_the_others_yield(tmp_path):
 
     base = os.nice(0)
     yielded = min(base + execute_book.NICE, 19)  # (the largest niceness)
-    assert seen == [base, yielded, yielded], seen
+    assert seen == [base, yielded], seen
