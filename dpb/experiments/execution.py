@@ -309,10 +309,11 @@ def _kept_workers() -> Any:
             pool.close()
 
 
-def _local_pool(jobs: int, chunks: int) -> Any:
-    """A started local pool for ``chunks`` chunks: the pool of the innermost :func:`_kept_workers`
-    block (``jobs`` workers; started anew when it has none or a worker of it is gone), else a new
-    pool of ``min(jobs, chunks)`` workers that the caller closes."""
+def _local_pool(jobs: int, chunks: int) -> tuple:
+    """(pool, owned): a started local pool for ``chunks`` chunks: the pool of the innermost
+    :func:`_kept_workers` block (``jobs`` workers; started anew when it has none or a worker of it is
+    gone; not owned), else a new pool of ``min(jobs, chunks)`` workers that the caller owns and
+    closes."""
     from .workers import Pool
 
     def new(n: int) -> Pool:
@@ -321,14 +322,14 @@ def _local_pool(jobs: int, chunks: int) -> Any:
         return pool
 
     if not _kept:
-        return new(min(jobs, chunks))
+        return new(min(jobs, chunks)), True
     slot = _kept[-1]
     pool = slot.get("pool")
     if pool is None or pool.size != jobs or not pool.alive():
         if pool is not None:
             pool.kill()
         pool = slot["pool"] = new(jobs)
-    return pool
+    return pool, False
 
 
 def _progress_bar(total: int, desc: str, enabled: bool):
@@ -533,13 +534,13 @@ def _run(target: Any, out: str | os.PathLike[str] | None, *, seed: int, jobs: in
     claims: dict = {}
     backend: Backend
     with watching() as watch:
+        owned = True
         if scheduler is not None:
             backend = _Dask(scheduler, out, _compute_chunk, _failure)
         elif jobs == 1 or len(todo) == 1 or any(c.process_local for c, _, _ in todo):
             backend = _InProcess(watch)  # a class defined in this process only cannot reach a worker
         else:
-            backend = _local_pool(jobs, len(todo))
-        owned = backend is not (_kept[-1].get("pool") if _kept else None)
+            backend, owned = _local_pool(jobs, len(todo))
         try:
             with _progress_bar(len(todo), label, progress) as bar:
                 _drive(todo, backend, out, seed, stamps, limits, force, report, bar, claims, on_cell)
